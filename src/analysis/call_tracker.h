@@ -1,0 +1,61 @@
+/*
+ * call_tracker.h - turns a stream of enter/exit records into completed calls, per thread,
+ * with the call stack at each call. Shared by account, stack, graph and convert.
+ *
+ * Unmatched records are handled the way a user expects and counted:
+ *  - an exit whose function is not on the stack (history cut by a ring overwrite, or a
+ *    thread started mid-call) is dropped: FR_CALLS_UNMATCHED_EXIT;
+ *  - an exit of a function deeper in the stack (longjmp, exceptions unwinding untraced
+ *    frames) closes the frames above it at that time: FR_CALL_CLOSED_BY_UNWIND;
+ *  - frames still open at the end are closed at the thread's last timestamp:
+ *    FR_CALL_OPEN_AT_END.
+ * Memory: per thread, a stack of open frames; nothing per record.
+ */
+#ifndef FLIGHTREC_CALL_TRACKER_H
+#define FLIGHTREC_CALL_TRACKER_H
+
+#include <stdint.h>
+#include "fr_reader.h"
+
+enum fr_call_flags {
+    FR_CALL_CLOSED_BY_UNWIND = 1u << 0,
+    FR_CALL_OPEN_AT_END      = 1u << 1,
+    FR_CALL_TAIL_EXIT        = 1u << 2,
+};
+
+typedef struct fr_call {
+    int32_t  tid;
+    uint32_t function_id;
+    uint64_t enter_tsc, exit_tsc;
+    uint64_t child_ticks;         /* time spent in traced callees */
+    uint32_t depth;               /* 0 = root */
+    const uint32_t *stack;        /* depth+1 function ids, root first, this call last */
+    uint64_t arg;                 /* argument if entered with one */
+    unsigned has_arg : 1;
+    unsigned flags;               /* enum fr_call_flags */
+} fr_call;
+
+typedef struct fr_call_tracker_stats {
+    uint64_t calls;
+    uint64_t unmatched_exits;
+    uint64_t closed_by_unwind;
+    uint64_t open_at_end;
+    uint32_t threads;
+    uint32_t max_depth;
+} fr_call_tracker_stats;
+
+/* Called when a call completes (at its exit), innermost first. */
+typedef void (*fr_call_fn)(const fr_call *call, void *ctx);
+/* Optional: called at each enter, with the stack including the new frame. */
+typedef void (*fr_enter_fn)(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
+
+typedef struct fr_call_tracker fr_call_tracker;
+fr_call_tracker *fr_call_tracker_new(fr_call_fn on_call, fr_enter_fn on_enter, void *ctx);
+/* Feed every record; non-function records are ignored (FR_TE_LOST resets the thread). */
+void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
+/* Closes every open frame at its thread's last timestamp. */
+void fr_call_tracker_finish(fr_call_tracker *t);
+const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t);
+void fr_call_tracker_free(fr_call_tracker *t);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * commands.h - the `flightrec` subcommands, one file each (cmd_<name>.c).
+ * Each takes argv starting at the subcommand's name, handles --help itself and returns
+ * the process exit code: 0 success, 1 bad input data, 2 bad usage.
+ */
+#ifndef FLIGHTREC_CLI_COMMANDS_H
+#define FLIGHTREC_CLI_COMMANDS_H
+
+enum { FR_EXIT_OK = 0, FR_EXIT_BAD_INPUT = 1, FR_EXIT_USAGE = 2 };
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_account(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_decode_dat(int argc, char **argv);
+
+#endif

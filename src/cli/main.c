@@ -1,0 +1,46 @@
+/* main.c - `flightrec`: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+
+struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    {"record",     cmd_record,     "run a program with tracing on and write its trace"},
+    {"info",       cmd_info,       "header, threads, record counts, drops, duration"},
+    {"dump",       cmd_dump,       "one line per record"},
+    {"account",    cmd_account,    "per-function statistics"},
+    {"stack",      cmd_stack,      "unique call stacks with counts and time"},
+    {"graph",      cmd_graph,      "call graph in Graphviz DOT"},
+    {"convert",    cmd_convert,    "to Chrome/Perfetto JSON, folded stacks, SVG flame graph, YAML"},
+    {"decode-dat", cmd_decode_dat, "decode an EventHeader interceptor corpus (.dat) to JSON"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: flightrec COMMAND [ARGS...]   (flightrec COMMAND --help for more)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return FR_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return FR_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(argv[1], subcommands[i].name))
+            return subcommands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "flightrec: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return FR_EXIT_USAGE;
+}

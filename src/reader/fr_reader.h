@@ -1,0 +1,75 @@
+/*
+ * fr_reader.h - streaming reader of XRay trace files (ours and compiler-rt's:
+ * FDR v1..v5 and basic mode). Used by every `flightrec` subcommand and by the tests.
+ *
+ * Reads through a fixed-size buffer: memory does not grow with the file. Validates as it
+ * goes; on bad input fr_reader_next returns FR_READ_ERROR and fr_reader_error() names the
+ * file, the byte offset and what was expected.
+ */
+#ifndef FLIGHTREC_FR_READER_H
+#define FLIGHTREC_FR_READER_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "fr_format.h"
+
+typedef struct fr_reader fr_reader;
+
+typedef enum fr_record_kind {
+    FR_REC_ENTER = 0,      /* values match enum fr_xray_function_kind */
+    FR_REC_EXIT = 1,
+    FR_REC_TAIL_EXIT = 2,
+    FR_REC_ENTER_ARG = 3,  /* .arg holds the argument (CallArgument folded in) */
+    FR_REC_CUSTOM = 4,     /* .data/.size: payload */
+    FR_REC_TYPED = 5,      /* .event_type, .data/.size; includes our FR_TE_* events */
+    FR_REC_BLOCK = 6,      /* a new block (thread buffer) begins: .tid .pid .cpu, .walltime_* */
+} fr_record_kind;
+
+typedef struct fr_record {
+    fr_record_kind kind;
+    int32_t  tid;           /* thread of the current block */
+    int32_t  pid;
+    uint16_t cpu;           /* last NewCPUId */
+    uint32_t function_id;   /* function records */
+    uint64_t tsc;           /* absolute timestamp, clock ticks (see fr_trace_info.ticks_per_second) */
+    uint64_t arg;           /* FR_REC_ENTER_ARG */
+    uint16_t event_type;    /* FR_REC_TYPED */
+    const uint8_t *data;    /* FR_REC_CUSTOM / FR_REC_TYPED: valid until the next call */
+    uint32_t size;
+    int64_t  walltime_sec;  /* FR_REC_BLOCK */
+    int32_t  walltime_usec;
+    uint64_t offset;        /* byte offset of this record in the file */
+} fr_record;
+
+typedef struct fr_trace_info {
+    uint16_t version;        /* XRay file version */
+    uint16_t type;           /* FR_XRAY_TYPE_FDR or FR_XRAY_TYPE_NAIVE */
+    uint32_t flags;
+    uint64_t ticks_per_second; /* header cycle frequency */
+    uint64_t buffer_size;
+    uint64_t file_size;
+} fr_trace_info;
+
+typedef enum fr_read_status {
+    FR_READ_OK = 1,
+    FR_READ_EOF = 0,
+    FR_READ_ERROR = -1,
+} fr_read_status;
+
+/* Opens and validates the header. On failure returns NULL and writes a message
+ * ("FILE: offset N: expected ...") into err. */
+fr_reader *fr_reader_open(const char *path, char *err, size_t errlen);
+/* Same, over bytes in memory (the fuzzer, tests). The bytes must outlive the reader. */
+fr_reader *fr_reader_open_memory(const void *data, size_t size, const char *name,
+                                 char *err, size_t errlen);
+void fr_reader_close(fr_reader *r);
+
+const fr_trace_info *fr_reader_info(const fr_reader *r);
+fr_read_status fr_reader_next(fr_reader *r, fr_record *out);
+/* After FR_READ_ERROR: "FILE: offset N: message". */
+const char *fr_reader_error(const fr_reader *r);
+/* Bytes consumed so far (for progress display). */
+uint64_t fr_reader_position(const fr_reader *r);
+
+#endif

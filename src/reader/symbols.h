@@ -1,0 +1,27 @@
+/*
+ * symbols.h - function id -> name (and file:line).
+ * Sources, in order of preference: the trace's own function table (FR_TE_FUNCTION),
+ * then the binary (--binary, or the executable recorded in the trace): its
+ * xray_instr_map (ids assigned exactly as llvm-xray does), ELF symbols (C++ demangled),
+ * DWARF line info via elfutils' libdw.
+ */
+#ifndef FLIGHTREC_SYMBOLS_H
+#define FLIGHTREC_SYMBOLS_H
+
+#include <stdint.h>
+#include "trace_meta.h"
+
+typedef struct fr_symbols fr_symbols;
+
+fr_symbols *fr_symbols_new(void);
+void fr_symbols_free(fr_symbols *s);
+/* Loads a binary's instrumentation map and symbols. Returns 0, or -1 with a message. */
+int  fr_symbols_load_binary(fr_symbols *s, const char *path, char *err, size_t errlen);
+/* Takes names (and addresses to resolve) from the trace's own tables. */
+void fr_symbols_add_trace_meta(fr_symbols *s, const fr_trace_meta *m);
+/* Never NULL: falls back to "#<id>". The string lives as long as s. */
+const char *fr_symbols_name(fr_symbols *s, uint32_t function_id);
+/* file:line of the function, or 0 if unknown. */
+int fr_symbols_location(fr_symbols *s, uint32_t function_id, const char **file, int *line);
+
+#endif

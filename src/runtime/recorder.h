@@ -1,0 +1,51 @@
+/*
+ * recorder.h - what the front ends (sled trampolines, -finstrument-functions hooks,
+ * structured-event sinks) call to put records into the flight recorder. Internal to
+ * libflightrec. Implemented by the core (thread_writer.c & co).
+ */
+#ifndef FLIGHTREC_RECORDER_H
+#define FLIGHTREC_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "fr_format.h"
+
+#define FR_HIDDEN __attribute__((visibility("hidden")))
+
+/* Hot path. No lock, no system call, no allocation; a thread-local recursion guard makes
+ * them safe from signal handlers (a nested call while a record is being written is
+ * dropped and counted). `kind` is enum fr_xray_function_kind. */
+FR_HIDDEN void fr_record_function(uint32_t function_id, unsigned kind);
+FR_HIDDEN void fr_record_function_arg(uint32_t function_id, uint64_t arg);
+FR_HIDDEN void fr_record_custom(const void *data, size_t size);
+FR_HIDDEN void fr_record_typed(uint16_t type, const void *data, size_t size);
+/* Gather form for payloads built in pieces (EventHeader events): no copy to a temporary. */
+FR_HIDDEN void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int iovcnt);
+
+/* Nonzero while the recorder is INITIALIZED: front ends may test it to skip work. */
+extern FR_HIDDEN volatile int fr_recording;
+
+/* Metadata sources. At flush the writer emits the metadata block (see fr_format.h);
+ * parts of the runtime that know something for it (the sled runtime's object and
+ * function tables, the gcc hooks' id table) register a callback that calls
+ * fr_meta_emit once per typed event. Callbacks run at flush time, never on a hot path,
+ * and must be async-signal-safe if crash_dump is on (no malloc, no stdio). */
+typedef struct fr_meta_writer fr_meta_writer;
+typedef void (*fr_meta_source_fn)(fr_meta_writer *w, void *ctx);
+FR_HIDDEN int  fr_meta_register_source(fr_meta_source_fn fn, void *ctx);
+FR_HIDDEN void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size);
+
+/* Parsed options, read by front ends (e.g. patch=, threshold_us=). Valid after init. */
+struct fr_options;
+FR_HIDDEN const struct fr_options *fr_current_options(void);
+
+/* Hooks the lifecycle calls so front ends act at the right moment (e.g. patch sleds
+ * after init when start=1/patch=..., unpatch at finalize). Registered once, at load. */
+typedef struct fr_lifecycle_hooks {
+    void (*after_init)(const struct fr_options *opts);
+    void (*before_finalize)(void);
+} fr_lifecycle_hooks;
+FR_HIDDEN void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *hooks);
+
+#endif
