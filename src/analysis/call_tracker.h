@@ -8,8 +8,12 @@
  *  - an exit of a function deeper in the stack (longjmp, exceptions unwinding untraced
  *    frames) closes the frames above it at that time: FR_CALL_CLOSED_BY_UNWIND;
  *  - frames still open at the end are closed at the thread's last timestamp:
- *    FR_CALL_OPEN_AT_END.
- * Memory: per thread, a stack of open frames; nothing per record.
+ *    FR_CALL_OPEN_AT_END;
+ *  - an FR_TE_LOST record (a gap in the thread's history) discards the thread's open
+ *    frames, whose ends are lost (counted in discarded_at_lost, not reported as calls);
+ *  - enters deeper than FR_CALL_TRACKER_MAX_DEPTH are ignored (counted in too_deep).
+ * Memory: per thread, a stack of open frames (bounded by FR_CALL_TRACKER_MAX_DEPTH);
+ * nothing per record.
  */
 #ifndef FLIGHTREC_CALL_TRACKER_H
 #define FLIGHTREC_CALL_TRACKER_H
@@ -41,12 +45,17 @@ typedef struct fr_call_tracker_stats {
     uint64_t closed_by_unwind;
     uint64_t open_at_end;
     uint32_t threads;
-    uint32_t max_depth;
+    uint32_t max_depth;         /* most frames open at once on one thread */
+    uint64_t discarded_at_lost; /* open frames dropped by FR_TE_LOST */
+    uint64_t too_deep;          /* enters ignored beyond FR_CALL_TRACKER_MAX_DEPTH */
 } fr_call_tracker_stats;
+
+#define FR_CALL_TRACKER_MAX_DEPTH 65536u
 
 /* Called when a call completes (at its exit), innermost first. */
 typedef void (*fr_call_fn)(const fr_call *call, void *ctx);
-/* Optional: called at each enter, with the stack including the new frame. */
+/* Optional: called at each enter, with the stack including the new frame: stack[depth]
+ * is the function entered, depth its depth (0 = root), as in fr_call. */
 typedef void (*fr_enter_fn)(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 
 typedef struct fr_call_tracker fr_call_tracker;
