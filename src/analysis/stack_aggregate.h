@@ -1,0 +1,52 @@
+/*
+ * stack_aggregate.h - unique call stacks of completed calls, as a tree (a calling-context
+ * tree): one node per distinct path root -> ... -> function, with the number of calls
+ * that ran with exactly that stack and their total and self time.
+ * Used by `flightrec stack`, and by folded stacks / flame graphs (`convert`): a node's
+ * folded line is its path joined by ';' and its self time.
+ *
+ * Feed it from a call tracker with both callbacks:
+ *     fr_stack_agg *sa = fr_stack_agg_new();
+ *     fr_call_tracker *t = fr_call_tracker_new(fr_stack_agg_on_call, fr_stack_agg_on_enter, sa);
+ * The enter callback finds each new frame's node from its parent's (one hash lookup per
+ * call, whatever the depth). Calls fed without their enter still work: the node is then
+ * found by walking the stack from the root.
+ * Memory grows with the number of distinct stacks, never with the number of records.
+ */
+#ifndef FLIGHTREC_STACK_AGGREGATE_H
+#define FLIGHTREC_STACK_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "call_tracker.h"
+
+#define FR_STACK_ROOT UINT32_MAX   /* parent of the nodes of depth 0 */
+
+typedef struct fr_stack_node {
+    uint32_t parent;         /* index of the caller's node, or FR_STACK_ROOT */
+    uint32_t function_id;
+    uint32_t depth;          /* 0 = root function */
+    uint64_t calls;
+    uint64_t total_ticks;    /* sum of the durations of the calls with this stack */
+    uint64_t self_ticks;     /* same, minus time in traced callees */
+} fr_stack_node;
+
+typedef struct fr_stack_agg fr_stack_agg;
+
+fr_stack_agg *fr_stack_agg_new(void);
+void fr_stack_agg_free(fr_stack_agg *sa);
+/* Tracker callbacks (ctx = the fr_stack_agg). */
+void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
+void fr_stack_agg_on_call(const fr_call *call, void *ctx);
+
+/* Nodes are numbered 0..count-1 in order of creation; a parent always has a smaller index
+ * than its children. Nodes may exist with calls == 0 (entered, never completed). */
+size_t fr_stack_agg_count(const fr_stack_agg *sa);
+const fr_stack_node *fr_stack_agg_node(const fr_stack_agg *sa, uint32_t index);
+/* The node's path, root first, into ids[0..cap-1]; returns the path length (depth+1),
+ * which may exceed cap (then only the first cap ids are written). */
+uint32_t fr_stack_agg_path(const fr_stack_agg *sa, uint32_t index, uint32_t *ids, uint32_t cap);
+/* The node for a stack (root first, n ids), or FR_STACK_ROOT if no call had that stack. */
+uint32_t fr_stack_agg_find(const fr_stack_agg *sa, const uint32_t *stack, uint32_t n);
+
+#endif

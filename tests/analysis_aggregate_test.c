@@ -1,0 +1,193 @@
+/*
+ * analysis_aggregate_test.c - per-function statistics, call graph edges and unique stacks
+ * of a hand-made record stream (two threads, recursion, an unwind), checked against
+ * numbers worked out by hand in the comments.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+
+static void feed(fr_analysis *a, fr_record_kind kind, int32_t tid, uint32_t id, uint64_t tsc)
+{
+    fr_record r = {.kind = kind, .tid = tid, .function_id = id, .tsc = tsc};
+    fr_analysis_feed(a, &r);
+}
+#define EN(tid, id, tsc) feed(a, FR_REC_ENTER, tid, id, tsc)
+#define EX(tid, id, tsc) feed(a, FR_REC_EXIT, tid, id, tsc)
+
+/*
+ * thread 1:                         thread 2:
+ *   0   enter main(1)                 0  enter main(1)
+ *   10   enter a(2)                   5   enter b(3)
+ *   20    enter b(3)                  25  exit b          b 20
+ *   50    exit b        b 30          30 exit main        main 30 (self 10)
+ *   60   exit a         a 50 (self 20)
+ *   70   enter a(2)
+ *   80   exit a         a 10
+ *   100  enter c(4)
+ *   110   enter c(4)
+ *   115    enter b(3)
+ *   120     enter d(5)
+ *   130    exit c       (unwind: d 10, b 15) c 20 (self 5)
+ *   140  exit c         c 40 (self 20)
+ *   200 exit main       main 200 (self 200-50-10-40 = 100)
+ */
+static fr_analysis *build(void)
+{
+    fr_analysis *a = fr_analysis_new(FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH | FR_ANALYZE_STACKS);
+    EN(1, 1, 0);
+    EN(2, 1, 0);
+    EN(1, 2, 10);
+    EN(2, 3, 5);
+    EN(1, 3, 20);
+    EX(2, 3, 25);
+    EX(1, 3, 50);
+    EX(2, 1, 30);
+    EX(1, 2, 60);
+    EN(1, 2, 70);
+    EX(1, 2, 80);
+    EN(1, 4, 100);
+    EN(1, 4, 110);
+    EN(1, 3, 115);
+    EN(1, 5, 120);
+    EX(1, 4, 130);
+    EX(1, 4, 140);
+    EX(1, 1, 200);
+    fr_analysis_finish(a);
+    return a;
+}
+
+static void check_fn(const fr_analysis *a, uint32_t id, uint64_t calls, uint64_t total,
+                     uint64_t self, uint64_t min, uint64_t max, uint64_t med)
+{
+    const fr_func_stat *s = fr_func_stats_find(a->functions, id);
+    assert_non_null(s);
+    assert_int_equal(s->calls, calls);
+    assert_int_equal(s->total_ticks, total);
+    assert_int_equal(s->self_ticks, self);
+    assert_int_equal(s->min_ticks, min);
+    assert_int_equal(s->max_ticks, max);
+    assert_int_equal(fr_qsketch_quantile(&s->durations, 0.5), med);
+}
+
+static void test_function_stats(void **state)
+{
+    (void)state;
+    fr_analysis *a = build();
+    check_fn(a, 1, 2, 230, 110, 30, 200, 200);  /* durations 200, 30: median rank 1 */
+    check_fn(a, 2, 2, 60, 30, 10, 50, 50);
+    check_fn(a, 3, 3, 65, 55, 15, 30, 20);      /* 30, 20, 15 (self 5) -> sorted 15 20 30 */
+    check_fn(a, 4, 2, 60, 25, 20, 40, 40);
+    check_fn(a, 5, 1, 10, 10, 10, 10, 10);
+    assert_int_equal(fr_func_stats_count(a->functions), 5);
+    assert_int_equal(fr_func_stats_find(a->functions, 5)->closed_by_unwind, 1);
+    assert_int_equal(fr_func_stats_find(a->functions, 3)->closed_by_unwind, 1);
+    const fr_call_tracker_stats *st = fr_analysis_stats(a);
+    assert_int_equal(st->calls, 10);
+    assert_int_equal(st->closed_by_unwind, 2);
+    assert_int_equal(st->threads, 2);
+    fr_analysis_free(a);
+}
+
+static void check_edge(const fr_analysis *a, uint32_t from, uint32_t to, uint64_t calls, uint64_t total)
+{
+    const fr_call_edge *e = fr_call_graph_find(a->graph, from, to);
+    assert_non_null(e);
+    assert_int_equal(e->calls, calls);
+    assert_int_equal(e->total_ticks, total);
+}
+
+static void test_call_graph(void **state)
+{
+    (void)state;
+    fr_analysis *a = build();
+    check_edge(a, 1, 2, 2, 60);
+    check_edge(a, 2, 3, 1, 30);
+    check_edge(a, 1, 3, 1, 20);
+    check_edge(a, 1, 4, 1, 40);
+    check_edge(a, 4, 4, 1, 20);
+    check_edge(a, 4, 3, 1, 15);
+    check_edge(a, 3, 5, 1, 10);
+    assert_int_equal(fr_call_graph_count(a->graph), 7);
+    assert_null(fr_call_graph_find(a->graph, 2, 1));
+    fr_analysis_free(a);
+}
+
+static void check_stack(const fr_analysis *a, const uint32_t *path, uint32_t n, uint64_t calls,
+                        uint64_t total, uint64_t self)
+{
+    uint32_t i = fr_stack_agg_find(a->stacks, path, n);
+    assert_int_not_equal(i, FR_STACK_ROOT);
+    const fr_stack_node *s = fr_stack_agg_node(a->stacks, i);
+    assert_int_equal(s->calls, calls);
+    assert_int_equal(s->total_ticks, total);
+    assert_int_equal(s->self_ticks, self);
+    assert_int_equal(s->depth, n - 1);
+    uint32_t back[8];
+    assert_int_equal(fr_stack_agg_path(a->stacks, i, back, 8), n);
+    for (uint32_t k = 0; k < n; k++)
+        assert_int_equal(back[k], path[k]);
+}
+
+static void test_unique_stacks(void **state)
+{
+    (void)state;
+    fr_analysis *a = build();
+    check_stack(a, (uint32_t[]){1}, 1, 2, 230, 110);
+    check_stack(a, (uint32_t[]){1, 2}, 2, 2, 60, 30);
+    check_stack(a, (uint32_t[]){1, 2, 3}, 3, 1, 30, 30);
+    check_stack(a, (uint32_t[]){1, 3}, 2, 1, 20, 20);
+    check_stack(a, (uint32_t[]){1, 4}, 2, 1, 40, 20);
+    check_stack(a, (uint32_t[]){1, 4, 4}, 3, 1, 20, 5);
+    check_stack(a, (uint32_t[]){1, 4, 4, 3}, 4, 1, 15, 5);
+    check_stack(a, (uint32_t[]){1, 4, 4, 3, 5}, 5, 1, 10, 10);
+    assert_int_equal(fr_stack_agg_count(a->stacks), 8);
+    /* parents come before children */
+    for (uint32_t i = 0; i < fr_stack_agg_count(a->stacks); i++) {
+        const fr_stack_node *s = fr_stack_agg_node(a->stacks, i);
+        assert_true(s->parent == FR_STACK_ROOT || s->parent < i);
+    }
+    /* self times of all stacks add up to the traced time of both threads' roots */
+    uint64_t self = 0;
+    for (uint32_t i = 0; i < fr_stack_agg_count(a->stacks); i++)
+        self += fr_stack_agg_node(a->stacks, i)->self_ticks;
+    assert_int_equal(self, 200 + 30);
+    fr_analysis_free(a);
+}
+
+/* Calls fed without enters (a consumer using only the call callback) find their nodes too. */
+static void test_stacks_without_enter_callback(void **state)
+{
+    (void)state;
+    fr_stack_agg *sa = fr_stack_agg_new();
+    fr_call_tracker *t = fr_call_tracker_new(fr_stack_agg_on_call, NULL, sa);
+    fr_record r[] = {
+        {.kind = FR_REC_ENTER, .tid = 1, .function_id = 1, .tsc = 0},
+        {.kind = FR_REC_ENTER, .tid = 1, .function_id = 2, .tsc = 1},
+        {.kind = FR_REC_EXIT, .tid = 1, .function_id = 2, .tsc = 3},
+        {.kind = FR_REC_EXIT, .tid = 1, .function_id = 1, .tsc = 10},
+    };
+    for (size_t i = 0; i < 4; i++)
+        fr_call_tracker_feed(t, &r[i]);
+    uint32_t i = fr_stack_agg_find(sa, (uint32_t[]){1, 2}, 2);
+    assert_int_not_equal(i, FR_STACK_ROOT);
+    assert_int_equal(fr_stack_agg_node(sa, i)->total_ticks, 2);
+    assert_int_equal(fr_stack_agg_node(sa, fr_stack_agg_find(sa, (uint32_t[]){1}, 1))->self_ticks, 8);
+    fr_call_tracker_free(t);
+    fr_stack_agg_free(sa);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_function_stats),
+        cmocka_unit_test(test_call_graph),
+        cmocka_unit_test(test_unique_stacks),
+        cmocka_unit_test(test_stacks_without_enter_callback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
