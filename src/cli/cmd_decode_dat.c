@@ -1,10 +1,152 @@
-/* cmd_decode_dat.c - placeholder until the subcommand lands. */
+/*
+ * cmd_decode_dat.c - `flightrec decode-dat FILE`: decodes an EventHeader interceptor
+ * corpus (the format of LinuxTracepoints' EventHeaderInterceptorLE64.dat: records of
+ * u32 size including itself, tracepoint name NUL-terminated, event bytes) and prints
+ * every event as JSON, framed like the reference decoder's .json output:
+ *
+ *   "FILE": [
+ *     { "n": "Provider:Event", ..., "meta": { ... } },
+ *     ... ]
+ *
+ * (one object member, not a whole object; --object wraps it in braces). The file is read
+ * one record at a time.
+ */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "eventheader_decode.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flightrec decode-dat [--object] FILE\n"
+            "Decodes an EventHeader interceptor corpus (.dat: u32 size, tracepoint name,\n"
+            "event bytes per record) and prints each event as JSON in the style of the\n"
+            "reference decoder. --object wraps the output in braces (a complete JSON object).\n");
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
 
 int cmd_decode_dat(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "flightrec %s: not implemented yet\n", argv[0]);
-    return FR_EXIT_USAGE;
+    const char *path = NULL;
+    int object = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return FR_EXIT_OK;
+        } else if (!strcmp(argv[i], "--object")) {
+            object = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "flightrec decode-dat: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return FR_EXIT_USAGE;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            usage(stderr);
+            return FR_EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return FR_EXIT_USAGE;
+    }
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "flightrec decode-dat: %s: %s\n", path, strerror(errno));
+        return FR_EXIT_BAD_INPUT;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+
+    int rc = FR_EXIT_OK;
+    uint8_t *rec = NULL;
+    size_t cap = 0;
+    uint64_t offset = 0;
+    unsigned count = 0;
+    if (object)
+        fputs("{\n", stdout);
+    json_string(stdout, base);
+    fputs(": [", stdout);
+    for (;;) {
+        uint8_t size_bytes[4];
+        size_t got = fread(size_bytes, 1, 4, in);
+        if (got == 0)
+            break;
+        if (got < 4) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: truncated record size\n",
+                    path, (unsigned long long)offset);
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
+        uint32_t size = (uint32_t)size_bytes[0] | (uint32_t)size_bytes[1] << 8 |
+                        (uint32_t)size_bytes[2] << 16 | (uint32_t)size_bytes[3] << 24;
+        if (size < 5) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: record size %u is too small\n",
+                    path, (unsigned long long)offset, size);
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
+        size_t body = size - 4;
+        if (body + 1 > cap) {
+            uint8_t *p = realloc(rec, body + 1);
+            if (!p) {
+                fprintf(stderr, "flightrec decode-dat: out of memory\n");
+                rc = FR_EXIT_BAD_INPUT;
+                break;
+            }
+            rec = p;
+            cap = body + 1;
+        }
+        if (fread(rec, 1, body, in) != body) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: record of %u bytes is truncated\n",
+                    path, (unsigned long long)offset, size);
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
+        rec[body] = 0;
+        size_t name_len = strnlen((const char *)rec, body);
+        if (name_len == body) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: tracepoint name has no NUL\n",
+                    path, (unsigned long long)offset);
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
+        fr_eh_event ev;
+        char err[256];
+        fputs(count ? ",\n  " : "\n  ", stdout);
+        if (fr_eh_decode((const char *)rec, rec + name_len + 1, body - name_len - 1, &ev,
+                         err, sizeof err) < 0 ||
+            fr_eh_write_event_json(&ev, stdout, err, sizeof err) < 0) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: %s\n", path,
+                    (unsigned long long)offset, err);
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
+        count++;
+        offset += size;
+    }
+    fputs(" ]\n", stdout);
+    if (object)
+        fputs("}\n", stdout);
+    free(rec);
+    fclose(in);
+    return rc;
 }

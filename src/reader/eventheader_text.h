@@ -1,0 +1,58 @@
+/*
+ * eventheader_text.h - a growable text buffer and the value renderings the EventHeader
+ * JSON writer needs (JSON strings from 8/16/32-bit code units, shortest round-trip floats,
+ * times, errno names, IP addresses, UUIDs, hex dumps). Internal to the decoder.
+ *
+ * Text is built in memory first so that a malformed event leaves no partial JSON in the
+ * caller's stream. On allocation failure the buffer records it (fr_sb.failed) and further
+ * appends do nothing; the caller checks once at the end.
+ */
+#ifndef FLIGHTREC_EVENTHEADER_TEXT_H
+#define FLIGHTREC_EVENTHEADER_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fr_sb {
+    char  *data;
+    size_t len, cap;
+    bool   failed;
+} fr_sb;
+
+void fr_sb_free(fr_sb *sb);
+void fr_sb_put(fr_sb *sb, const void *bytes, size_t n);
+void fr_sb_putc(fr_sb *sb, char c);
+void fr_sb_puts(fr_sb *sb, const char *s);
+void fr_sb_printf(fr_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Code point as UTF-8, extended to 31 bits (up to 6 bytes, 7 for values >= 2^31) so that
+ * surrogates and values above U+10FFFF are forwarded as found, as the reference decoder
+ * does. Inside a JSON string: escapes '"', '\\' and control characters. */
+void fr_sb_json_codepoint(fr_sb *sb, uint32_t cp);
+
+/* Quoted JSON strings from code units. */
+enum fr_text_kind {
+    FR_TEXT_LATIN1,   /* each byte is U+0000..U+00FF */
+    FR_TEXT_UTF8,     /* valid sequences as they are, stray bytes as Latin-1 */
+    FR_TEXT_UTF16LE, FR_TEXT_UTF16BE,
+    FR_TEXT_UTF32LE, FR_TEXT_UTF32BE,
+};
+void fr_sb_json_text(fr_sb *sb, const uint8_t *data, size_t size, enum fr_text_kind kind);
+/* Same, but a leading byte-order mark (UTF-32, UTF-16 or UTF-8, in that order of
+ * checking) selects the decoding and is dropped; without one, `fallback` applies. */
+void fr_sb_json_text_bom(fr_sb *sb, const uint8_t *data, size_t size, enum fr_text_kind fallback);
+
+/* Unquoted renderings (callers add quotes where JSON needs them). */
+void fr_sb_hex_bytes(fr_sb *sb, const uint8_t *data, size_t size);  /* "01 ab ff" */
+void fr_sb_uuid(fr_sb *sb, const uint8_t b[16]);                    /* 8-4-4-4-12 */
+void fr_sb_ipv4(fr_sb *sb, const uint8_t b[4]);
+void fr_sb_ipv6(fr_sb *sb, const uint8_t b[16]);
+void fr_sb_time(fr_sb *sb, int64_t seconds);    /* 2024-01-02T03:04:05 or TIME(n) */
+void fr_sb_errno(fr_sb *sb, int32_t value);     /* EPERM(1), ERRNO(12345) */
+/* Finite: shortest decimal that reads back as the same value (bare JSON number);
+ * NaN/infinity: a quoted string ("-nan", "inf"). */
+void fr_sb_float(fr_sb *sb, float f);
+void fr_sb_double(fr_sb *sb, double d);
+
+#endif
