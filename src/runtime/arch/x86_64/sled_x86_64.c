@@ -1,0 +1,165 @@
+/*
+ * sled_x86_64.c - the bytes of x86-64 XRay sleds (design notes section 3).
+ *
+ *   entry / log-args entry / tail:  EB 09 + 9-byte nop  ->  41 BA <id32>  E8 <rel32>
+ *                                   (mov $id, %r10d; call trampoline)
+ *   exit:                           C3 + 10-byte nop    ->  41 BA <id32>  E9 <rel32>
+ *                                   (mov $id, %r10d; jmp trampoline, whose ret returns)
+ *   custom event:                   EB 0F  <->  66 90 (2-byte nop: fall into clang's call
+ *   typed event:                    EB 14  <->  66 90  of __xray_CustomEvent/TypedEvent)
+ *
+ * Bytes 2..10 are written first: while the first two bytes still jump over them (or are
+ * the `ret`), no thread executes them. Then bytes 0..1 in one aligned 2-byte store (clang
+ * aligns sleds to 2), so another thread sees the old or the new instruction, never half
+ * of one. Unpatching writes only bytes 0..1; the body stays, so a thread that already
+ * decoded the patched `mov` still finds the `call` intact. Bytes 2..10 of a sled are the
+ * same every time it is patched (same id, same target), so re-patching never changes an
+ * instruction under a running thread.
+ */
+#define _GNU_SOURCE
+#include "sled_patch.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* trampolines_x86_64.S */
+extern char fr_tramp_entry[], fr_tramp_exit[], fr_tramp_tail[], fr_tramp_arg1[];
+
+#define ISLAND_SLOT 16    /* FF 25 00000000 (jmp *0(%rip)) + 8-byte address + 2 x int3 */
+#define MAX_ISLANDS 1024
+static uintptr_t islands[MAX_ISLANDS];   /* per object index; under the patch lock */
+
+static uintptr_t trampoline(enum fr_trampoline t)
+{
+    switch (t) {
+    case FR_TRAMP_ENTRY: return (uintptr_t)fr_tramp_entry;
+    case FR_TRAMP_EXIT:  return (uintptr_t)fr_tramp_exit;
+    case FR_TRAMP_TAIL:  return (uintptr_t)fr_tramp_tail;
+    case FR_TRAMP_ARG1:  return (uintptr_t)fr_tramp_arg1;
+    default:             return 0;
+    }
+}
+
+/* Every sled of O (inside [lo, hi)) can reach TARGET with a rel32. */
+static int reachable(const struct fr_instr_object *o, uintptr_t target)
+{
+    const int64_t limit = INT32_MAX - 64;
+    int64_t a = (int64_t)(target - o->lo), b = (int64_t)(target - o->hi);
+    return a < limit && a > -limit && b < limit && b > -limit;
+}
+
+static uintptr_t map_island(const struct fr_instr_object *o)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    const uintptr_t step = 16u << 20;
+    for (int dir = 0; dir < 2; dir++) {
+        for (uintptr_t k = 1; k < 96; k++) {   /* up to 1.5 GiB away from the object */
+            uintptr_t hint = dir == 0 ? ((o->hi + (uintptr_t)page - 1) & ~((uintptr_t)page - 1)) + k * step
+                                      : (o->lo & ~((uintptr_t)page - 1)) - k * step;
+            if (dir == 1 && hint > o->lo)
+                break;   /* wrapped below zero */
+            void *p = mmap((void *)hint, (size_t)page, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+            if (p == MAP_FAILED)
+                continue;
+            if (reachable(o, (uintptr_t)p) && reachable(o, (uintptr_t)p + (uintptr_t)page))
+                return (uintptr_t)p;
+            munmap(p, (size_t)page);   /* old kernel: the hint was only a hint */
+        }
+    }
+    return 0;
+}
+
+int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t)
+{
+    int direct = 1;
+    for (int k = 0; k < FR_TRAMP_COUNT; k++)
+        direct &= reachable(o, trampoline((enum fr_trampoline)k));
+    if (direct) {
+        for (int k = 0; k < FR_TRAMP_COUNT; k++)
+            t->address[k] = trampoline((enum fr_trampoline)k);
+        return 0;
+    }
+    if (o->index >= MAX_ISLANDS)
+        return -1;
+    uintptr_t island = islands[o->index];
+    if (!island) {
+        island = map_island(o);
+        if (!island)
+            return -1;
+        for (int k = 0; k < FR_TRAMP_COUNT; k++) {
+            unsigned char *slot = (unsigned char *)island + k * ISLAND_SLOT;
+            uintptr_t dest = trampoline((enum fr_trampoline)k);
+            static const unsigned char jmp_rip[6] = {0xFF, 0x25, 0, 0, 0, 0};
+            memcpy(slot, jmp_rip, sizeof jmp_rip);
+            memcpy(slot + 6, &dest, 8);
+            slot[14] = slot[15] = 0xCC;
+        }
+        if (mprotect((void *)island, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC))
+            return -1;
+        islands[o->index] = island;
+    }
+    for (int k = 0; k < FR_TRAMP_COUNT; k++)
+        t->address[k] = island + (uintptr_t)k * ISLAND_SLOT;
+    return 0;
+}
+
+static void store_first_two(uintptr_t sled, const unsigned char b[2])
+{
+    uint16_t v;
+    memcpy(&v, b, 2);
+    __atomic_store_n((uint16_t *)sled, v, __ATOMIC_RELEASE);
+}
+
+static void write_call(const struct fr_sled *s, unsigned char opcode, uintptr_t target)
+{
+    unsigned char body[9];
+    int32_t rel = (int32_t)(int64_t)(target - (s->address + 11));
+    memcpy(body, &s->function_id, 4);
+    body[4] = opcode;
+    memcpy(body + 5, &rel, 4);
+    unsigned char *p = (unsigned char *)s->address;
+    if (memcmp(p + 2, body, sizeof body))   /* unchanged bytes: no write, no cache traffic */
+        memcpy(p + 2, body, sizeof body);
+    static const unsigned char mov_r10d[2] = {0x41, 0xBA};
+    store_first_two(s->address, mov_r10d);
+}
+
+int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t)
+{
+    static const unsigned char jmp9[2] = {0xEB, 0x09};
+    static const unsigned char jmp15[2] = {0xEB, 0x0F};
+    static const unsigned char jmp20[2] = {0xEB, 0x14};
+    static const unsigned char nop2[2] = {0x66, 0x90};
+    switch (s->kind) {
+    case FR_SLED_ENTER:
+    case FR_SLED_LOG_ARGS_ENTER:
+    case FR_SLED_TAIL_EXIT: {
+        enum fr_trampoline k = s->kind == FR_SLED_ENTER ? FR_TRAMP_ENTRY
+                             : s->kind == FR_SLED_TAIL_EXIT ? FR_TRAMP_TAIL : FR_TRAMP_ARG1;
+        if (enable)
+            write_call(s, 0xE8, t->address[k]);
+        else
+            store_first_two(s->address, jmp9);
+        return 0;
+    }
+    case FR_SLED_EXIT:
+        if (enable) {
+            write_call(s, 0xE9, t->address[FR_TRAMP_EXIT]);
+        } else {
+            /* `ret` again; the second byte is never executed. */
+            unsigned char ret2[2] = {0xC3, ((unsigned char *)s->address)[1]};
+            store_first_two(s->address, ret2);
+        }
+        return 0;
+    case FR_SLED_CUSTOM_EVENT:
+        store_first_two(s->address, enable ? nop2 : jmp15);
+        return 0;
+    case FR_SLED_TYPED_EVENT:
+        store_first_two(s->address, enable ? nop2 : jmp20);
+        return 0;
+    default:
+        return -1;
+    }
+}

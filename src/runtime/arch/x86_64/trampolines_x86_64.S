@@ -1,0 +1,241 @@
+/*
+ * trampolines_x86_64.S - what patched XRay sleds call (see sled_x86_64.c for the sleds).
+ *
+ * A patched sled is `mov $id, %r10d; call/jmp trampoline`. Each trampoline saves exactly
+ * what the place of its sled keeps live and a C handler may clobber, calls the handler in
+ * fr_sled_handlers (skipped when it is NULL), restores, returns:
+ *   entry, log-args entry: the argument registers rdi rsi rdx rcx r8 r9, rax (al counts
+ *                vector arguments of a variadic function), xmm0-7.
+ *   tail exit:   the same plus r11: clang's indirect tail jump may hold its target in any
+ *                of rax rcx rdx rsi rdi r8 r9 r11.
+ *   exit:        the return registers rax rdx xmm0 xmm1, and x87 st0/st1 when they hold
+ *                a value (long double and complex long double returns): those are popped
+ *                before the call so the handler starts with the empty x87 stack the ABI
+ *                promises it, and pushed back after.
+ * At entry and tail sleds the stack is 16-byte aligned after the sled call's push (as
+ * the ABI guarantees at a function's entry and before its tail jump); the exit sled
+ * jumps instead of calling, so the exit trampoline starts like a function. Frames keep
+ * the handler's call aligned.
+ * r10 carries the id (clang never keeps a value in r10 across a sled), r11 is free at
+ * entry and exit.
+ *
+ * __xray_CustomEvent / __xray_TypedEvent are called by clang's event sleds in the middle
+ * of a function: every register and the flags may be live, and the stack is NOT aligned
+ * (compiler-rt 14 crashes there). They realign, save the flags, all caller-saved
+ * general registers and the whole x87/SSE state (fxsave; events are rare), then call.
+ */
+
+#define H_FUNCTION 0
+#define H_ARG1     8
+#define H_CUSTOM   16
+#define H_TYPED    24
+
+    .text
+
+.macro SAVE_ARGS   /* 192 bytes: xmm0-7, rdi rsi rdx rcx r8 r9 rax r11 */
+    subq $192, %rsp
+    .cfi_adjust_cfa_offset 192
+    movups %xmm0, 0(%rsp)
+    movups %xmm1, 16(%rsp)
+    movups %xmm2, 32(%rsp)
+    movups %xmm3, 48(%rsp)
+    movups %xmm4, 64(%rsp)
+    movups %xmm5, 80(%rsp)
+    movups %xmm6, 96(%rsp)
+    movups %xmm7, 112(%rsp)
+    movq %rdi, 128(%rsp)
+    movq %rsi, 136(%rsp)
+    movq %rdx, 144(%rsp)
+    movq %rcx, 152(%rsp)
+    movq %r8, 160(%rsp)
+    movq %r9, 168(%rsp)
+    movq %rax, 176(%rsp)
+    movq %r11, 184(%rsp)
+.endm
+
+.macro RESTORE_ARGS
+    movups 0(%rsp), %xmm0
+    movups 16(%rsp), %xmm1
+    movups 32(%rsp), %xmm2
+    movups 48(%rsp), %xmm3
+    movups 64(%rsp), %xmm4
+    movups 80(%rsp), %xmm5
+    movups 96(%rsp), %xmm6
+    movups 112(%rsp), %xmm7
+    movq 128(%rsp), %rdi
+    movq 136(%rsp), %rsi
+    movq 144(%rsp), %rdx
+    movq 152(%rsp), %rcx
+    movq 160(%rsp), %r8
+    movq 168(%rsp), %r9
+    movq 176(%rsp), %rax
+    movq 184(%rsp), %r11
+    addq $192, %rsp
+    .cfi_adjust_cfa_offset -192
+.endm
+
+.macro FUNCTION name
+    .p2align 4
+    .globl \name
+    .hidden \name
+    .type \name, @function
+\name:
+    .cfi_startproc
+.endm
+
+.macro END name
+    .cfi_endproc
+    .size \name, . - \name
+.endm
+
+/* ------------------------------------------------------------------ entry (kind 0) */
+FUNCTION fr_tramp_entry
+    cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
+    je 9f
+    SAVE_ARGS
+    movq fr_sled_handlers+H_FUNCTION(%rip), %rax
+    testq %rax, %rax
+    je 1f
+    movl %r10d, %edi
+    xorl %esi, %esi                 /* ENTRY */
+    call *%rax
+1:  RESTORE_ARGS
+9:  ret
+END fr_tramp_entry
+
+/* ------------------------------------------------------------------ tail exit (kind 2) */
+FUNCTION fr_tramp_tail
+    cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
+    je 9f
+    SAVE_ARGS
+    movq fr_sled_handlers+H_FUNCTION(%rip), %rax
+    testq %rax, %rax
+    je 1f
+    movl %r10d, %edi
+    movl $2, %esi                   /* TAIL */
+    call *%rax
+1:  RESTORE_ARGS
+9:  ret
+END fr_tramp_tail
+
+/* ------------------------------------------------------------------ log-args entry (kind 3)
+ * handler_arg1(id, LOG_ARGS_ENTRY, first argument); without one, the plain handler gets
+ * (id, LOG_ARGS_ENTRY), as in compiler-rt. */
+FUNCTION fr_tramp_arg1
+    SAVE_ARGS
+    movq fr_sled_handlers+H_ARG1(%rip), %rax
+    testq %rax, %rax
+    jne 2f
+    movq fr_sled_handlers+H_FUNCTION(%rip), %rax
+    testq %rax, %rax
+    je 1f
+2:  movq %rdi, %rdx
+    movl %r10d, %edi
+    movl $3, %esi                   /* LOG_ARGS_ENTRY */
+    call *%rax
+1:  RESTORE_ARGS
+    ret
+END fr_tramp_arg1
+
+/* ------------------------------------------------------------------ exit (kind 1)
+ * Reached by a jmp (the sled replaces the ret), so the stack is as at a function's entry:
+ * the frame is 8 mod 16 bytes. Frame (104 bytes): 0 xmm0, 16 xmm1, 32 rax, 40 rdx,
+ * 48 st0, 64 st1, 80 x87 count. */
+#define X87_EMPTY_TEST \
+    fxam; fnstsw %ax; andw $0x4500, %ax; cmpw $0x4100, %ax   /* C3,C0 set = empty */
+
+FUNCTION fr_tramp_exit
+    cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
+    je 9f
+    subq $104, %rsp
+    .cfi_adjust_cfa_offset 104
+    movups %xmm0, 0(%rsp)
+    movups %xmm1, 16(%rsp)
+    movq %rax, 32(%rsp)
+    movq %rdx, 40(%rsp)
+    xorl %edx, %edx
+    X87_EMPTY_TEST
+    je 1f
+    fstpt 48(%rsp)
+    incl %edx
+    X87_EMPTY_TEST
+    je 1f
+    fstpt 64(%rsp)
+    incl %edx
+1:  movq %rdx, 80(%rsp)
+    movq fr_sled_handlers+H_FUNCTION(%rip), %rax
+    testq %rax, %rax
+    je 2f
+    movl %r10d, %edi
+    movl $1, %esi                   /* EXIT */
+    call *%rax
+2:  movq 80(%rsp), %rdx
+    testl %edx, %edx
+    je 4f
+    cmpl $1, %edx
+    je 3f
+    fldt 64(%rsp)
+3:  fldt 48(%rsp)
+4:  movups 0(%rsp), %xmm0
+    movups 16(%rsp), %xmm1
+    movq 32(%rsp), %rax
+    movq 40(%rsp), %rdx
+    addq $104, %rsp
+    .cfi_adjust_cfa_offset -104
+9:  ret
+END fr_tramp_exit
+
+/* ------------------------------------------------------------------ event calls */
+.macro EVENT_TRAMPOLINE name, slot
+    .p2align 4
+    .globl \name
+    .type \name, @function
+\name:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset %rbp, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register %rbp
+    pushfq
+    andq $-16, %rsp
+    subq $592, %rsp                 /* 512 fxsave area (aligned) + 9 registers + pad */
+    fxsave64 0(%rsp)
+    movq %rax, 512(%rsp)
+    movq %rcx, 520(%rsp)
+    movq %rdx, 528(%rsp)
+    movq %rsi, 536(%rsp)
+    movq %rdi, 544(%rsp)
+    movq %r8, 552(%rsp)
+    movq %r9, 560(%rsp)
+    movq %r10, 568(%rsp)
+    movq %r11, 576(%rsp)
+    movq fr_sled_handlers+\slot(%rip), %rax
+    testq %rax, %rax
+    je 1f
+    call *%rax
+1:  movq 512(%rsp), %rax
+    movq 520(%rsp), %rcx
+    movq 528(%rsp), %rdx
+    movq 536(%rsp), %rsi
+    movq 544(%rsp), %rdi
+    movq 552(%rsp), %r8
+    movq 560(%rsp), %r9
+    movq 568(%rsp), %r10
+    movq 576(%rsp), %r11
+    fxrstor64 0(%rsp)
+    leaq -8(%rbp), %rsp
+    popfq
+    popq %rbp
+    .cfi_def_cfa %rsp, 8
+    ret
+    .cfi_endproc
+    .size \name, . - \name
+.endm
+
+/* void __xray_CustomEvent(void *data, size_t size) */
+EVENT_TRAMPOLINE __xray_CustomEvent, H_CUSTOM
+/* void __xray_TypedEvent(uint16_t type, const void *data, size_t size) */
+EVENT_TRAMPOLINE __xray_TypedEvent, H_TYPED
+
+    .section .note.GNU-stack, "", @progbits

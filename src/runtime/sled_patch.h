@@ -1,0 +1,64 @@
+/*
+ * sled_patch.h - turn sleds on and off while the program runs.
+ *
+ * A patched function sled calls one of our trampolines (trampolines_x86_64.S), which calls
+ * the handler currently installed (fr_sled_handlers): the recorder by default, or a user's
+ * handler through the XRay compatibility layer. Handlers change without re-patching.
+ * Patching is safe while other threads run the code: the sled body is written first, its
+ * first two bytes last in one atomic store; pages are made writable (never
+ * non-executable) once per operation and executable segment, then restored.
+ * Internal to libflightrec.
+ */
+#ifndef FLIGHTREC_SLED_PATCH_H
+#define FLIGHTREC_SLED_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "instr_map.h"
+
+/* Results, numerically equal to compiler-rt's XRayPatchingStatus. */
+typedef enum fr_patch_status {
+    FR_PATCH_NOT_INITIALIZED = 0,  /* no sleds in any loaded object */
+    FR_PATCH_SUCCESS         = 1,
+    FR_PATCH_ONGOING         = 2,  /* another thread is patching */
+    FR_PATCH_FAILED          = 3,  /* bad id or pattern, or mprotect refused */
+} fr_patch_status;
+
+/* What the trampolines call. Any of them may be NULL (the sled then costs a call and a
+ * test). Written with atomic stores; the trampolines read each once per event. */
+struct fr_sled_handlers {
+    void (*function)(int32_t id, int kind);                 /* XRayEntryType kinds */
+    void (*function_arg1)(int32_t id, int kind, uint64_t arg1);
+    void (*custom_event)(void *data, size_t size);
+    void (*typed_event)(uint16_t type, const void *data, size_t size);
+};
+extern struct fr_sled_handlers fr_sled_handlers __attribute__((visibility("hidden")));
+
+/* All sleds of all loaded objects (objects loaded since the last call are found first). */
+fr_patch_status fr_sled_patch_all(int enable);
+/* The sleds of one function id. */
+fr_patch_status fr_sled_patch_function(uint32_t id, int enable);
+/* Functions matching PATTERN: items separated by ':'; an item is a decimal id, an id
+ * range N-M, or a shell glob on the function's symbol name (fnmatch). "all" and "none"
+ * mean what they say (none unpatches everything). */
+fr_patch_status fr_sled_patch_pattern(const char *pattern, int enable);
+/* Nonzero if PATTERN is well formed (for option checking). */
+int fr_sled_pattern_valid(const char *pattern);
+
+/* ---------------------------------------------------------------- architecture part
+ * (arch/<arch>/sled_<arch>.c) */
+enum fr_trampoline { FR_TRAMP_ENTRY, FR_TRAMP_EXIT, FR_TRAMP_TAIL, FR_TRAMP_ARG1, FR_TRAMP_COUNT };
+struct fr_sled_targets {
+    uintptr_t address[FR_TRAMP_COUNT];   /* what a patched sled of this object calls */
+};
+/* Largest number of bytes a sled write touches (for the pages to unprotect). */
+#define FR_ARCH_SLED_SIZE 11
+/* Call targets reachable from every sled of O: our trampolines themselves, or a small
+ * island of jumps mapped near O when they are too far (libflightrec.so loaded far from
+ * the executable). 0 on success. */
+int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t);
+/* Rewrites one sled (its pages must be writable). 0 on success, -1 for a kind we do not
+ * know (left untouched). */
+int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t);
+
+#endif
