@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -96,11 +97,14 @@ static int number_sleds(struct fr_instr_object *o, uintptr_t map, size_t size)
     size_t nf = 0;
     uintptr_t current = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct xray_entry *e = (const struct xray_entry *)(map + i * sizeof *e);
+        /* The section is only byte-aligned: copy the entry out. */
+        uintptr_t at = map + i * sizeof(struct xray_entry);
+        struct xray_entry entry, *e = &entry;
+        memcpy(e, (const void *)at, sizeof entry);
         uintptr_t sled, fn;
         if (e->version >= 2) {
-            sled = (uintptr_t)&e->sled + (uintptr_t)e->sled;
-            fn = (uintptr_t)&e->function + (uintptr_t)e->function;
+            sled = at + offsetof(struct xray_entry, sled) + (uintptr_t)e->sled;
+            fn = at + offsetof(struct xray_entry, function) + (uintptr_t)e->function;
         } else {     /* absolute addresses, already relocated by the loader */
             sled = (uintptr_t)e->sled;
             fn = (uintptr_t)e->function;
