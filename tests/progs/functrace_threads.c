@@ -15,7 +15,7 @@ enum { THREADS = 4, CALLS = 20000, TOGGLES = 200, MAXID = 64 };
 static unsigned long counts[MAXID][3];
 static int phase;               /* 0: toggling, 1: counted run */
 static pthread_barrier_t ready, go;
-static volatile long sink;
+static long sink;
 
 NEVER static void handler(int32_t id, XRayEntryType kind)
 {
@@ -40,7 +40,7 @@ NEVER static void *worker(void *arg)
     pthread_barrier_wait(&go);
     for (int i = 0; i < CALLS; i++)
         acc += middle(i);
-    sink += acc;
+    __atomic_fetch_add(&sink, acc, __ATOMIC_RELAXED);
     return NULL;
 }
 
