@@ -12,3 +12,20 @@ target_link_libraries(reader_tb_sample PRIVATE fr_trace_builder)
 add_test(NAME reader_builder_llvm_xray
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reader_builder.sh $<TARGET_FILE:reader_tb_sample>
           ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/reader_builder)
+
+# The reader, metadata and the CLI's time helpers (cli_common.c compiled in).
+add_executable(reader_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_test.c
+  ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c)
+target_include_directories(reader_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
+target_link_libraries(reader_test PRIVATE flightrec_reader fr_trace_builder fr_testlib)
+add_test(NAME reader_unit COMMAND reader_test)
+
+# Files written by compiler-rt's own XRay runtime (FDR and basic mode), compared with
+# llvm-xray record by record (function names through the binary's instrumentation map).
+find_program(FR_CLANG NAMES clang-14 clang)
+if(FR_CLANG)
+  add_test(NAME reader_compiler_rt
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_compiler_rt.py ${FR_CLANG} ${LLVM_XRAY}
+            $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
+            ${CMAKE_CURRENT_BINARY_DIR}/reader_compiler_rt)
+endif()

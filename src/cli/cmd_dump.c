@@ -1,10 +1,236 @@
-/* cmd_dump.c - placeholder until the subcommand lands. */
-#include <stdio.h>
-#include "commands.h"
+/*
+ * cmd_dump.c - `flightrec dump FILE`: one line per record, in file order.
+ *
+ *   offset  time_us  tid  cpu  kind  details
+ *
+ * time_us is relative to the trace's time origin (FR_TE_CLOCK's base, else the first
+ * thread block's TSC), exact to the nanosecond; without a known clock frequency it is
+ * the raw tick difference.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+
+static const char *const usage_text =
+    "usage: flightrec dump FILE [options]\n"
+    "Prints one line per record: byte offset, time (us since the trace start), thread,\n"
+    "CPU, kind and details (function id and name, argument, event payload).\n"
+    "\n"
+    "options:\n"
+    "  --tid TID            only records of this thread\n"
+    "  --function ID|NAME   only function records of this function (and block records)\n"
+    "  --from TIME          only records at or after TIME since the trace start\n"
+    "  --to TIME            only records before or at TIME since the trace start\n"
+    "                       TIME: a number with unit ns, us (default), ms or s\n"
+    "  --meta               also print flightrec's metadata records (FR_TE_* events)\n"
+    "  --binary BIN         take symbols from BIN (default: the executable in the trace)\n"
+    "  -h, --help           this text\n";
+
+static const char *kind_name(const fr_record *r)
+{
+    switch (r->kind) {
+    case FR_REC_ENTER:     return "enter";
+    case FR_REC_EXIT:      return "exit";
+    case FR_REC_TAIL_EXIT: return "tail-exit";
+    case FR_REC_ENTER_ARG: return "enter-arg";
+    case FR_REC_CUSTOM:    return "custom";
+    case FR_REC_TYPED:     return "typed";
+    case FR_REC_BLOCK:     return "block";
+    }
+    return "?";
+}
+
+static const char *meta_type_name(uint16_t type)
+{
+    switch (type) {
+    case FR_TE_CLOCK:        return "clock";
+    case FR_TE_PROCESS:      return "process";
+    case FR_TE_SUMMARY:      return "summary";
+    case FR_TE_THREAD_STATS: return "thread-stats";
+    case FR_TE_OBJECT:       return "object";
+    case FR_TE_FUNCTION:     return "function";
+    case FR_TE_EVENT:        return "event";
+    case FR_TE_LOST:         return "lost";
+    default:                 return NULL;
+    }
+}
+
+/* Payload as a C-like string, at most 64 bytes shown. */
+static void print_bytes(FILE *out, const uint8_t *p, uint32_t n)
+{
+    uint32_t shown = n > 64 ? 64 : n;
+    fputc('"', out);
+    for (uint32_t i = 0; i < shown; i++) {
+        if (p[i] == '"' || p[i] == '\\')
+            fprintf(out, "\\%c", p[i]);
+        else if (isprint(p[i]))
+            fputc(p[i], out);
+        else
+            fprintf(out, "\\x%02x", p[i]);
+    }
+    fputc('"', out);
+    if (shown < n)
+        fputs("...", out);
+}
+
+static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
+{
+    switch (r->kind) {
+    case FR_REC_ENTER_ARG:
+        fprintf(out, "%u %s arg=%" PRIu64, r->function_id, fr_cli_name(t, r->function_id), r->arg);
+        break;
+    case FR_REC_ENTER:
+    case FR_REC_EXIT:
+    case FR_REC_TAIL_EXIT:
+        fprintf(out, "%u %s", r->function_id, fr_cli_name(t, r->function_id));
+        break;
+    case FR_REC_CUSTOM:
+        fprintf(out, "size=%u ", r->size);
+        print_bytes(out, r->data, r->size);
+        break;
+    case FR_REC_TYPED: {
+        const char *ours = r->event_type >= FR_TE_FIRST && r->event_type <= FR_TE_LAST
+                               ? meta_type_name(r->event_type) : NULL;
+        if (ours)
+            fprintf(out, "type=0x%04x(%s) size=%u", r->event_type, ours, r->size);
+        else
+            fprintf(out, "type=%u size=%u", r->event_type, r->size);
+        if (r->event_type == FR_TE_EVENT) {
+            /* The tracepoint name leads the payload, NUL-terminated. */
+            const void *nul = memchr(r->data, 0, r->size);
+            size_t n = nul ? (size_t)((const uint8_t *)nul - r->data) : r->size;
+            fprintf(out, " tracepoint=");
+            print_bytes(out, r->data, (uint32_t)n);
+        } else if (!ours) {
+            fputc(' ', out);
+            print_bytes(out, r->data, r->size);
+        }
+        break;
+    }
+    case FR_REC_BLOCK:
+        fprintf(out, "pid=%d tsc=%" PRIu64 " walltime=%" PRId64 ".%06d", r->pid, r->tsc,
+                r->walltime_sec, r->walltime_usec);
+        break;
+    }
+}
+
+static bool is_function(const fr_record *r)
+{
+    return r->kind <= FR_REC_ENTER_ARG;
+}
 
 int cmd_dump(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "flightrec %s: not implemented yet\n", argv[0]);
-    return FR_EXIT_USAGE;
+    const char *cmd = "dump", *path = NULL, *binary = NULL, *tid_s = NULL, *fn_s = NULL;
+    const char *from_s = NULL, *to_s = NULL;
+    bool meta = false;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (fr_cli_is_help(argv[i])) {
+            fputs(usage_text, stdout);
+            return FR_EXIT_OK;
+        }
+        if ((m = fr_cli_option(cmd, argc, argv, &i, "--tid", &tid_s)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--function", &fn_s)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--from", &from_s)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--to", &to_s)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary))) {
+            if (m < 0)
+                return FR_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--meta")) {
+            meta = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", argv[i]);
+        }
+    }
+    if (!path)
+        return fr_cli_usage_error(cmd, "no trace file given");
+
+    char *end;
+    long long tid = 0;
+    if (tid_s) {
+        tid = strtoll(tid_s, &end, 10);
+        if (!*tid_s || *end)
+            return fr_cli_usage_error(cmd, "--tid: expected a thread id, found '%s'", tid_s);
+    }
+    uint32_t fn_id = 0;
+    bool fn_by_name = false;
+    if (fn_s) {
+        unsigned long v = strtoul(fn_s, &end, 10);
+        if (*fn_s && !*end && v <= FR_XRAY_MAX_FUNCTION_ID)
+            fn_id = (uint32_t)v;
+        else
+            fn_by_name = true;
+    }
+
+    fr_cli_trace t;
+    int rc = fr_cli_open(&t, cmd, path, binary);
+    if (rc)
+        return rc;
+    t.return_meta = meta;
+    int64_t from = INT64_MIN, to = INT64_MAX;
+    const char *bad = from_s && fr_cli_parse_duration(from_s, t.ticks_per_second, &from) ? from_s
+                    : to_s && fr_cli_parse_duration(to_s, t.ticks_per_second, &to)       ? to_s
+                                                                                         : NULL;
+    if (bad) {
+        fr_cli_close(&t);
+        return fr_cli_usage_error(cmd, "expected a time like 1.5ms, 20us, 100ns or 2s, found '%s'",
+                                  bad);
+    }
+
+    /* Matching by name: the first time an id is met, compare its name, then remember. */
+    uint8_t *name_match = NULL; /* 0 unknown, 1 no, 2 yes; indexed by id, grown on demand */
+    size_t name_match_n = 0;
+
+    printf("%-10s %14s %8s %4s %-9s %s\n", "offset", "time_us", "tid", "cpu", "kind", "details");
+    fr_record r;
+    char tbuf[48];
+    while (fr_cli_next(&t, &r) == FR_READ_OK) {
+        if (tid_s && r.tid != tid)
+            continue;
+        if (fn_s && r.kind != FR_REC_BLOCK) {
+            if (!is_function(&r))
+                continue;
+            if (fn_by_name) {
+                if (r.function_id >= name_match_n) {
+                    size_t n = (size_t)r.function_id * 2 + 16;
+                    uint8_t *m = realloc(name_match, n);
+                    if (!m)
+                        continue;
+                    memset(m + name_match_n, 0, n - name_match_n);
+                    name_match = m;
+                    name_match_n = n;
+                }
+                if (!name_match[r.function_id])
+                    name_match[r.function_id] =
+                        strcmp(fr_cli_name(&t, r.function_id), fn_s) ? 1 : 2;
+                if (name_match[r.function_id] != 2)
+                    continue;
+            } else if (r.function_id != fn_id) {
+                continue;
+            }
+        }
+        int64_t rel = fr_cli_rel(&t, r.tsc);
+        if (rel < from || rel > to)
+            continue;
+        if (r.kind == FR_REC_BLOCK && r.tid == 0 && !meta)
+            continue; /* the metadata block's header says nothing without its records */
+        fr_cli_format_ticks(tbuf, sizeof tbuf, rel, t.ticks_per_second, 6, 3);
+        printf("%-10" PRIu64 " %14s %8d %4u %-9s ", r.offset, tbuf, r.tid, r.cpu, kind_name(&r));
+        print_details(stdout, &t, &r);
+        putchar('\n');
+    }
+    free(name_match);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fr_cli_close(&t);
+        return fr_cli_input_error(cmd, "cannot write the output");
+    }
+    return fr_cli_close(&t);
 }

@@ -1,0 +1,316 @@
+/*
+ * cli_common.c - shared by the subcommands that read traces (see cli_common.h).
+ *
+ * Opening reads the file twice at its start: a first reader goes through the leading
+ * metadata block(s) (tid 0, only typed events) so names and the clock are known before
+ * the first record is handed out; the second reader then streams the whole file.
+ */
+#include "cli_common.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROGRESS_EVERY   65536u          /* records between clock checks */
+#define PROGRESS_NS      200000000ull    /* at most five updates a second */
+
+/* ------------------------------------------------------------------ messages */
+
+static void vmessage(const char *command, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "flightrec %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int fr_cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(command, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try 'flightrec %s --help'.\n", command);
+    return FR_EXIT_USAGE;
+}
+
+int fr_cli_input_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(command, fmt, ap);
+    va_end(ap);
+    return FR_EXIT_BAD_INPUT;
+}
+
+bool fr_cli_is_help(const char *arg)
+{
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+int fr_cli_option(const char *command, int argc, char **argv, int *i, const char *name,
+                  const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n])
+        return 0;
+    if (*i + 1 >= argc) {
+        fr_cli_usage_error(command, "option %s needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+/* ------------------------------------------------------------------ time */
+
+typedef __int128 i128;
+
+/* round(num / den) for den > 0, halves away from zero */
+static i128 div_round(i128 num, i128 den)
+{
+    return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
+}
+
+static i128 pow10i(int e)
+{
+    i128 v = 1;
+    while (e-- > 0)
+        v *= 10;
+    return v;
+}
+
+int64_t fr_cli_ticks_to_ns(int64_t ticks, uint64_t tps)
+{
+    if (!tps)
+        return ticks;
+    return (int64_t)div_round((i128)ticks * 1000000000, (i128)tps);
+}
+
+char *fr_cli_format_ticks(char *buf, size_t size, int64_t ticks, uint64_t tps, int unit_exp,
+                          int decimals)
+{
+    if (!tps) {
+        snprintf(buf, size, "%lld", (long long)ticks);
+        return buf;
+    }
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 18)
+        decimals = 18;
+    /* value * 10^decimals, in units of 10^-unit_exp seconds, rounded once */
+    i128 scaled = div_round((i128)ticks * pow10i(unit_exp + decimals), (i128)tps);
+    bool neg = scaled < 0;
+    if (neg)
+        scaled = -scaled;
+    i128 p = pow10i(decimals);
+    unsigned long long whole = (unsigned long long)(scaled / p);
+    unsigned long long frac = (unsigned long long)(scaled % p);
+    if (decimals)
+        snprintf(buf, size, "%s%llu.%0*llu", neg ? "-" : "", whole, decimals, frac);
+    else
+        snprintf(buf, size, "%s%llu", neg ? "-" : "", whole);
+    return buf;
+}
+
+int fr_cli_parse_duration(const char *s, uint64_t tps, int64_t *ticks)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    i128 mant = 0;
+    int decimals = 0, digits = 0;
+    bool dot = false;
+    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !dot); p++) {
+        if (*p == '.') {
+            dot = true;
+            continue;
+        }
+        if (digits >= 30)
+            return -1;
+        mant = mant * 10 + (*p - '0');
+        digits++;
+        if (dot)
+            decimals++;
+    }
+    if (!digits)
+        return -1;
+    int unit_exp; /* the value is in 10^-unit_exp seconds */
+    if (!*p || !strcmp(p, "us"))
+        unit_exp = 6;
+    else if (!strcmp(p, "ns"))
+        unit_exp = 9;
+    else if (!strcmp(p, "ms"))
+        unit_exp = 3;
+    else if (!strcmp(p, "s"))
+        unit_exp = 0;
+    else
+        return -1;
+    if (!tps)
+        tps = 1000000000; /* unknown frequency: treat ticks as nanoseconds */
+    i128 v = div_round(mant * (i128)tps, pow10i(unit_exp + decimals));
+    if (v > INT64_MAX)
+        return -1;
+    *ticks = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static bool is_metadata_block_record(const fr_record *r)
+{
+    return r->tid == 0 && (r->kind == FR_REC_BLOCK || r->kind == FR_REC_TYPED ||
+                           r->kind == FR_REC_CUSTOM);
+}
+
+/* Reads the leading metadata blocks; returns the offset where they end. Notes the
+ * first thread block's TSC. */
+static uint64_t prescan_metadata(fr_cli_trace *t)
+{
+    char err[512];
+    fr_reader *r = fr_reader_open(t->path, err, sizeof err);
+    if (!r)
+        return 0;
+    fr_record rec;
+    uint64_t end = 0;
+    fr_read_status s;
+    while ((s = fr_reader_next(r, &rec)) == FR_READ_OK && is_metadata_block_record(&rec)) {
+        fr_trace_meta_feed(&t->meta, &rec);
+        end = fr_reader_position(r);
+    }
+    if (s == FR_READ_OK && rec.kind == FR_REC_BLOCK) {
+        /* The first thread block: its start is the time origin unless a clock says else. */
+        t->start_tsc = rec.tsc;
+        t->has_start = true;
+    }
+    fr_reader_close(r);
+    fr_trace_meta_finish(&t->meta);
+    return end;
+}
+
+int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary)
+{
+    memset(t, 0, sizeof *t);
+    t->command = command;
+    t->path = path;
+    fr_trace_meta_init(&t->meta);
+
+    char err[768];
+    t->reader = fr_reader_open(path, err, sizeof err);
+    if (!t->reader)
+        return fr_cli_input_error(command, "%s", err);
+    t->info = fr_reader_info(t->reader);
+    t->meta_end = prescan_metadata(t);
+
+    t->symbols = fr_symbols_new();
+    if (!t->symbols) {
+        fr_cli_close(t);
+        return fr_cli_input_error(command, "out of memory");
+    }
+    fr_symbols_add_trace_meta(t->symbols, &t->meta);
+    if (binary) {
+        if (fr_symbols_load_binary(t->symbols, binary, err, sizeof err) != 0) {
+            fr_cli_close(t);
+            return fr_cli_input_error(command, "%s", err);
+        }
+    } else if (t->meta.executable && t->meta.executable[0] &&
+               access(t->meta.executable, R_OK) == 0) {
+        /* The recorded executable may have been rebuilt or moved: best effort. */
+        fr_symbols_load_binary(t->symbols, t->meta.executable, err, sizeof err);
+    }
+
+    t->ticks_per_second = t->meta.has_clock && t->meta.ticks_per_second
+                              ? t->meta.ticks_per_second : t->info->ticks_per_second;
+    if (t->meta.has_clock) {
+        t->start_tsc = t->meta.base_tsc;
+        t->has_start = true;
+    }
+    t->progress = isatty(STDERR_FILENO) && t->info->file_size > 0;
+    return FR_EXIT_OK;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void show_progress(fr_cli_trace *t)
+{
+    uint64_t now = now_ns();
+    if (!t->progress_next_ns) {
+        /* Short runs print nothing: the first update comes after a while. */
+        t->progress_next_ns = now + PROGRESS_NS;
+        return;
+    }
+    if (now < t->progress_next_ns)
+        return;
+    t->progress_next_ns = now + PROGRESS_NS;
+    uint64_t pos = fr_reader_position(t->reader), size = t->info->file_size;
+    fprintf(stderr, "\rflightrec %s: reading %s: %3u%% (%.1f of %.1f MB)\033[K", t->command,
+            t->path, (unsigned)(size ? pos * 100 / size : 0), pos / 1e6, size / 1e6);
+    t->progress_tick = 1;
+}
+
+int fr_cli_next(fr_cli_trace *t, fr_record *rec)
+{
+    for (;;) {
+        fr_read_status s = fr_reader_next(t->reader, rec);
+        if (s == FR_READ_ERROR) {
+            if (!t->failed) {
+                if (t->progress_tick)
+                    fputs("\r\033[K", stderr);
+                t->progress_tick = 0;
+                fr_cli_input_error(t->command, "%s", fr_reader_error(t->reader));
+            }
+            t->failed = true;
+            return s;
+        }
+        if (s != FR_READ_OK)
+            return s;
+        if (t->progress && !(t->records % PROGRESS_EVERY))
+            show_progress(t);
+        if (!t->has_start && rec->kind == FR_REC_BLOCK && rec->tid != 0) {
+            t->start_tsc = rec->tsc;
+            t->has_start = true;
+        }
+        if (rec->kind == FR_REC_TYPED && rec->event_type >= FR_TE_FIRST &&
+            rec->event_type <= FR_TE_LAST && rec->event_type != FR_TE_EVENT) {
+            if (rec->offset >= t->meta_end)
+                fr_trace_meta_feed(&t->meta, rec);
+            if (!t->return_meta)
+                continue;
+        }
+        t->records++;
+        return s;
+    }
+}
+
+const char *fr_cli_name(fr_cli_trace *t, uint32_t function_id)
+{
+    return fr_symbols_name(t->symbols, function_id);
+}
+
+int fr_cli_close(fr_cli_trace *t)
+{
+    if (t->progress_tick)
+        fputs("\r\033[K", stderr);
+    fr_reader_close(t->reader);
+    fr_symbols_free(t->symbols);
+    fr_trace_meta_free(&t->meta);
+    int rc = t->failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+    memset(t, 0, sizeof *t);
+    return rc;
+}

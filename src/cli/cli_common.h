@@ -1,0 +1,93 @@
+/*
+ * cli_common.h - what every `flightrec` subcommand that reads a trace shares:
+ * opening a trace with its metadata and symbols, reading records (with a progress line
+ * on a terminal), exact tick -> time conversion, option parsing helpers, and one style
+ * of error message and exit code (commands.h: 0 ok, 1 bad input, 2 bad usage).
+ *
+ * Typical use:
+ *     fr_cli_trace t;
+ *     int rc = fr_cli_open(&t, "account", path, binary);    // binary may be NULL
+ *     if (rc) return rc;
+ *     fr_record r; int s;
+ *     while ((s = fr_cli_next(&t, &r)) == FR_READ_OK) { ... fr_cli_name(&t, r.function_id) ... }
+ *     rc = fr_cli_close(&t);                                // 1 if the read failed
+ */
+#ifndef FLIGHTREC_CLI_COMMON_H
+#define FLIGHTREC_CLI_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "fr_reader.h"
+#include "symbols.h"
+#include "trace_meta.h"
+
+typedef struct fr_cli_trace {
+    const char   *command;      /* "dump": prefixes messages */
+    const char   *path;
+    fr_reader    *reader;
+    const fr_trace_info *info;
+    fr_trace_meta meta;         /* complete for the metadata block after open; later
+                                   FR_TE_* records are folded in as they are read */
+    fr_symbols   *symbols;
+    uint64_t      ticks_per_second; /* FR_TE_CLOCK's if present, else the header's; 0 unknown */
+    uint64_t      start_tsc;    /* time origin: FR_TE_CLOCK base, else the first block's TSC */
+    bool          has_start;
+    bool          return_meta;  /* fr_cli_next also returns our FR_TE_* metadata records
+                                   (default false: they are consumed into .meta) */
+    bool          failed;       /* a read error was reported */
+    uint64_t      records;      /* returned by fr_cli_next so far */
+    uint64_t      meta_end;     /* records before this offset were read into .meta at open */
+    /* progress display */
+    bool          progress;
+    uint64_t      progress_next_ns;
+    unsigned      progress_tick;
+} fr_cli_trace;
+
+/* Opens PATH, reads the metadata (first block), loads symbols from BINARY, or else from
+ * the executable recorded in the trace if it exists (silently skipped if it does not).
+ * Returns FR_EXIT_OK, or prints a message and returns FR_EXIT_BAD_INPUT. */
+int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
+/* Next record (FR_READ_OK / FR_READ_EOF / FR_READ_ERROR: message already printed). */
+int  fr_cli_next(fr_cli_trace *t, fr_record *rec);
+/* Closes; returns FR_EXIT_BAD_INPUT if a read error happened, else FR_EXIT_OK. */
+int  fr_cli_close(fr_cli_trace *t);
+/* Function name: trace table, then symbols, then "#ID". Lives as long as the trace. */
+const char *fr_cli_name(fr_cli_trace *t, uint32_t function_id);
+
+/* ------------------------------------------------------------------ time
+ * Exact: integer arithmetic on 128 bits, one rounding (to nearest, halves away from 0). */
+/* ticks -> nanoseconds */
+int64_t fr_cli_ticks_to_ns(int64_t ticks, uint64_t ticks_per_second);
+/* Formats ticks as a time in seconds * 10^-unit_exp (9: ns, 6: us, 3: ms, 0: s) with
+ * `decimals` fractional digits: fr_cli_format_ticks(b, n, 1234567, 1000000000, 6, 3)
+ * gives "1234.567". Without a known frequency, prints the ticks themselves. */
+char *fr_cli_format_ticks(char *buf, size_t size, int64_t ticks, uint64_t ticks_per_second,
+                          int unit_exp, int decimals);
+/* Ticks since the trace's time origin (may be negative). */
+static inline int64_t fr_cli_rel(const fr_cli_trace *t, uint64_t tsc)
+{
+    return (int64_t)(tsc - t->start_tsc);
+}
+/* Parses a duration "250", "1.5ms", "20us", "100ns", "2s" (no unit: microseconds) into
+ * ticks. Returns 0, or -1 if malformed. */
+int  fr_cli_parse_duration(const char *s, uint64_t ticks_per_second, int64_t *ticks);
+
+/* ------------------------------------------------------------------ options and messages */
+/* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; on a match stores VALUE, advances *i
+ * past it and returns 1. Returns 0 if argv[*i] is another option, -1 (message printed) if
+ * the value is missing. */
+int  fr_cli_option(const char *command, int argc, char **argv, int *i, const char *name,
+                   const char **value);
+/* "flightrec COMMAND: message" + "Try 'flightrec COMMAND --help'." Returns FR_EXIT_USAGE. */
+int  fr_cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "flightrec COMMAND: message". Returns FR_EXIT_BAD_INPUT. */
+int  fr_cli_input_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* True for "-h" / "--help". */
+bool fr_cli_is_help(const char *arg);
+
+#endif

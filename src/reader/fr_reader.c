@@ -1,0 +1,682 @@
+/*
+ * fr_reader.c - streaming reader of XRay trace files (see fr_reader.h).
+ *
+ * Bytes come through one window (a fixed-size buffer over the file, or the caller's
+ * memory): need() makes a byte range available, sliding the window forward. The window
+ * only grows when one record is larger than it (a custom or typed event payload), and
+ * that size is bounded by FR_READER_MAX_PAYLOAD, so memory never grows with the file.
+ *
+ * Formats (compiler-rt's writers, and llvm-xray 14's reading of them):
+ *  - FDR (header type 1), versions 1..5. A file is a sequence of blocks, one per flushed
+ *    thread buffer. v2+: each block starts with a BufferExtents record giving the number
+ *    of bytes that follow it (compiler-rt writes only those bytes). v1: a block starts
+ *    with NewBuffer and spans the header's buffer_size bytes; an EndOfBuffer record ends
+ *    its records and the rest of the buffer is unused. Preamble: NewBuffer WalltimeMarker
+ *    [Pid] NewCPUId. v5 custom events carry a TSC delta; v1..v4 custom events carry an
+ *    absolute TSC (and from v4 a CPU) and leave the delta base alone.
+ *  - Basic ("naive", header type 0), versions 1..3: 32-byte records with absolute TSC,
+ *    thread and process; an enter-with-argument record is followed by an argument record.
+ */
+#include "fr_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FR_READER_WINDOW      (256u * 1024u)
+#define FR_READER_MAX_PAYLOAD (64u * 1024u * 1024u)
+#define FR_BASIC_RECORD_SIZE  32
+
+enum block_state {
+    BETWEEN_BLOCKS,   /* expecting a new block (BufferExtents, or NewBuffer in v1) */
+    WANT_NEW_BUFFER,
+    WANT_WALLTIME,
+    WANT_PID_OR_CPU,
+    WANT_CPU,
+    IN_BODY,
+};
+
+struct fr_reader {
+    char *name;
+    fr_trace_info info;
+    bool size_known;          /* info.file_size is the real size (regular file or memory) */
+
+    /* Byte source: memory, or a file read through a window. */
+    const uint8_t *mem;
+    int      fd;
+    uint8_t *win;
+    size_t   win_cap, win_len;
+    uint64_t win_off;         /* file offset of win[0] */
+    uint64_t read_off;        /* file offset of the next read() */
+    bool     io_error;
+
+    uint64_t pos;             /* offset of the next record */
+    bool     failed;
+    char     err[512];
+
+    /* FDR state */
+    enum block_state st;
+    uint64_t block_start, block_end;
+    bool     after_function;  /* a CallArgument may follow */
+    int32_t  tid, pid;
+    uint16_t cpu;
+    uint64_t tsc;
+    int64_t  wall_sec;
+    int32_t  wall_usec;
+
+    /* Basic mode state */
+    bool     have_thread;
+    bool     block_announced; /* FR_REC_BLOCK already returned for the record at pos */
+    uint32_t last_fid;
+};
+
+/* ------------------------------------------------------------------ errors */
+
+static fr_read_status fail(fr_reader *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static fr_read_status fail(fr_reader *r, uint64_t off, const char *fmt, ...)
+{
+    if (r->failed)
+        return FR_READ_ERROR;
+    int n = snprintf(r->err, sizeof r->err, "%s: offset %llu: ", r->name, (unsigned long long)off);
+    if (n < 0 || (size_t)n >= sizeof r->err)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    r->failed = true;
+    return FR_READ_ERROR;
+}
+
+/* The file ended (or could not be read) where `what` should have been. */
+static fr_read_status truncated(fr_reader *r, uint64_t off, const char *what)
+{
+    if (r->io_error)
+        return fail(r, off, "expected %s: read error: %s", what, strerror(errno));
+    return fail(r, off, "expected %s, found the end of the file", what);
+}
+
+/* ------------------------------------------------------------------ byte window */
+
+static bool fill_from(fr_reader *r, uint64_t off)
+{
+    /* Move the window start to off, keeping any bytes already read past it. */
+    uint64_t win_end = r->win_off + r->win_len;
+    if (off < win_end) {
+        size_t keep = (size_t)(win_end - off);
+        memmove(r->win, r->win + (off - r->win_off), keep);
+        r->win_len = keep;
+    } else {
+        r->win_len = 0;
+        if (off != r->read_off) {
+            if (lseek(r->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
+                /* Not seekable (a pipe): read and drop. */
+                while (r->read_off < off) {
+                    size_t chunk = r->win_cap;
+                    if (off - r->read_off < chunk)
+                        chunk = (size_t)(off - r->read_off);
+                    ssize_t k = read(r->fd, r->win, chunk);
+                    if (k < 0 && errno == EINTR)
+                        continue;
+                    if (k < 0) {
+                        r->io_error = true;
+                        return false;
+                    }
+                    if (k == 0)
+                        return false;
+                    r->read_off += (uint64_t)k;
+                }
+            }
+            r->read_off = off;
+        }
+    }
+    r->win_off = off;
+    return true;
+}
+
+/* Returns the n bytes at file offset off, or NULL if the file ends before them (or a read
+ * fails: io_error). Offsets only move forward; the pointer is valid until the next call. */
+static const uint8_t *need(fr_reader *r, uint64_t off, size_t n)
+{
+    if (r->mem) {
+        if (off > r->info.file_size || n > r->info.file_size - off)
+            return NULL;
+        return r->mem + off;
+    }
+    if (off >= r->win_off && off - r->win_off <= r->win_len && n <= r->win_len - (off - r->win_off))
+        return r->win + (off - r->win_off);
+    if (n > r->win_cap) {
+        uint8_t *w = realloc(r->win, n);
+        if (!w) {
+            errno = ENOMEM;
+            r->io_error = true;
+            return NULL;
+        }
+        r->win = w;
+        r->win_cap = n;
+    }
+    if (!fill_from(r, off))
+        return NULL;
+    while (r->win_len < n) {
+        ssize_t k = read(r->fd, r->win + r->win_len, r->win_cap - r->win_len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            r->io_error = true;
+            return NULL;
+        }
+        if (k == 0)
+            break;
+        r->win_len += (size_t)k;
+        r->read_off += (uint64_t)k;
+    }
+    return r->win_len >= n ? r->win : NULL;
+}
+
+static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* ------------------------------------------------------------------ open / close */
+
+static fr_reader *reader_new(const char *name)
+{
+    fr_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->name = strdup(name ? name : "(memory)");
+    if (!r->name) {
+        free(r);
+        return NULL;
+    }
+    r->fd = -1;
+    r->st = BETWEEN_BLOCKS;
+    return r;
+}
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+/* Reads and checks the 32-byte file header. */
+static bool read_header(fr_reader *r)
+{
+    const uint8_t *p = need(r, 0, FR_XRAY_HEADER_SIZE);
+    if (!p) {
+        truncated(r, r->size_known ? r->info.file_size : 0, "a 32-byte XRay file header");
+        return false;
+    }
+    struct fr_xray_file_header h;
+    memcpy(&h, p, sizeof h);
+    r->info.version = h.version;
+    r->info.type = h.type;
+    r->info.flags = h.flags;
+    r->info.ticks_per_second = h.cycle_frequency;
+    r->info.buffer_size = h.buffer_size;
+    if (h.type == FR_XRAY_TYPE_FDR) {
+        if (h.version < 1 || h.version > 5) {
+            fail(r, 0, "expected FDR file version 1..5, found %u", h.version);
+            return false;
+        }
+        if (h.version == 1 && h.buffer_size < 3 * FR_XRAY_METADATA_SIZE) {
+            fail(r, 16, "expected a buffer size of at least 48 bytes in a version 1 file, found %llu",
+                 (unsigned long long)h.buffer_size);
+            return false;
+        }
+    } else if (h.type == FR_XRAY_TYPE_NAIVE) {
+        if (h.version < 1 || h.version > 3) {
+            fail(r, 0, "expected basic-mode file version 1..3, found %u", h.version);
+            return false;
+        }
+    } else {
+        fail(r, 2, "expected XRay file type 0 (basic) or 1 (FDR), found %u "
+                   "(is this an XRay trace?)", h.type);
+        return false;
+    }
+    r->pos = FR_XRAY_HEADER_SIZE;
+    return true;
+}
+
+static fr_reader *finish_open(fr_reader *r, char *err, size_t errlen)
+{
+    if (!read_header(r)) {
+        set_err(err, errlen, r->err);
+        fr_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+fr_reader *fr_reader_open(const char *path, char *err, size_t errlen)
+{
+    fr_reader *r = reader_new(path);
+    if (!r) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        fr_reader_close(r);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        r->info.file_size = (uint64_t)st.st_size;
+        r->size_known = true;
+    }
+    r->win_cap = FR_READER_WINDOW;
+    r->win = malloc(r->win_cap);
+    if (!r->win) {
+        set_err(err, errlen, "out of memory");
+        fr_reader_close(r);
+        return NULL;
+    }
+    return finish_open(r, err, errlen);
+}
+
+fr_reader *fr_reader_open_memory(const void *data, size_t size, const char *name,
+                                 char *err, size_t errlen)
+{
+    fr_reader *r = reader_new(name);
+    if (!r) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    static const uint8_t empty[1];
+    r->mem = data ? data : empty;
+    r->info.file_size = data ? size : 0;
+    r->size_known = true;
+    return finish_open(r, err, errlen);
+}
+
+void fr_reader_close(fr_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->win);
+    free(r->name);
+    free(r);
+}
+
+const fr_trace_info *fr_reader_info(const fr_reader *r) { return &r->info; }
+const char *fr_reader_error(const fr_reader *r) { return r->failed ? r->err : ""; }
+uint64_t fr_reader_position(const fr_reader *r) { return r->pos; }
+
+/* ------------------------------------------------------------------ FDR */
+
+static const char *metadata_name(unsigned kind)
+{
+    static const char *const names[] = {
+        "NewBuffer", "EndOfBuffer", "NewCPUId", "TSCWrap", "WalltimeMarker",
+        "CustomEventMarker", "CallArgument", "BufferExtents", "TypedEventMarker", "Pid",
+    };
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown metadata";
+}
+
+static void fill_thread(const fr_reader *r, fr_record *out, fr_record_kind kind, uint64_t off)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    out->tid = r->tid;
+    out->pid = r->pid;
+    out->cpu = r->cpu;
+    out->tsc = r->tsc;
+    out->offset = off;
+}
+
+static void block_record(const fr_reader *r, fr_record *out)
+{
+    fill_thread(r, out, FR_REC_BLOCK, r->block_start);
+    out->walltime_sec = r->wall_sec;
+    out->walltime_usec = r->wall_usec;
+}
+
+/* Starts the next block at r->pos. Returns 1 if one started, 0 at the end of the file. */
+static int begin_block(fr_reader *r)
+{
+    uint64_t off = r->pos;
+    const uint8_t *p = need(r, off, 1);
+    if (!p)
+        return r->io_error ? (truncated(r, off, "a block"), -1) : 0;
+    r->block_start = off;
+    r->after_function = false;
+    r->tid = r->pid = 0;
+    r->cpu = 0;
+    r->tsc = 0;
+    r->wall_sec = 0;
+    r->wall_usec = 0;
+    if (r->info.version == 1) {
+        /* The block is the whole buffer; the file may end early after EndOfBuffer. */
+        r->block_end = off + r->info.buffer_size;
+        r->st = WANT_NEW_BUFFER;
+        return 1;
+    }
+    if (p[0] != FR_MD_BYTE0(FR_MD_BUFFER_EXTENTS)) {
+        fail(r, off, "expected a BufferExtents record (first byte 0x%02x) to begin a block, "
+                     "found 0x%02x", FR_MD_BYTE0(FR_MD_BUFFER_EXTENTS), p[0]);
+        return -1;
+    }
+    p = need(r, off, FR_XRAY_METADATA_SIZE);
+    if (!p) {
+        truncated(r, off, "a 16-byte BufferExtents record");
+        return -1;
+    }
+    uint64_t n = rd64(p + 1);
+    uint64_t body = off + FR_XRAY_METADATA_SIZE;
+    if (r->size_known && n > r->info.file_size - body) {
+        fail(r, off, "expected a block of at most %llu bytes (to the end of the file), "
+                     "BufferExtents says %llu",
+             (unsigned long long)(r->info.file_size - body), (unsigned long long)n);
+        return -1;
+    }
+    r->pos = body;
+    r->block_end = body + n;
+    r->st = n ? WANT_NEW_BUFFER : BETWEEN_BLOCKS;  /* an empty block holds nothing */
+    return 1;
+}
+
+/* The current block has no more bytes. Returns FR_READ_OK if a FR_REC_BLOCK is due (a
+ * block that ended right after its preamble), FR_READ_EOF to go on to the next block. */
+static fr_read_status end_block(fr_reader *r, fr_record *out)
+{
+    enum block_state st = r->st;
+    r->st = BETWEEN_BLOCKS;
+    if (r->info.version == 1) {
+        /* Skip the unused tail of the buffer, which may be cut short by the end of file. */
+        r->pos = r->block_end;
+        if (r->size_known && r->pos > r->info.file_size)
+            r->pos = r->info.file_size;
+    }
+    switch (st) {
+    case WANT_NEW_BUFFER:
+        return fail(r, r->pos, "expected a NewBuffer record before the end of the block "
+                               "that begins at offset %llu", (unsigned long long)r->block_start);
+    case WANT_WALLTIME:
+        return fail(r, r->pos, "expected a WalltimeMarker record before the end of the block "
+                               "that begins at offset %llu", (unsigned long long)r->block_start);
+    case WANT_PID_OR_CPU:
+    case WANT_CPU:
+        /* A buffer that got its preamble and nothing else: still a thread's block. */
+        block_record(r, out);
+        return FR_READ_OK;
+    default:
+        return FR_READ_EOF; /* nothing to return: go on to the next block */
+    }
+}
+
+static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *p, uint64_t off,
+                                   bool *produced)
+{
+    unsigned kind = p[0] >> 1;
+    const enum block_state st = r->st;
+    *produced = false;
+
+    /* The preamble, in order. */
+    if (st == WANT_NEW_BUFFER) {
+        if (kind != FR_MD_NEW_BUFFER)
+            return fail(r, off, "expected a NewBuffer record to begin the block, found %s",
+                        metadata_name(kind));
+        r->tid = (int32_t)rd32(p + 1);
+        r->st = WANT_WALLTIME;
+        r->pos = off + FR_XRAY_METADATA_SIZE;
+        return FR_READ_OK;
+    }
+    if (st == WANT_WALLTIME) {
+        if (kind != FR_MD_WALLTIME_MARKER)
+            return fail(r, off, "expected a WalltimeMarker record after NewBuffer, found %s",
+                        metadata_name(kind));
+        r->wall_sec = (int64_t)rd64(p + 1);
+        r->wall_usec = (int32_t)rd32(p + 9);
+        r->st = WANT_PID_OR_CPU;
+        r->pos = off + FR_XRAY_METADATA_SIZE;
+        return FR_READ_OK;
+    }
+    if (st == WANT_PID_OR_CPU && kind == FR_MD_PID) {
+        r->pid = (int32_t)rd32(p + 1);
+        r->st = WANT_CPU;
+        r->pos = off + FR_XRAY_METADATA_SIZE;
+        return FR_READ_OK;
+    }
+    if (st == WANT_PID_OR_CPU || st == WANT_CPU) {
+        if (kind != FR_MD_NEW_CPU_ID)
+            return fail(r, off, "expected a %sNewCPUId record to end the block's preamble, found %s",
+                        st == WANT_PID_OR_CPU ? "Pid or " : "", metadata_name(kind));
+        r->cpu = rd16(p + 1);
+        r->tsc = rd64(p + 3);
+        r->st = IN_BODY;
+        r->pos = off + FR_XRAY_METADATA_SIZE;
+        block_record(r, out);
+        *produced = true;
+        return FR_READ_OK;
+    }
+
+    /* The body. */
+    bool after_function = r->after_function;
+    r->after_function = false;
+    uint64_t next = off + FR_XRAY_METADATA_SIZE;
+    switch (kind) {
+    case FR_MD_NEW_CPU_ID:
+        r->cpu = rd16(p + 1);
+        r->tsc = rd64(p + 3);
+        break;
+    case FR_MD_TSC_WRAP:
+        r->tsc = rd64(p + 1);
+        break;
+    case FR_MD_CALL_ARGUMENT:
+        /* The argument of an enter-with-argument record is folded into it; compiler-rt
+         * writes one; further ones (llvm-xray accepts them) are skipped. */
+        if (!after_function)
+            return fail(r, off, "expected a CallArgument record only after a function record");
+        r->after_function = true;
+        break;
+    case FR_MD_END_OF_BUFFER:
+        if (r->info.version >= 2)
+            return fail(r, off, "expected no EndOfBuffer record in a version %u file "
+                                "(they end version 1 buffers only)", r->info.version);
+        r->pos = r->block_end;  /* the rest of the buffer is unused */
+        return FR_READ_OK;
+    case FR_MD_CUSTOM_EVENT:
+    case FR_MD_TYPED_EVENT: {
+        int32_t size = (int32_t)rd32(p + 1);
+        if (size < 0)
+            return fail(r, off, "expected a non-negative event size, found %d", size);
+        if ((uint64_t)size > r->block_end - next)
+            return fail(r, off, "expected an event of at most %llu bytes (to the end of its "
+                                "block), found size %d",
+                        (unsigned long long)(r->block_end - next), size);
+        if ((uint32_t)size > FR_READER_MAX_PAYLOAD)
+            return fail(r, off, "expected an event payload of at most %u bytes, found %d",
+                        FR_READER_MAX_PAYLOAD, size);
+        uint64_t tsc;
+        uint16_t cpu = r->cpu, type = 0;
+        if (kind == FR_MD_TYPED_EVENT || r->info.version >= 5) {
+            r->tsc += (uint64_t)(int64_t)(int32_t)rd32(p + 5);
+            tsc = r->tsc;
+            if (kind == FR_MD_TYPED_EVENT)
+                type = rd16(p + 9);
+        } else {
+            tsc = rd64(p + 5);  /* v1..v4: absolute, and the delta base is unchanged */
+            if (r->info.version >= 4)
+                cpu = rd16(p + 13);
+        }
+        const uint8_t *data = need(r, next, (size_t)size);
+        if (!data)
+            return truncated(r, next, "the event's payload");
+        fill_thread(r, out, kind == FR_MD_TYPED_EVENT ? FR_REC_TYPED : FR_REC_CUSTOM, off);
+        out->tsc = tsc;
+        out->cpu = cpu;
+        out->event_type = type;
+        out->data = data;
+        out->size = (uint32_t)size;
+        r->pos = next + (uint64_t)size;
+        *produced = true;
+        return FR_READ_OK;
+    }
+    case FR_MD_NEW_BUFFER:
+    case FR_MD_WALLTIME_MARKER:
+    case FR_MD_PID:
+    case FR_MD_BUFFER_EXTENTS:
+        return fail(r, off, "expected a function, event, NewCPUId or TSCWrap record, found %s "
+                            "inside the block that begins at offset %llu (its extents end at "
+                            "offset %llu)",
+                    metadata_name(kind), (unsigned long long)r->block_start,
+                    (unsigned long long)r->block_end);
+    default:
+        return fail(r, off, "expected a metadata record kind 0..9, found %u", kind);
+    }
+    r->pos = next;
+    return FR_READ_OK;
+}
+
+static fr_read_status fdr_function(fr_reader *r, fr_record *out, const uint8_t *p, uint64_t off)
+{
+    if (r->st != IN_BODY) {
+        const char *want = r->st == WANT_NEW_BUFFER ? "a NewBuffer record to begin the block"
+                         : r->st == WANT_WALLTIME   ? "a WalltimeMarker record after NewBuffer"
+                         : r->st == WANT_PID_OR_CPU ? "a Pid or NewCPUId record to end the block's preamble"
+                                                    : "a NewCPUId record to end the block's preamble";
+        return fail(r, off, "expected %s, found a function record", want);
+    }
+    uint32_t word = rd32(p);
+    unsigned kind = (word >> 1) & 7;
+    if (kind > FR_FN_ENTER_ARG)
+        return fail(r, off, "expected a function record kind 0..3, found %u", kind);
+    r->tsc += rd32(p + 4);
+    fill_thread(r, out, (fr_record_kind)kind, off);
+    out->function_id = word >> 4;
+    r->pos = off + FR_XRAY_FUNCTION_RECORD_SIZE;
+    r->after_function = true;
+    if (kind == FR_FN_ENTER_ARG && r->block_end - r->pos >= FR_XRAY_METADATA_SIZE) {
+        const uint8_t *a = need(r, r->pos, FR_XRAY_METADATA_SIZE);
+        if (a && a[0] == FR_MD_BYTE0(FR_MD_CALL_ARGUMENT)) {
+            out->arg = rd64(a + 1);
+            r->pos += FR_XRAY_METADATA_SIZE;
+        }
+    }
+    return FR_READ_OK;
+}
+
+static fr_read_status fdr_next(fr_reader *r, fr_record *out)
+{
+    for (;;) {
+        if (r->st == BETWEEN_BLOCKS) {
+            int b = begin_block(r);
+            if (b <= 0)
+                return b < 0 ? FR_READ_ERROR : FR_READ_EOF;
+            continue;
+        }
+        uint64_t off = r->pos;
+        if (off >= r->block_end) {
+            fr_read_status s = end_block(r, out);
+            if (s != FR_READ_EOF)
+                return s;
+            continue;
+        }
+        const uint8_t *p = need(r, off, 1);
+        if (!p) {
+            /* A version 1 buffer may be cut at a record boundary by the end of the file. */
+            if (r->info.version == 1 && !r->io_error && r->st == IN_BODY) {
+                r->block_end = off;
+                continue;
+            }
+            return truncated(r, off, "a record (the block's extents end at a later offset)");
+        }
+        bool metadata = p[0] & 1;
+        size_t size = metadata ? FR_XRAY_METADATA_SIZE : FR_XRAY_FUNCTION_RECORD_SIZE;
+        if (r->block_end - off < size)
+            return fail(r, off, "expected a %zu-byte %s record to fit in its block, which ends "
+                                "at offset %llu", size, metadata ? "metadata" : "function",
+                        (unsigned long long)r->block_end);
+        p = need(r, off, size);
+        if (!p)
+            return truncated(r, off, metadata ? "a 16-byte metadata record"
+                                              : "an 8-byte function record");
+        if (!metadata)
+            return fdr_function(r, out, p, off);
+        bool produced;
+        fr_read_status s = fdr_metadata(r, out, p, off, &produced);
+        if (s != FR_READ_OK || produced)
+            return s;
+    }
+}
+
+/* ------------------------------------------------------------------ basic mode */
+
+static fr_read_status basic_next(fr_reader *r, fr_record *out)
+{
+    for (;;) {
+        uint64_t off = r->pos;
+        const uint8_t *p = need(r, off, 1);
+        if (!p)
+            return r->io_error ? truncated(r, off, "a record") : FR_READ_EOF;
+        p = need(r, off, FR_BASIC_RECORD_SIZE);
+        if (!p)
+            return truncated(r, off, "a 32-byte basic-mode record");
+        uint16_t rtype = rd16(p);
+        int32_t tid = (int32_t)rd32(p + 16), pid = (int32_t)rd32(p + 20);
+        if (rtype == 1) {
+            /* An argument record not folded into its enter record: llvm-xray appends it to
+             * the previous record's arguments; one argument is kept, others skipped. */
+            uint32_t fid = rd32(p + 4);
+            int32_t atid = (int32_t)rd32(p + 8);
+            if (!r->have_thread || fid != r->last_fid || atid != r->tid)
+                return fail(r, off, "expected an argument record to follow a record of the "
+                                    "same function and thread");
+            r->pos = off + FR_BASIC_RECORD_SIZE;
+            continue;
+        }
+        if (rtype != 0)
+            return fail(r, off, "expected a basic-mode record type 0 (function) or 1 "
+                                "(argument), found %u", rtype);
+        unsigned kind = p[3];
+        if (kind > FR_FN_ENTER_ARG)
+            return fail(r, off + 3, "expected a function record kind 0..3, found %u", kind);
+        if (!r->block_announced && (!r->have_thread || tid != r->tid || pid != r->pid)) {
+            /* Records of another thread begin: announce them as a block. */
+            r->have_thread = true;
+            r->tid = tid;
+            r->pid = pid;
+            r->cpu = p[2];
+            r->tsc = rd64(p + 8);
+            r->block_start = off;
+            r->block_announced = true;
+            block_record(r, out);
+            return FR_READ_OK;
+        }
+        r->block_announced = false;
+        r->cpu = p[2];
+        r->tsc = rd64(p + 8);
+        r->last_fid = rd32(p + 4);
+        fill_thread(r, out, (fr_record_kind)kind, off);
+        out->function_id = r->last_fid & FR_XRAY_MAX_FUNCTION_ID;
+        r->pos = off + FR_BASIC_RECORD_SIZE;
+        if (kind == FR_FN_ENTER_ARG) {
+            const uint8_t *a = need(r, r->pos, FR_BASIC_RECORD_SIZE);
+            if (a && rd16(a) == 1 && rd32(a + 4) == r->last_fid && (int32_t)rd32(a + 8) == tid) {
+                out->arg = rd64(a + 16);
+                r->pos += FR_BASIC_RECORD_SIZE;
+            }
+        }
+        return FR_READ_OK;
+    }
+}
+
+fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
+{
+    if (r->failed)
+        return FR_READ_ERROR;
+    return r->info.type == FR_XRAY_TYPE_NAIVE ? basic_next(r, out) : fdr_next(r, out);
+}
