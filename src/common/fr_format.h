@@ -114,4 +114,11 @@ enum { FR_POLICY_OVERWRITE = 0, FR_POLICY_DISCARD = 1 };
 /* u64 records dropped here: written where a thread's history has a gap (discard mode
  * once room returns, or a ring overwrite boundary), so readers can reset call stacks. */
 
+#define FR_TE_BLOCK_START   0xF009u
+/* u64 timestamp of the block's real NewCPUId (llvm-xray rejects empty typed events). The writer starts every block with NewCPUId(cpu, tsc 1), this event,
+ * then the block's real NewCPUId: `llvm-xray account` visits threads in hash order and
+ * rejects any record older than the first one it saw, so every thread's first record
+ * must carry the smallest timestamp of the file (file timestamps count from init, and
+ * 0 means "unset" to it). The metadata block's events also sit at tsc 1. */
+
 #endif

@@ -1,0 +1,37 @@
+/*
+ * log_writer.h - writing a trace file without malloc or stdio (so that it can run from
+ * a fatal-signal handler): a fixed output buffer over write(2) with retries on EINTR and
+ * short writes, a temporary name renamed into place when complete.
+ */
+#ifndef FLIGHTREC_LOG_WRITER_H
+#define FLIGHTREC_LOG_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct fr_out {
+    int      fd;
+    int      error;     /* first errno seen, 0 if none */
+    uint64_t offset;    /* bytes emitted so far (file offset of the next byte) */
+    size_t   len;       /* bytes waiting in buf */
+    uint8_t *buf;
+    size_t   cap;
+};
+
+__attribute__((visibility("hidden"))) void fr_out_put(struct fr_out *o, const void *data, size_t len);
+__attribute__((visibility("hidden"))) void fr_out_flush(struct fr_out *o);
+/* Overwrites bytes already emitted at `offset` (e.g. a BufferExtents count). */
+__attribute__((visibility("hidden"))) void fr_out_patch(struct fr_out *o, uint64_t offset,
+                                                        const void *data, size_t len);
+
+/* The metadata block's event sink (recorder.h's opaque fr_meta_writer). */
+struct fr_meta_writer {
+    struct fr_out *out;
+};
+__attribute__((visibility("hidden"))) void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type,
+                                                            const struct iovec *iov, int iovcnt);
+/* Emits CLOCK, PROCESS, SUMMARY, THREAD_STATS, then every registered source. */
+__attribute__((visibility("hidden"))) void fr_meta_emit_all(struct fr_meta_writer *w);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * options.h - the recorder's options, parsed from FLIGHTREC_OPTIONS and/or the string
+ * given to fr_init ("key=value" pairs separated by spaces or commas). Front ends read
+ * them through fr_current_options() (recorder.h).
+ */
+#ifndef FLIGHTREC_OPTIONS_H
+#define FLIGHTREC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FR_OPTIONS_PATH_MAX 4096
+
+struct fr_options {
+    char     output[FR_OPTIONS_PATH_MAX]; /* trace file pattern: "%p" -> pid */
+    size_t   buffer_size;   /* bytes per buffer (multiple of 8, >= 1 KiB) */
+    uint32_t buffers;       /* buffers in the pool */
+    int      policy;        /* FR_POLICY_OVERWRITE / FR_POLICY_DISCARD (fr_format.h) */
+    uint64_t threshold_us;  /* calls shorter than this leave no records (0: keep all) */
+    bool     start;         /* initialise at start-up (constructor) */
+    char     patch[1024];   /* "all" (default), "none", or a pattern (function tracing) */
+    bool     crash_dump;    /* write the buffers to `output` on a fatal signal */
+    char     events[4096];  /* structured events selection, e.g. "Provider:5:0xff,...";
+                               stored as given, parsed by the events part */
+    int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */
+    bool     no_file_flush; /* XRay compat: finalize/exit do not write a file */
+};
+
+/* Sets every field to its default. */
+__attribute__((visibility("hidden"))) void fr_options_defaults(struct fr_options *o);
+
+/* Applies the pairs in `text` (NULL or "" = nothing) on top of *o. `origin` names the
+ * source in messages (e.g. "FLIGHTREC_OPTIONS"; NULL: report nothing). Each unknown key or bad value is
+ * reported once on stderr; returns 0 if all were valid, -1 otherwise (valid pairs are
+ * applied either way). */
+__attribute__((visibility("hidden"))) int fr_options_parse(struct fr_options *o, const char *text,
+                                                           const char *origin);
+
+#endif

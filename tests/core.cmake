@@ -1,0 +1,12 @@
+# Tests of the flight recorder core (issue 2).
+add_executable(core_record_test ${CMAKE_CURRENT_SOURCE_DIR}/core_record_test.c)
+target_include_directories(core_record_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+target_link_libraries(core_record_test PRIVATE flightrec_static fr_testlib)
+add_test(NAME core_record COMMAND core_record_test)
+
+add_executable(core_writer ${CMAKE_CURRENT_SOURCE_DIR}/progs/core_writer.c)
+target_link_libraries(core_writer PRIVATE flightrec_static)
+add_test(NAME core_llvm_xray
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_llvm_xray.sh ${LLVM_XRAY} $<TARGET_FILE:core_writer>
+          ${CMAKE_CURRENT_BINARY_DIR}/core_llvm_xray.d)
+set_tests_properties(core_llvm_xray PROPERTIES LABELS concurrency)
