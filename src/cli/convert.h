@@ -1,0 +1,125 @@
+/*
+ * convert.h - `flightrec convert`: one trace in, one file in another format out.
+ * cmd_convert.c parses the options and opens the trace; each format has its own file
+ * (convert_chrome.c, convert_folded.c, convert_svg.c, convert_yaml.c) that streams the
+ * records once and writes as it reads. convert_out.c holds the buffered writer they share.
+ */
+#ifndef FLIGHTREC_CLI_CONVERT_H
+#define FLIGHTREC_CLI_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "fr_reader.h"
+#include "symbols.h"
+#include "trace_meta.h"
+
+enum cv_weight { CV_WEIGHT_TIME, CV_WEIGHT_CALLS };
+
+/* What a converter gets: an open reader positioned at the first record, the metadata
+ * gathered from the trace's metadata block (read ahead of the records), and symbols. */
+typedef struct cv_job {
+    const char *in_path;
+    fr_reader *reader;
+    const fr_trace_info *info;
+    fr_trace_meta *meta;
+    fr_symbols *symbols;
+    bool have_names;          /* a name source exists (trace table or binary) */
+    uint64_t ticks_per_second; /* clock used for times (CLOCK event, else header) */
+    uint64_t base_tsc;        /* time zero of the output (recording start when known) */
+    FILE *out;
+    const char *out_path;
+    enum cv_weight weight;    /* folded, svg */
+    bool ids_only;            /* yaml: print function ids, not names */
+    const char *title;        /* svg */
+} cv_job;
+
+/* Each returns a process exit code (FR_EXIT_*), having reported any error on stderr. */
+int cv_convert_chrome(cv_job *job);
+int cv_convert_folded(cv_job *job);
+int cv_convert_svg(cv_job *job);
+int cv_convert_yaml(cv_job *job);
+
+/* Reads the next record, reporting a read error ("FILE: offset N: ...") on stderr.
+ * Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. Shows progress on a terminal. */
+fr_read_status cv_next(cv_job *job, fr_record *rec);
+
+/* ------------------------------------------------------------------ buffered output
+ * The converters write millions of small pieces: they go into one large buffer, and
+ * only full buffers reach stdio. Numbers are formatted by hand (no printf per field). */
+typedef struct cv_out {
+    FILE *file;
+    char *buf;
+    size_t len, cap;
+    bool failed;
+} cv_out;
+
+void cv_out_init(cv_out *o, FILE *file);
+/* Hands everything buffered to stdio (before writing to o->file directly). */
+void cv_out_flush(cv_out *o);
+/* Flushes, frees the buffer; returns 0, or -1 if any write failed. */
+int  cv_out_finish(cv_out *o);
+void cv_out_grow(cv_out *o, size_t need);
+
+static inline void cv_put(cv_out *o, const char *s, size_t n)
+{
+    if (o->cap - o->len < n)
+        cv_out_grow(o, n);
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+static inline void cv_puts(cv_out *o, const char *s) { cv_put(o, s, strlen(s)); }
+static inline void cv_putc(cv_out *o, char c)
+{
+    if (o->len == o->cap)
+        cv_out_grow(o, 1);
+    o->buf[o->len++] = c;
+}
+#define CV_LIT(o, lit) cv_put((o), (lit), sizeof(lit) - 1)
+
+void cv_u64(cv_out *o, uint64_t v);
+void cv_i64(cv_out *o, int64_t v);
+/* Nanoseconds as microseconds with exactly three decimals ("12.345"). */
+void cv_usec3(cv_out *o, uint64_t ns);
+/* A JSON string, quotes included; bytes that are not valid UTF-8 become U+FFFD. */
+void cv_json_string(cv_out *o, const char *s, size_t n);
+/* Lowercase hex of n bytes, no separators. */
+void cv_hex(cv_out *o, const uint8_t *p, size_t n);
+
+/* Exact tick -> nanosecond conversion relative to job->base_tsc (integer arithmetic, one
+ * rounding, down). Timestamps before the base clamp to 0. */
+static inline uint64_t cv_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second)
+{
+    if (ticks_per_second > 18000000000ull) /* the remainder times 1e9 would overflow */
+        return (uint64_t)((unsigned __int128)ticks * 1000000000u / ticks_per_second);
+    return (ticks / ticks_per_second) * 1000000000ull
+         + (ticks % ticks_per_second) * 1000000000ull / ticks_per_second;
+}
+static inline uint64_t cv_time_ns(const cv_job *job, uint64_t tsc)
+{
+    return tsc <= job->base_tsc ? 0 : cv_ticks_to_ns(tsc - job->base_tsc, job->ticks_per_second);
+}
+
+/* ------------------------------------------------------------------ function names
+ * Names looked up once per function id and kept in the form a format needs. */
+typedef struct cv_names {
+    char **by_id;      /* formatted name per id, NULL until first use */
+    size_t n;
+    fr_symbols *symbols;
+    char *(*format)(const char *name, void *ctx);  /* returns a malloc'd string */
+    void *ctx;
+} cv_names;
+
+void cv_names_init(cv_names *c, fr_symbols *symbols, char *(*format)(const char *, void *), void *ctx);
+const char *cv_names_get_slow(cv_names *c, uint32_t id);
+static inline const char *cv_names_get(cv_names *c, uint32_t id)
+{
+    if (id < c->n && c->by_id[id])
+        return c->by_id[id];
+    return cv_names_get_slow(c, id);
+}
+void cv_names_free(cv_names *c);
+
+#endif

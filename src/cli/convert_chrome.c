@@ -1,0 +1,411 @@
+/*
+ * convert_chrome.c - Chrome trace_event JSON (opens in Perfetto UI and chrome://tracing).
+ *
+ *  - each completed call is one complete event ("ph":"X") on its thread (pid/tid), written
+ *    when the call ends, so memory holds only the open frames;
+ *  - timestamps are microseconds with three decimals, computed from ticks in integers
+ *    (one rounding, down, to the nanosecond); a duration is end - start of those
+ *    nanosecond values, so ts + dur is exactly the end's ts;
+ *  - thread and process names are metadata events ("ph":"M");
+ *  - structured events (FR_TE_EVENT, EventHeader) are instant events with their decoded
+ *    fields as args; activity start/stop (opcodes 1/2) become async slices keyed by the
+ *    activity id; custom and other typed events are instants with their bytes;
+ *  - flightrec's own metadata events (FR_TE_*) are not shown.
+ */
+#include <stdlib.h>
+#include "call_tracker.h"
+#include "commands.h"
+#include "convert.h"
+#include "eventheader_decode.h"
+
+enum { EH_OPCODE_ACTIVITY_START = 1, EH_OPCODE_ACTIVITY_STOP = 2 };
+
+/* Threads seen: tid -> pid, and whether its name was written. Open addressing. */
+struct thread_slot { int32_t tid; int32_t pid; uint8_t used, named; };
+struct thread_table { struct thread_slot *slots; size_t cap, count; };
+
+/* Activities started and not yet stopped: the stop event reuses the start's name. */
+struct open_span { uint8_t id[16]; char *name; };
+#define MAX_OPEN_SPANS 4096
+
+struct chrome;
+struct chrome {
+    cv_job *job;
+    cv_out o;
+    cv_names names;            /* JSON string of each function's name, quotes included */
+    bool first_event;
+    struct thread_table threads;
+    struct thread_slot *last_thread;
+    int32_t process_named_pid;
+    struct open_span *spans;
+    size_t n_spans;
+    uint64_t calls, events, undecodable, custom, typed_other;
+};
+
+static char *json_name(const char *name, void *ctx)
+{
+    (void)ctx;
+    cv_out tmp;
+    tmp.file = NULL;
+    tmp.cap = strlen(name) * 6 + 3;
+    tmp.buf = malloc(tmp.cap + 1);
+    tmp.len = 0;
+    tmp.failed = false;
+    if (!tmp.buf) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    cv_json_string(&tmp, name, strlen(name));
+    tmp.buf[tmp.len] = 0;
+    return tmp.buf;
+}
+
+/* The slot of a thread, added if new. Slots move when the table grows: pointers into it
+ * are good only until the next call. */
+static struct thread_slot *thread_get(struct chrome *c, int32_t tid)
+{
+    struct thread_table *t = &c->threads;
+    if (t->count * 2 >= t->cap) {
+        c->last_thread = NULL;
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        struct thread_slot *ns = calloc(ncap, sizeof *ns);
+        if (!ns) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].used)
+                continue;
+            size_t j = ((uint32_t)t->slots[i].tid * 2654435761u) & (ncap - 1);
+            while (ns[j].used)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = ns;
+        t->cap = ncap;
+    }
+    size_t j = ((uint32_t)tid * 2654435761u) & (t->cap - 1);
+    while (t->slots[j].used && t->slots[j].tid != tid)
+        j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j].used) {
+        t->slots[j].used = 1;
+        t->slots[j].tid = tid;
+        t->count++;
+    }
+    return &t->slots[j];
+}
+
+static inline void begin_event(struct chrome *c)
+{
+    if (c->first_event) {
+        c->first_event = false;
+        CV_LIT(&c->o, "\n");
+    } else {
+        CV_LIT(&c->o, ",\n");
+    }
+}
+
+/* "pid":P,"tid":T,"ts":S */
+static inline void where_when(struct chrome *c, int32_t pid, int32_t tid, uint64_t ns)
+{
+    CV_LIT(&c->o, "\"pid\":");
+    cv_i64(&c->o, pid);
+    CV_LIT(&c->o, ",\"tid\":");
+    cv_i64(&c->o, tid);
+    CV_LIT(&c->o, ",\"ts\":");
+    cv_usec3(&c->o, ns);
+}
+
+static void name_thread(struct chrome *c, struct thread_slot *t)
+{
+    const fr_trace_meta *m = c->job->meta;
+    t->named = 1;
+    if (m->has_process && c->process_named_pid != t->pid && (uint32_t)t->pid == m->pid && m->process_name) {
+        c->process_named_pid = t->pid;
+        begin_event(c);
+        CV_LIT(&c->o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+        cv_i64(&c->o, t->pid);
+        CV_LIT(&c->o, ",\"args\":{\"name\":");
+        cv_json_string(&c->o, m->process_name, strlen(m->process_name));
+        CV_LIT(&c->o, "}}");
+    }
+    for (size_t i = 0; i < m->n_thread_stats; i++) {
+        const fr_meta_thread *th = &m->thread_stats[i];
+        if (th->tid != t->tid || !th->name[0])
+            continue;
+        begin_event(c);
+        CV_LIT(&c->o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+        cv_i64(&c->o, t->pid);
+        CV_LIT(&c->o, ",\"tid\":");
+        cv_i64(&c->o, t->tid);
+        CV_LIT(&c->o, ",\"args\":{\"name\":");
+        cv_json_string(&c->o, th->name, strnlen(th->name, sizeof th->name));
+        CV_LIT(&c->o, "}}");
+        break;
+    }
+}
+
+static void on_call(const fr_call *call, void *ctx)
+{
+    struct chrome *c = ctx;
+    struct thread_slot *t = c->last_thread;
+    if (!t || t->tid != call->tid)
+        t = c->last_thread = thread_get(c, call->tid);
+    uint64_t start = cv_time_ns(c->job, call->enter_tsc);
+    uint64_t end = cv_time_ns(c->job, call->exit_tsc);
+    begin_event(c);
+    CV_LIT(&c->o, "{\"ph\":\"X\",");
+    where_when(c, t->pid, call->tid, start);
+    CV_LIT(&c->o, ",\"dur\":");
+    cv_usec3(&c->o, end - start);
+    CV_LIT(&c->o, ",\"name\":");
+    cv_puts(&c->o, cv_names_get(&c->names, call->function_id));
+    if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
+        CV_LIT(&c->o, ",\"args\":{");
+        bool comma = false;
+        if (call->has_arg) {
+            CV_LIT(&c->o, "\"arg\":");
+            cv_u64(&c->o, call->arg);
+            comma = true;
+        }
+        if (call->flags & FR_CALL_CLOSED_BY_UNWIND) {
+            if (comma)
+                cv_putc(&c->o, ',');
+            CV_LIT(&c->o, "\"end\":\"closed by an exit of a caller (unwind)\"");
+        } else if (call->flags & FR_CALL_OPEN_AT_END) {
+            if (comma)
+                cv_putc(&c->o, ',');
+            CV_LIT(&c->o, "\"end\":\"still open at the end of the trace\"");
+        }
+        cv_putc(&c->o, '}');
+    }
+    cv_putc(&c->o, '}');
+    c->calls++;
+}
+
+/* Bytes as args: "data" as text when they are printable text, else "hex". */
+static void write_bytes_args(struct chrome *c, const uint8_t *p, size_t n)
+{
+    bool text = true;
+    for (size_t i = 0; i < n && text; i++)
+        if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n')
+            text = false;
+    CV_LIT(&c->o, "\"size\":");
+    cv_u64(&c->o, n);
+    if (text) {
+        CV_LIT(&c->o, ",\"data\":");
+        cv_json_string(&c->o, (const char *)p, n);
+    } else {
+        CV_LIT(&c->o, ",\"hex\":\"");
+        cv_hex(&c->o, p, n);
+        cv_putc(&c->o, '"');
+    }
+}
+
+static void instant_bytes(struct chrome *c, const fr_record *rec, struct thread_slot *t,
+                          const char *name, int type)
+{
+    begin_event(c);
+    CV_LIT(&c->o, "{\"ph\":\"i\",\"s\":\"t\",");
+    where_when(c, t->pid, rec->tid, cv_time_ns(c->job, rec->tsc));
+    CV_LIT(&c->o, ",\"name\":\"");
+    cv_puts(&c->o, name);
+    CV_LIT(&c->o, "\",\"args\":{");
+    if (type >= 0) {
+        CV_LIT(&c->o, "\"type\":");
+        cv_u64(&c->o, (uint64_t)type);
+        cv_putc(&c->o, ',');
+    }
+    write_bytes_args(c, rec->data, rec->size);
+    CV_LIT(&c->o, "}}");
+}
+
+/* Renders the event's fields as JSON members into a string (NULL if malformed). */
+static char *fields_json(const fr_eh_event *ev, char *err, size_t errlen, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    int rc = fr_eh_write_fields_json(ev, f, err, errlen);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static struct open_span *find_span(struct chrome *c, const uint8_t id[16])
+{
+    for (size_t i = c->n_spans; i-- > 0;)
+        if (!memcmp(c->spans[i].id, id, 16))
+            return &c->spans[i];
+    return NULL;
+}
+
+static void structured_event(struct chrome *c, const fr_record *rec, struct thread_slot *t)
+{
+    const uint8_t *nul = memchr(rec->data, 0, rec->size);
+    char err[256];
+    fr_eh_event ev;
+    if (!nul || fr_eh_decode((const char *)rec->data, nul + 1, rec->size - (size_t)(nul + 1 - rec->data),
+                             &ev, err, sizeof err)) {
+        c->undecodable++;
+        instant_bytes(c, rec, t, "undecodable event", FR_TE_EVENT);
+        return;
+    }
+    size_t flen = 0;
+    char *fields = fields_json(&ev, err, sizeof err, &flen);
+    const char *name = ev.name ? ev.name : "event";
+    char ph = 'i';
+    struct open_span *span = NULL;
+    if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_START) {
+        ph = 'b';
+        if (c->n_spans < MAX_OPEN_SPANS) {
+            span = &c->spans[c->n_spans++];
+            memcpy(span->id, ev.activity, 16);
+            span->name = strdup(name);
+        }
+    } else if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_STOP) {
+        ph = 'e';
+        span = find_span(c, ev.activity);
+        if (span)
+            name = span->name;
+    }
+    begin_event(c);
+    CV_LIT(&c->o, "{\"ph\":\"");
+    cv_putc(&c->o, ph);
+    CV_LIT(&c->o, "\",");
+    if (ph == 'i')
+        CV_LIT(&c->o, "\"s\":\"t\",");
+    else {
+        CV_LIT(&c->o, "\"id\":\"0x");
+        cv_hex(&c->o, ev.activity, 16);
+        CV_LIT(&c->o, "\",");
+    }
+    where_when(c, t->pid, rec->tid, cv_time_ns(c->job, rec->tsc));
+    CV_LIT(&c->o, ",\"cat\":");
+    cv_json_string(&c->o, ev.provider, ev.provider_len);
+    CV_LIT(&c->o, ",\"name\":");
+    cv_json_string(&c->o, name, strlen(name));
+    CV_LIT(&c->o, ",\"args\":{");
+    if (fields) {
+        cv_put(&c->o, fields, flen);
+        if (flen)
+            cv_putc(&c->o, ',');
+    } else {
+        c->undecodable++;
+        CV_LIT(&c->o, "\"error\":");
+        cv_json_string(&c->o, err, strlen(err));
+        cv_putc(&c->o, ',');
+    }
+    CV_LIT(&c->o, "\"level\":");
+    cv_u64(&c->o, ev.level);
+    CV_LIT(&c->o, ",\"keyword\":\"0x");
+    char kw[17];
+    snprintf(kw, sizeof kw, "%llx", (unsigned long long)ev.keyword);
+    cv_puts(&c->o, kw);
+    CV_LIT(&c->o, "\"}}");
+    free(fields);
+    if (ph == 'e' && span) {   /* forget the stopped span (it is usually the last one) */
+        free(span->name);
+        *span = c->spans[--c->n_spans];
+    }
+    c->events++;
+}
+
+int cv_convert_chrome(cv_job *job)
+{
+    struct chrome c = {0};
+    c.job = job;
+    c.first_event = true;
+    c.process_named_pid = -1;
+    c.spans = calloc(MAX_OPEN_SPANS, sizeof *c.spans);
+    cv_out_init(&c.o, job->out);
+    cv_names_init(&c.names, job->symbols, json_name, NULL);
+    fr_call_tracker *tracker = fr_call_tracker_new(on_call, NULL, &c);
+    if (!c.spans || !tracker || c.o.failed) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    CV_LIT(&c.o, "{\"traceEvents\":[");
+
+    fr_record rec;
+    fr_read_status st;
+    while ((st = cv_next(job, &rec)) == FR_READ_OK) {
+        switch (rec.kind) {
+        case FR_REC_ENTER: case FR_REC_EXIT: case FR_REC_TAIL_EXIT: case FR_REC_ENTER_ARG:
+            fr_call_tracker_feed(tracker, &rec);
+            break;
+        case FR_REC_BLOCK: {
+            struct thread_slot *t = thread_get(&c, rec.tid);
+            t->pid = rec.pid;
+            if (!t->named && rec.tid != 0)
+                name_thread(&c, t);
+            break;
+        }
+        case FR_REC_CUSTOM:
+            c.custom++;
+            instant_bytes(&c, &rec, thread_get(&c, rec.tid), "custom event", -1);
+            break;
+        case FR_REC_TYPED:
+            if (rec.event_type == FR_TE_EVENT) {
+                structured_event(&c, &rec, thread_get(&c, rec.tid));
+            } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
+                fr_call_tracker_feed(tracker, &rec);   /* our metadata; LOST resets stacks */
+            } else {
+                c.typed_other++;
+                instant_bytes(&c, &rec, thread_get(&c, rec.tid), "typed event", rec.event_type);
+            }
+            break;
+        }
+    }
+    fr_call_tracker_finish(tracker);
+    const fr_call_tracker_stats *s = fr_call_tracker_get_stats(tracker);
+
+    CV_LIT(&c.o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"flightrec convert\",\"trace\":");
+    cv_json_string(&c.o, job->in_path, strlen(job->in_path));
+    CV_LIT(&c.o, ",\"ticks_per_second\":");
+    cv_u64(&c.o, job->ticks_per_second);
+    CV_LIT(&c.o, ",\"calls\":");
+    cv_u64(&c.o, c.calls);
+    CV_LIT(&c.o, ",\"unmatched_exits\":");
+    cv_u64(&c.o, s->unmatched_exits);
+    CV_LIT(&c.o, ",\"closed_by_unwind\":");
+    cv_u64(&c.o, s->closed_by_unwind);
+    CV_LIT(&c.o, ",\"open_at_end\":");
+    cv_u64(&c.o, s->open_at_end);
+    CV_LIT(&c.o, ",\"events\":");
+    cv_u64(&c.o, c.events);
+    CV_LIT(&c.o, ",\"undecodable_events\":");
+    cv_u64(&c.o, c.undecodable);
+    if (st == FR_READ_ERROR) {
+        CV_LIT(&c.o, ",\"error\":");
+        const char *e = fr_reader_error(job->reader);
+        cv_json_string(&c.o, e, strlen(e));
+    }
+    CV_LIT(&c.o, "}}\n");
+    int wrc = cv_out_finish(&c.o);
+
+    if (s->unmatched_exits || s->closed_by_unwind || s->open_at_end)
+        fprintf(stderr, "flightrec convert: %llu exits without their entry dropped, %llu calls closed by a "
+                "caller's exit, %llu calls still open at the end (closed at the thread's last record)\n",
+                (unsigned long long)s->unmatched_exits, (unsigned long long)s->closed_by_unwind,
+                (unsigned long long)s->open_at_end);
+    if (c.undecodable)
+        fprintf(stderr, "flightrec convert: %llu structured events could not be decoded\n",
+                (unsigned long long)c.undecodable);
+    fr_call_tracker_free(tracker);
+    cv_names_free(&c.names);
+    for (size_t i = 0; i < c.n_spans; i++)
+        free(c.spans[i].name);
+    free(c.spans);
+    free(c.threads.slots);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        return FR_EXIT_BAD_INPUT;
+    }
+    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}

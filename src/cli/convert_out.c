@@ -1,0 +1,202 @@
+/*
+ * convert_out.c - the converters' buffered writer, hand-made number formatting, JSON
+ * string escaping and the per-function name cache.
+ */
+#include <stdlib.h>
+#include "convert.h"
+
+#define CV_OUT_BUFFER (1u << 20)
+
+void cv_out_init(cv_out *o, FILE *file)
+{
+    o->file = file;
+    o->cap = CV_OUT_BUFFER;
+    o->buf = malloc(o->cap);
+    o->len = 0;
+    o->failed = o->buf == NULL;
+    if (!o->buf)
+        o->cap = 0;
+}
+
+void cv_out_flush(cv_out *o)
+{
+    if (o->len && fwrite(o->buf, 1, o->len, o->file) != o->len)
+        o->failed = true;
+    o->len = 0;
+}
+
+void cv_out_grow(cv_out *o, size_t need)
+{
+    cv_out_flush(o);
+    if (o->cap < need) {           /* one piece larger than the whole buffer */
+        char *nb = realloc(o->buf, need);
+        if (!nb) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+        o->buf = nb;
+        o->cap = need;
+    }
+}
+
+int cv_out_finish(cv_out *o)
+{
+    cv_out_flush(o);
+    if (fflush(o->file) != 0 || ferror(o->file))
+        o->failed = true;
+    free(o->buf);
+    o->buf = NULL;
+    o->cap = 0;
+    return o->failed ? -1 : 0;
+}
+
+void cv_u64(cv_out *o, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[19 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    cv_put(o, tmp + 20 - n, (size_t)n);
+}
+
+void cv_i64(cv_out *o, int64_t v)
+{
+    if (v < 0) {
+        cv_putc(o, '-');
+        cv_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        cv_u64(o, (uint64_t)v);
+    }
+}
+
+void cv_usec3(cv_out *o, uint64_t ns)
+{
+    uint64_t frac = ns % 1000;
+    char f[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
+    cv_u64(o, ns / 1000);
+    cv_put(o, f, 4);
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not valid. */
+static size_t utf8_sequence(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+void cv_json_string(cv_out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    cv_putc(o, '"');
+    size_t run = 0;   /* bytes copied as they are, written in one piece */
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            run++;
+            continue;
+        }
+        size_t seq = c >= 0x80 ? utf8_sequence(p + i, n - i) : 0;
+        if (seq) {
+            i += seq;
+            run += seq;
+            continue;
+        }
+        cv_put(o, (const char *)p + i - run, run);
+        run = 0;
+        switch (c) {
+        case '"': CV_LIT(o, "\\\""); break;
+        case '\\': CV_LIT(o, "\\\\"); break;
+        case '\n': CV_LIT(o, "\\n"); break;
+        case '\t': CV_LIT(o, "\\t"); break;
+        case '\r': CV_LIT(o, "\\r"); break;
+        default:
+            if (c < 0x20) {
+                char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+                cv_put(o, e, 6);
+            } else {
+                CV_LIT(o, "\\ufffd");   /* a byte that is not UTF-8 */
+            }
+        }
+        i++;
+    }
+    cv_put(o, (const char *)p + n - run, run);
+    cv_putc(o, '"');
+}
+
+void cv_hex(cv_out *o, const uint8_t *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+        cv_put(o, h, 2);
+    }
+}
+
+/* ------------------------------------------------------------------ name cache */
+
+#define CV_NAMES_MAX_DIRECT (1u << 20)   /* ids are dense from 1; beyond this, no cache */
+
+void cv_names_init(cv_names *c, fr_symbols *symbols, char *(*format)(const char *, void *), void *ctx)
+{
+    c->by_id = NULL;
+    c->n = 0;
+    c->symbols = symbols;
+    c->format = format;
+    c->ctx = ctx;
+}
+
+const char *cv_names_get_slow(cv_names *c, uint32_t id)
+{
+    if (id >= CV_NAMES_MAX_DIRECT) {
+        /* Not cached: keep the last one alive until the next such call. */
+        static char *uncached;
+        free(uncached);
+        uncached = c->format(fr_symbols_name(c->symbols, id), c->ctx);
+        return uncached;
+    }
+    if (id >= c->n) {
+        size_t n = c->n ? c->n : 256;
+        while (n <= id)
+            n *= 2;
+        char **nb = realloc(c->by_id, n * sizeof *nb);
+        if (!nb) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+        memset(nb + c->n, 0, (n - c->n) * sizeof *nb);
+        c->by_id = nb;
+        c->n = n;
+    }
+    c->by_id[id] = c->format(fr_symbols_name(c->symbols, id), c->ctx);
+    return c->by_id[id];
+}
+
+void cv_names_free(cv_names *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->by_id[i]);
+    free(c->by_id);
+    c->by_id = NULL;
+    c->n = 0;
+}
