@@ -42,6 +42,27 @@ int cv_convert_folded(cv_job *job);
 int cv_convert_svg(cv_job *job);
 int cv_convert_yaml(cv_job *job);
 
+/* ------------------------------------------------------------------ stacks (folded, svg)
+ * One pass through the call tracker into the calling-context tree (stack_aggregate.h);
+ * each node gets the weight the user asked for (self time in ns, or calls) and the sum of
+ * its subtree's weights. Memory: per unique stack, never per record. */
+struct fr_stack_agg;
+typedef struct cv_stacks {
+    struct fr_analysis *analysis;
+    const struct fr_stack_agg *agg;
+    size_t n;
+    uint64_t *self;           /* per node: own weight */
+    uint64_t *total;          /* per node: own weight + its descendants' */
+    uint64_t grand_total;     /* all roots */
+} cv_stacks;
+
+/* Returns FR_EXIT_OK, or FR_EXIT_BAD_INPUT after a read error (the stacks read before it
+ * are kept, so the caller can still write them). */
+int  cv_stacks_build(cv_job *job, cv_stacks *st);
+void cv_stacks_free(cv_stacks *st);
+/* Reports unmatched records on stderr, if any. */
+void cv_report_unmatched(const struct fr_call_tracker_stats *s);
+
 /* Reads the next record, reporting a read error ("FILE: offset N: ...") on stderr.
  * Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. Shows progress on a terminal. */
 fr_read_status cv_next(cv_job *job, fr_record *rec);

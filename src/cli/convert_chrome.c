@@ -389,11 +389,7 @@ int cv_convert_chrome(cv_job *job)
     CV_LIT(&c.o, "}}\n");
     int wrc = cv_out_finish(&c.o);
 
-    if (s->unmatched_exits || s->closed_by_unwind || s->open_at_end)
-        fprintf(stderr, "flightrec convert: %llu exits without their entry dropped, %llu calls closed by a "
-                "caller's exit, %llu calls still open at the end (closed at the thread's last record)\n",
-                (unsigned long long)s->unmatched_exits, (unsigned long long)s->closed_by_unwind,
-                (unsigned long long)s->open_at_end);
+    cv_report_unmatched(s);
     if (c.undecodable)
         fprintf(stderr, "flightrec convert: %llu structured events could not be decoded\n",
                 (unsigned long long)c.undecodable);

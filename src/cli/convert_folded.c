@@ -1,0 +1,70 @@
+/*
+ * convert_folded.c - folded stacks, one line per unique stack: "main;parse;lex 1234",
+ * the input of flamegraph.pl, speedscope and inferno. The weight is the stack's self
+ * time in nanoseconds (--weight calls: the number of calls that ended with that stack).
+ * Stacks whose weight is 0 are left out, as a sampling profiler would never see them.
+ */
+#include <stdlib.h>
+#include "analysis.h"
+#include "commands.h"
+#include "convert.h"
+
+/* A frame name safe in folded lines: ';' separates frames and a newline ends the line. */
+static char *folded_name(const char *name, void *ctx)
+{
+    (void)ctx;
+    char *s = strdup(name);
+    if (!s) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    for (char *p = s; *p; p++)
+        if (*p == ';')
+            *p = ':';
+        else if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return s;
+}
+
+int cv_convert_folded(cv_job *job)
+{
+    cv_stacks st;
+    int rc = cv_stacks_build(job, &st);
+    cv_names names;
+    cv_names_init(&names, job->symbols, folded_name, NULL);
+    cv_out o;
+    cv_out_init(&o, job->out);
+    uint32_t cap = 256, *path = malloc(cap * sizeof *path);
+    for (size_t i = 0; i < st.n && path; i++) {
+        if (st.self[i] == 0)
+            continue;
+        uint32_t len = fr_stack_agg_path(st.agg, (uint32_t)i, path, cap);
+        if (len > cap) {
+            cap = len;
+            path = realloc(path, cap * sizeof *path);
+            if (!path)
+                break;
+            fr_stack_agg_path(st.agg, (uint32_t)i, path, cap);
+        }
+        for (uint32_t k = 0; k < len; k++) {
+            if (k)
+                cv_putc(&o, ';');
+            cv_puts(&o, cv_names_get(&names, path[k]));
+        }
+        cv_putc(&o, ' ');
+        cv_u64(&o, st.self[i]);
+        cv_putc(&o, '\n');
+    }
+    if (!path) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    free(path);
+    if (cv_out_finish(&o)) {
+        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        rc = FR_EXIT_BAD_INPUT;
+    }
+    cv_names_free(&names);
+    cv_stacks_free(&st);
+    return rc;
+}

@@ -1,0 +1,342 @@
+/*
+ * convert_svg.c - a self-contained interactive SVG flame graph, written by our own code:
+ * one frame per unique stack (the calling-context tree), width = the stack's weight (self
+ * time in ns of it and everything it called, or calls), root at the bottom. Inline script,
+ * no external files: click a frame to zoom, "Reset zoom" or Escape to go back, hover for
+ * name, time and percent, "Search" (or Ctrl-F) highlights frames matching a regular
+ * expression and reports how much of the total they cover.
+ */
+#include <stdlib.h>
+#include "analysis.h"
+#include "commands.h"
+#include "convert.h"
+
+#define SVG_WIDTH     1200
+#define FRAME_HEIGHT  16
+#define TOP_MARGIN    44
+#define BOTTOM_MARGIN 34
+#define SIDE_MARGIN   10
+#define CHAR_WIDTH    7.0   /* of the 12 px monospace label font, for fitting labels */
+#define MIN_FRAME_PX  0.1   /* frames narrower than this are left out (with their callees) */
+
+static void xml_text(cv_out *o, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep = NULL;
+        switch (s[i]) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&apos;"; break;
+        default:
+            if ((unsigned char)s[i] < 0x20)
+                rep = " ";   /* control characters are not allowed in XML 1.0 */
+        }
+        if (!rep) {
+            run++;
+            continue;
+        }
+        cv_put(o, s + i - run, run);
+        run = 0;
+        cv_puts(o, rep);
+    }
+    cv_put(o, s + n - run, run);
+}
+
+/* Names kept as they are; escaped when written. Not valid UTF-8 bytes become '?', so the
+ * file stays well-formed XML. */
+static char *plain_name(const char *name, void *ctx)
+{
+    (void)ctx;
+    char *s = strdup(name);
+    if (!s) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p >= 0x80)
+            *p = '?';
+    return s;
+}
+
+static void fixed(cv_out *o, double v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%.1f", v);
+    cv_put(o, b, (size_t)n);
+}
+
+/* "1.234 ms" style. */
+static void human_weight(cv_out *o, uint64_t w, enum cv_weight kind)
+{
+    char b[64];
+    int n;
+    if (kind == CV_WEIGHT_CALLS)
+        n = snprintf(b, sizeof b, "%llu calls", (unsigned long long)w);
+    else if (w >= 1000000000ull)
+        n = snprintf(b, sizeof b, "%.3f s", (double)w / 1e9);
+    else if (w >= 1000000ull)
+        n = snprintf(b, sizeof b, "%.3f ms", (double)w / 1e6);
+    else if (w >= 1000ull)
+        n = snprintf(b, sizeof b, "%.3f us", (double)w / 1e3);
+    else
+        n = snprintf(b, sizeof b, "%llu ns", (unsigned long long)w);
+    cv_put(o, b, (size_t)n);
+}
+
+static void colour(cv_out *o, const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    char b[32];
+    int n = snprintf(b, sizeof b, "rgb(%u,%u,%u)", 205 + h % 50, 90 + (h >> 8) % 140, 40 + (h >> 16) % 50);
+    cv_put(o, b, (size_t)n);
+}
+
+static void frame(cv_out *o, const char *name, uint64_t x0, uint64_t w, uint32_t depth, uint64_t total,
+                  uint32_t max_depth, enum cv_weight kind)
+{
+    double scale = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)total;
+    double x = SIDE_MARGIN + (double)x0 * scale, width = (double)w * scale;
+    double y = TOP_MARGIN + (double)(max_depth - depth) * FRAME_HEIGHT;
+    char num[64];
+    CV_LIT(o, "<g class=\"f\" fx=\"");
+    cv_u64(o, x0);
+    CV_LIT(o, "\" fw=\"");
+    cv_u64(o, w);
+    CV_LIT(o, "\" fd=\"");
+    cv_u64(o, depth);
+    CV_LIT(o, "\"><title>");
+    size_t nlen = strlen(name);
+    xml_text(o, name, nlen);
+    CV_LIT(o, " (");
+    human_weight(o, w, kind);
+    int n = snprintf(num, sizeof num, ", %.2f%%)", 100.0 * (double)w / (double)total);
+    cv_put(o, num, (size_t)n);
+    CV_LIT(o, "</title><rect x=\"");
+    fixed(o, x);
+    CV_LIT(o, "\" y=\"");
+    fixed(o, y);
+    CV_LIT(o, "\" width=\"");
+    n = snprintf(num, sizeof num, "%.2f", width);
+    cv_put(o, num, (size_t)n);
+    CV_LIT(o, "\" height=\"15\" rx=\"2\" fill=\"");
+    colour(o, name);
+    CV_LIT(o, "\"/><text x=\"");
+    fixed(o, x + 3);
+    CV_LIT(o, "\" y=\"");
+    fixed(o, y + 11.5);
+    CV_LIT(o, "\">");
+    size_t fit = width > 6 ? (size_t)((width - 6) / CHAR_WIDTH) : 0;
+    if (fit >= nlen)
+        xml_text(o, name, nlen);
+    else if (fit >= 3) {
+        xml_text(o, name, fit - 2);
+        CV_LIT(o, "..");
+    }
+    CV_LIT(o, "</text></g>\n");
+}
+
+static const char svg_script[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "'use strict';\n"
+    "var W = WIDTH, M = MARGIN, CW = CHARW, frames = [], details, matchedText, zoomed = null, term = null;\n"
+    "function nameOf(g) { var t = g.querySelector('title').textContent; return t.substring(0, t.lastIndexOf(' (')); }\n"
+    "function num(g, a) { return parseFloat(g.getAttribute(a)); }\n"
+    "function label(g, w) {\n"
+    "  var n = nameOf(g), fit = Math.floor((w - 6) / CW), t = g.querySelector('text');\n"
+    "  t.textContent = fit >= n.length ? n : (fit >= 3 ? n.substring(0, fit - 2) + '..' : '');\n"
+    "}\n"
+    "function place(g, x, w) {\n"
+    "  var r = g.querySelector('rect'), t = g.querySelector('text');\n"
+    "  r.setAttribute('x', x.toFixed(1)); r.setAttribute('width', Math.max(w, 0).toFixed(2));\n"
+    "  t.setAttribute('x', (x + 3).toFixed(1)); label(g, w);\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  zoomed = z;\n"
+    "  var zx = num(z, 'fx'), zw = num(z, 'fw'), zd = num(z, 'fd'), span = W - 2 * M;\n"
+    "  frames.forEach(function (g) {\n"
+    "    var x = num(g, 'fx'), w = num(g, 'fw'), d = num(g, 'fd');\n"
+    "    if (d < zd && x <= zx && x + w >= zx + zw) {\n"
+    "      g.style.display = ''; g.classList.add('parent'); place(g, M, span);\n"
+    "    } else if (d >= zd && x >= zx && x + w <= zx + zw) {\n"
+    "      g.style.display = ''; g.classList.remove('parent');\n"
+    "      place(g, M + (x - zx) / zw * span, w / zw * span);\n"
+    "    } else {\n"
+    "      g.style.display = 'none';\n"
+    "    }\n"
+    "  });\n"
+    "  document.getElementById('unzoom').style.display = '';\n"
+    "}\n"
+    "function unzoom() {\n"
+    "  zoomed = null;\n"
+    "  var total = num(frames[0], 'fw'), span = W - 2 * M;\n"
+    "  frames.forEach(function (g) {\n"
+    "    g.style.display = ''; g.classList.remove('parent');\n"
+    "    place(g, M + num(g, 'fx') / total * span, num(g, 'fw') / total * span);\n"
+    "  });\n"
+    "  document.getElementById('unzoom').style.display = 'none';\n"
+    "}\n"
+    "function search(re) {\n"
+    "  term = re;\n"
+    "  var ranges = [], total = num(frames[0], 'fw');\n"
+    "  frames.forEach(function (g) {\n"
+    "    var r = g.querySelector('rect');\n"
+    "    if (!r.hasAttribute('data-fill')) r.setAttribute('data-fill', r.getAttribute('fill'));\n"
+    "    if (re && re.test(nameOf(g))) {\n"
+    "      r.setAttribute('fill', 'rgb(230,0,230)');\n"
+    "      ranges.push([num(g, 'fx'), num(g, 'fx') + num(g, 'fw')]);\n"
+    "    } else {\n"
+    "      r.setAttribute('fill', r.getAttribute('data-fill'));\n"
+    "    }\n"
+    "  });\n"
+    "  ranges.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "  var covered = 0, end = -1;\n"
+    "  ranges.forEach(function (r) {\n"
+    "    if (r[0] >= end) { covered += r[1] - r[0]; end = r[1]; }\n"
+    "    else if (r[1] > end) { covered += r[1] - end; end = r[1]; }\n"
+    "  });\n"
+    "  matchedText.textContent = re ? 'Matched: ' + (100 * covered / total).toFixed(2) + '%' : '';\n"
+    "  document.getElementById('search').textContent = re ? 'Reset search' : 'Search';\n"
+    "}\n"
+    "function askSearch() {\n"
+    "  if (term) { search(null); return; }\n"
+    "  var s = prompt('Search for (regular expression):', '');\n"
+    "  if (s) { try { search(new RegExp(s)); } catch (e) { alert(e); } }\n"
+    "}\n"
+    "window.addEventListener('load', function () {\n"
+    "  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+    "  details = document.getElementById('details');\n"
+    "  matchedText = document.getElementById('matched');\n"
+    "  frames.forEach(function (g) {\n"
+    "    g.addEventListener('click', function () { zoom(g); });\n"
+    "    g.addEventListener('mouseover', function () { details.textContent = g.querySelector('title').textContent; });\n"
+    "    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "  });\n"
+    "  document.getElementById('unzoom').addEventListener('click', unzoom);\n"
+    "  document.getElementById('search').addEventListener('click', askSearch);\n"
+    "  window.addEventListener('keydown', function (e) {\n"
+    "    if (e.key === 'Escape') unzoom();\n"
+    "    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
+    "  });\n"
+    "});\n"
+    "]]></script>\n";
+
+static void write_script(cv_out *o)
+{
+    /* The constants are substituted here so the script and the C layout agree. */
+    char w[16], m[16], c[16];
+    snprintf(w, sizeof w, "%d", SVG_WIDTH);
+    snprintf(m, sizeof m, "%d", SIDE_MARGIN);
+    snprintf(c, sizeof c, "%.1f", CHAR_WIDTH);
+    const char *s = svg_script;
+    for (const char *p; (p = strpbrk(s, "WMC"));) {
+        const char *rep = NULL;
+        size_t len = 0;
+        if (!strncmp(p, "WIDTH", 5)) { rep = w; len = 5; }
+        else if (!strncmp(p, "MARGIN", 6)) { rep = m; len = 6; }
+        else if (!strncmp(p, "CHARW", 5)) { rep = c; len = 5; }
+        cv_put(o, s, (size_t)(p - s));
+        if (rep) {
+            cv_puts(o, rep);
+            s = p + len;
+        } else {
+            cv_putc(o, *p);
+            s = p + 1;
+        }
+    }
+    cv_puts(o, s);
+}
+
+int cv_convert_svg(cv_job *job)
+{
+    cv_stacks st;
+    int rc = cv_stacks_build(job, &st);
+    cv_names names;
+    cv_names_init(&names, job->symbols, plain_name, NULL);
+    uint64_t *x0 = calloc(st.n + 1, sizeof *x0), *next = calloc(st.n + 1, sizeof *next);
+    uint8_t *shown = calloc(st.n + 1, 1);
+    if (!x0 || !next || !shown) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    /* Layout: a frame starts where its parent's previous child ended. Index st.n is the
+     * synthetic root "all". Parents come before their children in node order. */
+    uint64_t total = st.grand_total ? st.grand_total : 1;
+    double px_per_unit = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)total;
+    uint32_t max_depth = 0;
+    for (size_t i = 0; i < st.n; i++) {
+        const fr_stack_node *node = fr_stack_agg_node(st.agg, (uint32_t)i);
+        size_t parent = node->parent == FR_STACK_ROOT ? st.n : node->parent;
+        if ((parent != st.n && !shown[parent]) || (double)st.total[i] * px_per_unit < MIN_FRAME_PX)
+            continue;
+        shown[i] = 1;
+        x0[i] = next[parent];
+        next[parent] += st.total[i];
+        next[i] = x0[i];
+        if (node->depth + 1 > max_depth)
+            max_depth = node->depth + 1;
+    }
+
+    cv_out o;
+    cv_out_init(&o, job->out);
+    int height = TOP_MARGIN + (int)(max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
+    char head[1024];
+    snprintf(head, sizeof head,
+             "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+             "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+             "xmlns=\"http://www.w3.org/2000/svg\">\n"
+             "<style type=\"text/css\">\n"
+             "text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
+             "g.f { cursor: pointer; } g.f text { pointer-events: none; }\n"
+             "g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+             "g.parent rect { opacity: 0.5; }\n"
+             "#title { font-size: 17px; text-anchor: middle; }\n"
+             "#unzoom, #search { cursor: pointer; fill: rgb(0,0,160); }\n"
+             "</style>\n"
+             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n",
+             SVG_WIDTH, height, SVG_WIDTH, height);
+    cv_puts(&o, head);
+    write_script(&o);
+    snprintf(head, sizeof head, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
+    cv_puts(&o, head);
+    if (job->title)
+        xml_text(&o, job->title, strlen(job->title));
+    else {
+        CV_LIT(&o, "Flame graph of ");
+        xml_text(&o, job->in_path, strlen(job->in_path));
+        CV_LIT(&o, job->weight == CV_WEIGHT_CALLS ? " (calls)" : " (time)");
+    }
+    CV_LIT(&o, "</text>\n");
+    snprintf(head, sizeof head,
+             "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset zoom</text>\n"
+             "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+             "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n"
+             "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
+             SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, height - 12,
+             SIDE_MARGIN, height - 12);
+    cv_puts(&o, head);
+
+    frame(&o, "all", 0, total, 0, total, max_depth, job->weight);
+    for (size_t i = 0; i < st.n; i++) {
+        if (!shown[i])
+            continue;
+        const fr_stack_node *node = fr_stack_agg_node(st.agg, (uint32_t)i);
+        frame(&o, cv_names_get(&names, node->function_id), x0[i], st.total[i], node->depth + 1,
+              total, max_depth, job->weight);
+    }
+    CV_LIT(&o, "</svg>\n");
+    if (cv_out_finish(&o)) {
+        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        rc = FR_EXIT_BAD_INPUT;
+    }
+    free(x0);
+    free(next);
+    free(shown);
+    cv_names_free(&names);
+    cv_stacks_free(&st);
+    return rc;
+}
