@@ -12,23 +12,24 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "call_tracker.h"
+#include "cli_common.h"
 #include "fr_reader.h"
 #include "symbols.h"
 #include "trace_meta.h"
 
 enum cv_weight { CV_WEIGHT_TIME, CV_WEIGHT_CALLS };
 
-/* What a converter gets: an open reader positioned at the first record, the metadata
- * gathered from the trace's metadata block (read ahead of the records), and symbols. */
+/* What a converter gets: the open trace (cli_common.h: reader positioned at the first
+ * record, metadata of the trace's metadata block, symbols, clock) and the options. */
 typedef struct cv_job {
+    fr_cli_trace *trace;
     const char *in_path;
-    fr_reader *reader;
     const fr_trace_info *info;
     fr_trace_meta *meta;
     fr_symbols *symbols;
     bool have_names;          /* a name source exists (trace table or binary) */
     uint64_t ticks_per_second; /* clock used for times (CLOCK event, else header) */
-    uint64_t base_tsc;        /* time zero of the output (recording start when known) */
     FILE *out;
     const char *out_path;
     enum cv_weight weight;    /* folded, svg */
@@ -61,11 +62,11 @@ typedef struct cv_stacks {
 int  cv_stacks_build(cv_job *job, cv_stacks *st);
 void cv_stacks_free(cv_stacks *st);
 /* Reports unmatched records on stderr, if any. */
-void cv_report_unmatched(const struct fr_call_tracker_stats *s);
+void cv_report_unmatched(const fr_call_tracker_stats *s);
 
-/* Reads the next record, reporting a read error ("FILE: offset N: ...") on stderr.
- * Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. Shows progress on a terminal. */
-fr_read_status cv_next(cv_job *job, fr_record *rec);
+/* Reads the next record, every one including flightrec's metadata records (errors are
+ * reported by cli_common). Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. */
+static inline int cv_next(cv_job *job, fr_record *rec) { return fr_cli_next(job->trace, rec); }
 
 /* ------------------------------------------------------------------ buffered output
  * The converters write millions of small pieces: they go into one large buffer, and
@@ -102,25 +103,18 @@ static inline void cv_putc(cv_out *o, char c)
 
 void cv_u64(cv_out *o, uint64_t v);
 void cv_i64(cv_out *o, int64_t v);
-/* Nanoseconds as microseconds with exactly three decimals ("12.345"). */
-void cv_usec3(cv_out *o, uint64_t ns);
 /* A JSON string, quotes included; bytes that are not valid UTF-8 become U+FFFD. */
 void cv_json_string(cv_out *o, const char *s, size_t n);
 /* Lowercase hex of n bytes, no separators. */
 void cv_hex(cv_out *o, const uint8_t *p, size_t n);
 
-/* Exact tick -> nanosecond conversion relative to job->base_tsc (integer arithmetic, one
- * rounding, down). Timestamps before the base clamp to 0. */
-static inline uint64_t cv_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second)
+/* Signed nanoseconds as microseconds with exactly three decimals ("12.345", "-0.002"). */
+void cv_usec3(cv_out *o, int64_t ns);
+/* Nanoseconds since the trace's time origin (recording start; without a clock event the
+ * first thread block), exact: integer arithmetic, one rounding (cli_common.h). */
+static inline int64_t cv_time_ns(const cv_job *job, uint64_t tsc)
 {
-    if (ticks_per_second > 18000000000ull) /* the remainder times 1e9 would overflow */
-        return (uint64_t)((unsigned __int128)ticks * 1000000000u / ticks_per_second);
-    return (ticks / ticks_per_second) * 1000000000ull
-         + (ticks % ticks_per_second) * 1000000000ull / ticks_per_second;
-}
-static inline uint64_t cv_time_ns(const cv_job *job, uint64_t tsc)
-{
-    return tsc <= job->base_tsc ? 0 : cv_ticks_to_ns(tsc - job->base_tsc, job->ticks_per_second);
+    return fr_cli_ticks_to_ns(fr_cli_rel(job->trace, tsc), job->ticks_per_second);
 }
 
 /* ------------------------------------------------------------------ function names

@@ -107,7 +107,7 @@ static inline void begin_event(struct chrome *c)
 }
 
 /* "pid":P,"tid":T,"ts":S */
-static inline void where_when(struct chrome *c, int32_t pid, int32_t tid, uint64_t ns)
+static inline void where_when(struct chrome *c, int32_t pid, int32_t tid, int64_t ns)
 {
     CV_LIT(&c->o, "\"pid\":");
     cv_i64(&c->o, pid);
@@ -152,8 +152,8 @@ static void on_call(const fr_call *call, void *ctx)
     struct thread_slot *t = c->last_thread;
     if (!t || t->tid != call->tid)
         t = c->last_thread = thread_get(c, call->tid);
-    uint64_t start = cv_time_ns(c->job, call->enter_tsc);
-    uint64_t end = cv_time_ns(c->job, call->exit_tsc);
+    int64_t start = cv_time_ns(c->job, call->enter_tsc);
+    int64_t end = cv_time_ns(c->job, call->exit_tsc);
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"X\",");
     where_when(c, t->pid, call->tid, start);
@@ -383,7 +383,7 @@ int cv_convert_chrome(cv_job *job)
     cv_u64(&c.o, c.undecodable);
     if (st == FR_READ_ERROR) {
         CV_LIT(&c.o, ",\"error\":");
-        const char *e = fr_reader_error(job->reader);
+        const char *e = fr_reader_error(job->trace->reader);
         cv_json_string(&c.o, e, strlen(e));
     }
     CV_LIT(&c.o, "}}\n");

@@ -71,8 +71,13 @@ void cv_i64(cv_out *o, int64_t v)
     }
 }
 
-void cv_usec3(cv_out *o, uint64_t ns)
+void cv_usec3(cv_out *o, int64_t sns)
 {
+    uint64_t ns = (uint64_t)sns;
+    if (sns < 0) {
+        cv_putc(o, '-');
+        ns = (uint64_t)0 - ns;
+    }
     uint64_t frac = ns % 1000;
     char f[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
     cv_u64(o, ns / 1000);

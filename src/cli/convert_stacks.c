@@ -39,7 +39,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st)
     for (size_t i = 0; i < st->n; i++) {
         const fr_stack_node *node = fr_stack_agg_node(sa, (uint32_t)i);
         st->self[i] = job->weight == CV_WEIGHT_CALLS ? node->calls
-                                                     : cv_ticks_to_ns(node->self_ticks, job->ticks_per_second);
+                                                     : (uint64_t)fr_cli_ticks_to_ns((int64_t)node->self_ticks, job->ticks_per_second);
         st->total[i] = st->self[i];
     }
     /* Parents have smaller indexes than their children: one backward sweep sums subtrees. */

@@ -111,9 +111,6 @@ static enum quoting needs_quotes(const char *s, size_t n)
         switch (c) {
         case '_': case '-': case '^': case '.': case ',': case ' ': case '\t':
             continue;
-        case '\n': case '\r':
-            q = Q_SINGLE;
-            continue;
         case 0x7F:
             return Q_DOUBLE;
         default:
