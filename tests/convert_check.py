@@ -203,7 +203,7 @@ check(b"function: main," in open(mine, "rb").read(), "yaml: names from the trace
 # ------------------------------------------------------------------ bad input, bad usage
 data = open(trace, "rb").read()
 cut = os.path.join(work, "cut.fr")
-for size in list(range(0, len(data), 41)) + [len(data) - 1]:
+for size in list(range(0, len(data), 97)) + [len(data) - 1]:
     open(cut, "wb").write(data[:size])
     for fmt in ("chrome", "folded", "svg", "yaml"):
         out = os.path.join(work, "cut." + fmt)
