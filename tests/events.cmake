@@ -18,3 +18,20 @@ add_executable(events_encode_test ${CMAKE_CURRENT_SOURCE_DIR}/events_encode_test
 target_include_directories(events_encode_test PRIVATE ${CMAKE_SOURCE_DIR}/src/runtime)
 target_link_libraries(events_encode_test PRIVATE flightrec_static flightrec_reader fr_testlib)
 add_test(NAME events_encode COMMAND events_encode_test)
+
+# Events and spans through the flight recorder file: written by the runtime, read by the
+# reader library, checked field by field; llvm-xray still accepts the file.
+add_executable(events_record ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_record.c)
+target_link_libraries(events_record PRIVATE flightrec_static)
+add_executable(events_trace_json ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_trace_json.c)
+target_link_libraries(events_trace_json PRIVATE flightrec_reader)
+add_test(NAME events_recorder
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/events_recorder_check.py
+          $<TARGET_FILE:events_record> $<TARGET_FILE:events_trace_json>
+          $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/events_recorder.d)
+
+# On this kernel (no user_events): one message, then no cost.
+add_executable(events_absent ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_absent.c)
+target_link_libraries(events_absent PRIVATE flightrec_static)
+add_test(NAME events_user_events_absent COMMAND events_absent)
+set_tests_properties(events_user_events_absent PROPERTIES SKIP_RETURN_CODE 77)

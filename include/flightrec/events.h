@@ -175,7 +175,8 @@ FR_API void fr_activity_new_id(uint8_t id[16]);
 /* Copies the thread's current activity id (innermost span) to id; false if none. */
 FR_API bool fr_activity_current(uint8_t id[16]);
 /* Makes `id` the thread's current activity until the matching fr_activity_leave (which
- * restores the previous one from `scope`): adopts on a worker a span started elsewhere. */
+ * restores the previous one from `scope`): adopts on a worker a span started elsewhere.
+ * A NULL id (fr_span_id of a span whose start was disabled) means no activity. */
 typedef struct fr_activity_scope {
     uint8_t saved[16];
     bool    had_current;

@@ -71,8 +71,9 @@ void fr_activity_enter(fr_activity_scope *scope, const uint8_t id[16])
     scope->had_current = current_set;
     if (current_set)
         memcpy(scope->saved, current_id, 16);
-    memcpy(current_id, id, 16);
-    current_set = true;
+    current_set = id != NULL;   /* NULL (e.g. a span that never started): no activity */
+    if (id)
+        memcpy(current_id, id, 16);
 }
 
 void fr_activity_leave(fr_activity_scope *scope)
