@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <flightrec/events.h>
+
+/* The demo's structured events and spans (main.c defines it, registers it at start). */
+FR_PROVIDER_DECLARE(demo_events);
 
 /* Functions the trace should show as calls of their own: the compiler would otherwise
  * inline most of these static functions into their callers. */

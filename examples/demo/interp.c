@@ -235,6 +235,9 @@ DEMO_FN int64_t vm_call(struct vm *vm, int fn)
 
 DEMO_FN int64_t run_program(const struct program *p, const char *entry, const int64_t *args, int nargs)
 {
+    fr_span span;
+    FR_SPAN_START(demo_events, &span, "Program", FR_LEVEL(5), FR_STR("entry", entry),
+                  FR_I64("arg0", nargs ? args[0] : 0));
     struct vm *vm = calloc(1, sizeof *vm);
     vm->prog = p;
     for (int i = 0; i < nargs; i++)
@@ -243,6 +246,8 @@ DEMO_FN int64_t run_program(const struct program *p, const char *entry, const in
     if (fn < 0)
         vm_fail("no entry function");
     int64_t result = vm_call(vm, fn);
+    FR_SPAN_STOP(demo_events, &span, "Program", FR_LEVEL(5), FR_I64("result", result),
+                 FR_U64("steps", vm->steps));
     free(vm);
     return result;
 }

@@ -185,6 +185,8 @@ DEMO_FN uint64_t compress_roundtrip(const uint8_t *text, size_t size)
         exit(1);
     }
     uint64_t compressed = o.len;
+    FR_EVENT(demo_events, "Compressed", FR_LEVEL(4), FR_U64("input", size), FR_U64("output", compressed),
+             FR_U32("blocks", (uint32_t)nblocks), FR_HEX32("crc", crc_in));
     free(o.buf);
     free(block_len);
     return compressed;

@@ -12,6 +12,8 @@
 #include "demo.h"
 #include "flightrec.h"
 
+FR_PROVIDER_DEFINE(demo_events, "FlightrecDemo");
+
 /* Weak so the demo still links and runs while the library lacks the lifecycle calls. */
 #pragma weak fr_get_state
 
@@ -36,8 +38,13 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     pthread_setname_np(pthread_self(), w->name);
     double start = now_seconds();
+    fr_span span;
+    FR_SPAN_START(demo_events, &span, "Worker", FR_LEVEL(4), FR_STR("name", w->name),
+                  FR_U32("rounds", w->rounds));
     w->result = w->run(w->rounds);
     w->seconds = now_seconds() - start;
+    FR_SPAN_STOP(demo_events, &span, "Worker", FR_LEVEL(4), FR_U64("checksum", w->result),
+                 FR_DOUBLE("seconds", w->seconds));
     return NULL;
 }
 
@@ -46,6 +53,7 @@ int main(int argc, char **argv)
     unsigned scale = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
     if (scale == 0)
         scale = 1;
+    FR_PROVIDER_REGISTER(demo_events);
     struct worker workers[] = {
         {"interp-1", interp_workload, 10 * scale, 0, 0, 0},
         {"interp-2", interp_workload, 10 * scale, 0, 0, 0},

@@ -119,6 +119,8 @@ DEMO_FN uint64_t sort_and_hash(uint64_t seed)
     for (size_t i = 0; i < NRECORDS; i += 2)
         found += index_lookup(&ix, recs[(i * 7919) % NRECORDS].name) >= 0;
     uint64_t result = found + recs[NRECORDS / 2].key;
+    FR_EVENT(demo_events, "IndexQueried", FR_LEVEL(4), FR_U32("records", NRECORDS), FR_U64("found", found),
+             FR_STR("median_name", recs[NRECORDS / 2].name));
     free(ix.slots);
     free(recs);
     free(tmp);
