@@ -5,3 +5,12 @@ foreach(t analysis_tracker_test analysis_sketch_test analysis_aggregate_test)
   target_link_libraries(${t} PRIVATE flightrec_reader fr_testlib m)
   add_test(NAME ${t} COMMAND ${t})
 endforeach()
+
+# The subcommands on known traces (tests/progs/analysis_traces.c), checked against an
+# independent computation from llvm-xray's YAML, against llvm-xray account, and by hand.
+add_executable(analysis_traces ${CMAKE_CURRENT_SOURCE_DIR}/progs/analysis_traces.c)
+target_link_libraries(analysis_traces PRIVATE fr_trace_builder)
+add_test(NAME analysis_cli
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_cli_test.py
+          $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:analysis_traces> ${LLVM_XRAY}
+          ${CMAKE_CURRENT_BINARY_DIR}/analysis_cli)

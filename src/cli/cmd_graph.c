@@ -1,10 +1,152 @@
-/* cmd_graph.c - placeholder until the subcommand lands. */
-#include <stdio.h>
+/*
+ * cmd_graph.c - `flightrec graph FILE`: the call graph of a trace in Graphviz DOT.
+ * Nodes are functions (calls, total and self time; the fill darkens with the share of
+ * self time), edges go caller -> callee with the number of calls and their total time.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_cli.h"
 #include "commands.h"
+#include "u64_map.h"
+
+static const char usage_text[] =
+    "usage: flightrec graph FILE [options]\n"
+    "Call graph of trace FILE in Graphviz DOT (render with: dot -Tsvg).\n"
+    "\n"
+    "  --top N         only the N functions with the most total time (and their edges)\n"
+    "  --binary BIN    take function names from BIN (else from the trace)\n"
+    "  -o FILE         write to FILE instead of standard output\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "Node: function, calls, total time (sum of call durations), self time and its share of\n"
+    "all traced time. Edge caller -> callee: calls made and their total time.\n"
+    "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
+
+/* A DOT quoted string's contents: quotes and backslashes escaped. */
+static void dot_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            putc('\\', out);
+        if (*s == '\n')
+            fputs("\\n", out);
+        else
+            putc(*s, out);
+    }
+}
+
+static const fr_func_stats *g_fs;
+static int by_total_desc(const void *pa, const void *pb)
+{
+    const fr_func_stat *a = fr_func_stats_at((fr_func_stats *)g_fs, *(const size_t *)pa);
+    const fr_func_stat *b = fr_func_stats_at((fr_func_stats *)g_fs, *(const size_t *)pb);
+    if (a->total_ticks != b->total_ticks)
+        return a->total_ticks > b->total_ticks ? -1 : 1;
+    return a->function_id < b->function_id ? -1 : a->function_id > b->function_id;
+}
 
 int cmd_graph(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "flightrec %s: not implemented yet\n", argv[0]);
-    return FR_EXIT_USAGE;
+    static const struct option options[] = {
+        {"top", required_argument, NULL, 't'},
+        {"binary", required_argument, NULL, 'b'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *binary = NULL, *output = NULL;
+    uint64_t top = UINT64_MAX;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 't':
+            if (fr_acli_parse_count("graph", "--top", optarg, &top))
+                return FR_EXIT_USAGE;
+            break;
+        case 'b': binary = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
+        default: fputs(usage_text, stderr); return FR_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "flightrec graph: expected one trace FILE\n%s", usage_text);
+        return FR_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+
+    fr_acli c;
+    int rc = fr_acli_run(&c, "graph", path, binary, FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH);
+    if (rc) {
+        fr_acli_done(&c);
+        return rc;
+    }
+    fr_func_stats *fs = c.analysis->functions;
+    const fr_call_graph *g = c.analysis->graph;
+    size_t n = fr_func_stats_count(fs);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    FILE *out = order ? fr_acli_open_output("graph", output) : NULL;
+    if (!out) {
+        if (!order)
+            fprintf(stderr, "flightrec graph: out of memory\n");
+        free(order);
+        fr_acli_done(&c);
+        return FR_EXIT_BAD_INPUT;
+    }
+    uint64_t traced = 0;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        traced += fr_func_stats_at(fs, i)->self_ticks;
+    }
+    g_fs = fs;
+    qsort(order, n, sizeof *order, by_total_desc);
+    size_t shown = top < n ? top : n;
+
+    fprintf(out, "digraph \"flightrec\" {\n"
+                 "  graph [label=\"");
+    dot_escaped(out, path);
+    fprintf(out, "\", labelloc=t];\n"
+                 "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n"
+                 "  edge [fontname=\"Helvetica\", fontsize=10];\n");
+    for (size_t k = 0; k < shown; k++) {
+        const fr_func_stat *s = fr_func_stats_at(fs, order[k]);
+        char total[32], self[32];
+        fr_acli_format_duration(&c, s->total_ticks, total, sizeof total);
+        fr_acli_format_duration(&c, s->self_ticks, self, sizeof self);
+        double share = traced ? (double)s->self_ticks / (double)traced : 0;
+        fprintf(out, "  f%" PRIu32 " [label=\"", s->function_id);
+        dot_escaped(out, fr_acli_name(&c, s->function_id));
+        fprintf(out, "\\n%" PRIu64 " calls\\ntotal %s\\nself %s (%.1f%%)\", "
+                     "fillcolor=\"0.000 %.3f 1.000\"];\n",
+                s->calls, total, self, 100 * share, 0.1 + 0.8 * share);
+    }
+    /* Edges between shown functions only. */
+    fr_u64_map is_shown;
+    fr_u64_map_init(&is_shown);
+    for (size_t k = 0; k < shown; k++)
+        fr_u64_map_put(&is_shown, fr_func_stats_at(fs, order[k])->function_id, 1);
+    for (size_t i = 0; i < fr_call_graph_count(g); i++) {
+        const fr_call_edge *e = fr_call_graph_at(g, i);
+        if (fr_u64_map_get(&is_shown, e->caller) == FR_U64_MAP_NONE ||
+            fr_u64_map_get(&is_shown, e->callee) == FR_U64_MAP_NONE)
+            continue;
+        char total[32];
+        fr_acli_format_duration(&c, e->total_ticks, total, sizeof total);
+        double share = traced ? (double)e->total_ticks / (double)traced : 0;
+        if (share > 1)
+            share = 1;
+        fprintf(out, "  f%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " calls\\n%s\", "
+                     "penwidth=%.2f];\n",
+                e->caller, e->callee, e->calls, total, 1 + 4 * share);
+    }
+    fr_u64_map_free(&is_shown);
+    fprintf(out, "}\n");
+    rc = fr_acli_close_output("graph", output, out);
+    fr_acli_report_unmatched(&c);
+    free(order);
+    fr_acli_done(&c);
+    return rc;
 }

@@ -1,10 +1,200 @@
-/* cmd_stack.c - placeholder until the subcommand lands. */
-#include <stdio.h>
+/*
+ * cmd_stack.c - `flightrec stack FILE`: the unique call stacks of a trace (root first),
+ * each with the number of calls that ran with exactly that stack and their total and
+ * self time; as a table, folded stacks ("a;b;c VALUE", flamegraph.pl input) or JSON.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_cli.h"
 #include "commands.h"
+
+static const char usage_text[] =
+    "usage: flightrec stack FILE [options]\n"
+    "Unique call stacks in trace FILE with their calls, total and self time.\n"
+    "\n"
+    "  --sort KEY      total (default), self or calls, largest first\n"
+    "  --top N         only the first N stacks\n"
+    "  --format F      text (default), folded or json\n"
+    "  --value V       for folded: self (default, nanoseconds), total (nanoseconds) or calls\n"
+    "  --binary BIN    take function names from BIN (else from the trace)\n"
+    "  -o FILE         write to FILE instead of standard output\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "A stack's total is the time of the calls made with exactly that stack; its self time\n"
+    "excludes their traced callees, so folded self values add up to the traced time.\n"
+    "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
+
+enum key { BY_TOTAL, BY_SELF, BY_CALLS };
+
+static enum key g_key;
+static const fr_stack_agg *g_agg;
+
+static uint64_t key_of(uint32_t i)
+{
+    const fr_stack_node *s = fr_stack_agg_node(g_agg, i);
+    return g_key == BY_CALLS ? s->calls : g_key == BY_SELF ? s->self_ticks : s->total_ticks;
+}
+
+static int compare_nodes(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    uint64_t ka = key_of(a), kb = key_of(b);
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    return a < b ? -1 : a > b;  /* creation order: callers before callees */
+}
+
+/* Writes the stack's function names separated by sep (or as a JSON array if json). */
+static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint32_t cap,
+                       const char *sep, int json)
+{
+    uint32_t n = fr_stack_agg_path(c->analysis->stacks, node, ids, cap);
+    if (json)
+        putc('[', out);
+    for (uint32_t d = 0; d < n; d++) {
+        if (d)
+            fputs(json ? ", " : sep, out);
+        if (json)
+            fr_acli_json_string(out, fr_acli_name(c, ids[d]));
+        else
+            fputs(fr_acli_name(c, ids[d]), out);
+    }
+    if (json)
+        putc(']', out);
+}
 
 int cmd_stack(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "flightrec %s: not implemented yet\n", argv[0]);
-    return FR_EXIT_USAGE;
+    static const struct option options[] = {
+        {"sort", required_argument, NULL, 's'},
+        {"top", required_argument, NULL, 't'},
+        {"format", required_argument, NULL, 'f'},
+        {"value", required_argument, NULL, 'v'},
+        {"binary", required_argument, NULL, 'b'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
+    uint64_t top = UINT64_MAX;
+    g_key = BY_TOTAL;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            if (!strcmp(optarg, "total")) g_key = BY_TOTAL;
+            else if (!strcmp(optarg, "self")) g_key = BY_SELF;
+            else if (!strcmp(optarg, "calls")) g_key = BY_CALLS;
+            else {
+                fprintf(stderr, "flightrec stack: unknown sort key '%s' (total, self, calls)\n", optarg);
+                return FR_EXIT_USAGE;
+            }
+            break;
+        case 't':
+            if (fr_acli_parse_count("stack", "--top", optarg, &top))
+                return FR_EXIT_USAGE;
+            break;
+        case 'f': format = optarg; break;
+        case 'v': value = optarg; break;
+        case 'b': binary = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
+        default: fputs(usage_text, stderr); return FR_EXIT_USAGE;
+        }
+    }
+    if (strcmp(format, "text") && strcmp(format, "folded") && strcmp(format, "json")) {
+        fprintf(stderr, "flightrec stack: unknown format '%s' (text, folded, json)\n", format);
+        return FR_EXIT_USAGE;
+    }
+    if (strcmp(value, "self") && strcmp(value, "total") && strcmp(value, "calls")) {
+        fprintf(stderr, "flightrec stack: unknown value '%s' (self, total, calls)\n", value);
+        return FR_EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "flightrec stack: expected one trace FILE\n%s", usage_text);
+        return FR_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+
+    fr_acli c;
+    int rc = fr_acli_run(&c, "stack", path, binary, FR_ANALYZE_STACKS);
+    if (rc) {
+        fr_acli_done(&c);
+        return rc;
+    }
+    const fr_stack_agg *sa = c.analysis->stacks;
+    size_t total_nodes = fr_stack_agg_count(sa), n = 0;
+    uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 1;
+    uint32_t *order = malloc((total_nodes ? total_nodes : 1) * sizeof *order);
+    uint32_t *ids = malloc(max_depth * sizeof *ids);
+    FILE *out = order && ids ? fr_acli_open_output("stack", output) : NULL;
+    if (!out) {
+        if (!order || !ids)
+            fprintf(stderr, "flightrec stack: out of memory\n");
+        free(order);
+        free(ids);
+        fr_acli_done(&c);
+        return FR_EXIT_BAD_INPUT;
+    }
+    for (uint32_t i = 0; i < total_nodes; i++)
+        if (fr_stack_agg_node(sa, i)->calls)
+            order[n++] = i;
+    g_agg = sa;
+    qsort(order, n, sizeof *order, compare_nodes);
+    if (top < n)
+        n = top;
+
+    if (!strcmp(format, "text")) {
+        fprintf(out, "%10s %10s %10s  %s\n", "calls", "total", "self", "stack (root first)");
+        for (size_t k = 0; k < n; k++) {
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            char total[32], self[32];
+            fr_acli_format_duration(&c, s->total_ticks, total, sizeof total);
+            fr_acli_format_duration(&c, s->self_ticks, self, sizeof self);
+            fprintf(out, "%10" PRIu64 " %10s %10s  ", s->calls, total, self);
+            print_path(&c, out, order[k], ids, max_depth, " > ", 0);
+            putc('\n', out);
+        }
+    } else if (!strcmp(format, "folded")) {
+        for (size_t k = 0; k < n; k++) {
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            uint64_t v = !strcmp(value, "calls") ? s->calls
+                       : (uint64_t)llround(fr_acli_ns(&c, !strcmp(value, "total")
+                                                              ? s->total_ticks : s->self_ticks));
+            if (!v)
+                continue;
+            print_path(&c, out, order[k], ids, max_depth, ";", 0);
+            fprintf(out, " %" PRIu64 "\n", v);
+        }
+    } else {
+        fprintf(out, "{\"trace\": ");
+        fr_acli_json_string(out, c.path);
+        fprintf(out, ", \"ticks_per_second\": %" PRIu64 ", ", c.ticks_per_second);
+        fr_acli_json_unmatched(&c, out);
+        fprintf(out, ",\n \"stacks\": [");
+        for (size_t k = 0; k < n; k++) {
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            fprintf(out, "%s\n  {\"stack\": ", k ? "," : "");
+            print_path(&c, out, order[k], ids, max_depth, NULL, 1);
+            fprintf(out, ", \"ids\": [");
+            uint32_t len = fr_stack_agg_path(sa, order[k], ids, max_depth);
+            for (uint32_t d = 0; d < len; d++)
+                fprintf(out, "%s%" PRIu32, d ? ", " : "", ids[d]);
+            fprintf(out, "], \"calls\": %" PRIu64 ", \"total_ns\": %.3f, \"self_ns\": %.3f"
+                         ", \"total_ticks\": %" PRIu64 ", \"self_ticks\": %" PRIu64 "}",
+                    s->calls, fr_acli_ns(&c, s->total_ticks), fr_acli_ns(&c, s->self_ticks),
+                    s->total_ticks, s->self_ticks);
+        }
+        fprintf(out, "\n ]}\n");
+    }
+    rc = fr_acli_close_output("stack", output, out);
+    fr_acli_report_unmatched(&c);
+    free(order);
+    free(ids);
+    fr_acli_done(&c);
+    return rc;
 }

@@ -1,0 +1,52 @@
+/*
+ * analysis_cli.h - what `flightrec account`, `stack` and `graph` share: one streaming pass
+ * over a trace into an fr_analysis (src/analysis/analysis.h), function names, and the
+ * presentation of times (ticks -> nanoseconds, units chosen for reading) and of the
+ * unmatched-record counts.
+ */
+#ifndef FLIGHTREC_ANALYSIS_CLI_H
+#define FLIGHTREC_ANALYSIS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis.h"
+#include "fr_reader.h"
+#include "symbols.h"
+#include "trace_meta.h"
+
+typedef struct fr_acli {
+    const char   *command;          /* "account", for messages */
+    const char   *path;
+    fr_analysis  *analysis;
+    fr_trace_meta meta;
+    fr_symbols   *symbols;
+    fr_trace_info info;
+    uint64_t      ticks_per_second; /* the clock record's, else the file header's */
+} fr_acli;
+
+/* Reads the trace at path into a new analysis of the given kinds (FR_ANALYZE_*), with
+ * names from the trace and from binary (NULL: the executable the trace names, if it can
+ * be read). Returns 0, or an exit code (FR_EXIT_BAD_INPUT) after printing why. */
+int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
+                 unsigned what);
+void fr_acli_done(fr_acli *c);
+
+const char *fr_acli_name(fr_acli *c, uint32_t function_id);
+/* ticks as nanoseconds (exact up to the double's precision: no double rounding). */
+double fr_acli_ns(const fr_acli *c, uint64_t ticks);
+/* "230 ns", "1.23 us", "45.6 ms", "12.3 s". */
+void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
+/* One stderr line: calls, threads and every kind of unmatched record. */
+void fr_acli_report_unmatched(const fr_acli *c);
+/* Writes the unmatched counts as JSON object members (no braces), for --format json. */
+void fr_acli_json_unmatched(const fr_acli *c, FILE *out);
+void fr_acli_json_string(FILE *out, const char *s);
+
+/* -o FILE: stdout when path is NULL or "-". Returns NULL after printing why. */
+FILE *fr_acli_open_output(const char *command, const char *path);
+/* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */
+int fr_acli_close_output(const char *command, const char *path, FILE *out);
+/* Parses a non-negative decimal count for an option; prints why and returns -1 if bad. */
+int fr_acli_parse_count(const char *command, const char *option, const char *arg, uint64_t *out);
+
+#endif
