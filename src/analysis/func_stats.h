@@ -35,11 +35,12 @@ void fr_func_stats_add(fr_func_stats *fs, const fr_call *call);
 /* fr_call_fn adapter: ctx is the fr_func_stats. */
 void fr_func_stats_on_call(const fr_call *call, void *ctx);
 
-/* Functions in order of first completed call; the pointers stay valid until the next add. */
-size_t fr_func_stats_count(const fr_func_stats *fs);
+/* Functions in order of first completed call; the pointers stay valid until the next add.
+ * (Not const: reading first applies the sketch updates still queued, see func_stats.c.) */
+size_t fr_func_stats_count(fr_func_stats *fs);
 fr_func_stat *fr_func_stats_at(fr_func_stats *fs, size_t i);
 /* NULL if the function had no completed call. */
-const fr_func_stat *fr_func_stats_find(const fr_func_stats *fs, uint32_t function_id);
+const fr_func_stat *fr_func_stats_find(fr_func_stats *fs, uint32_t function_id);
 
 /* A call's duration and its self time (duration minus traced callees, never negative). */
 static inline uint64_t fr_call_duration(const fr_call *c)

@@ -13,12 +13,13 @@
 void fr_qsketch_init(fr_qsketch *s)
 {
     memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
 }
 
 void fr_qsketch_free(fr_qsketch *s)
 {
     free(s->buckets);
-    memset(s, 0, sizeof *s);
+    fr_qsketch_init(s);
 }
 
 uint64_t fr_qsketch_bucket_value(uint32_t index)
@@ -55,13 +56,9 @@ static void cover(fr_qsketch *s, uint32_t lo, uint32_t hi)
     s->n = n;
 }
 
-void fr_qsketch_add_slow(fr_qsketch *s, uint64_t v, uint32_t index)
+void fr_qsketch_grow(fr_qsketch *s, uint32_t index)
 {
     cover(s, index, index);
-    s->buckets[index - s->lo]++;
-    if (!s->count || v < s->min) s->min = v;
-    if (!s->count || v > s->max) s->max = v;
-    s->count++;
 }
 
 void fr_qsketch_merge(fr_qsketch *dst, const fr_qsketch *src)
@@ -71,8 +68,8 @@ void fr_qsketch_merge(fr_qsketch *dst, const fr_qsketch *src)
     cover(dst, src->lo, src->lo + src->n - 1);
     for (uint32_t i = 0; i < src->n; i++)
         dst->buckets[src->lo + i - dst->lo] += src->buckets[i];
-    if (!dst->count || src->min < dst->min) dst->min = src->min;
-    if (!dst->count || src->max > dst->max) dst->max = src->max;
+    if (src->min < dst->min) dst->min = src->min;
+    if (src->max > dst->max) dst->max = src->max;
     dst->count += src->count;
 }
 

@@ -29,7 +29,7 @@
 
 typedef struct fr_qsketch {
     uint64_t  count;
-    uint64_t  min, max;      /* exact; meaningful when count > 0 */
+    uint64_t  min, max;      /* exact; UINT64_MAX and 0 while count == 0 */
     uint32_t  lo, n;         /* buckets[i] counts bucket index lo + i */
     uint64_t *buckets;
 } fr_qsketch;
@@ -49,18 +49,37 @@ static inline uint32_t fr_qsketch_index(uint64_t v)
 }
 uint64_t fr_qsketch_bucket_value(uint32_t index);
 
-void fr_qsketch_add_slow(fr_qsketch *s, uint64_t v, uint32_t index);
-static inline void fr_qsketch_add(fr_qsketch *s, uint64_t v)
+void fr_qsketch_grow(fr_qsketch *s, uint32_t index);   /* makes the window cover index */
+
+/* Accounts for v (count, min, max, window) and returns its bucket index. */
+static inline uint32_t fr_qsketch_account(fr_qsketch *s, uint64_t v)
 {
     uint32_t i = fr_qsketch_index(v);
-    if (s->count && i - s->lo < s->n) {   /* common case: inside the window */
-        s->buckets[i - s->lo]++;
-        s->count++;
-        if (v < s->min) s->min = v;
-        if (v > s->max) s->max = v;
-        return;
-    }
-    fr_qsketch_add_slow(s, v, i);
+    if (i - s->lo >= s->n)      /* outside the window (always, while it is empty) */
+        fr_qsketch_grow(s, i);
+    s->min = v < s->min ? v : s->min;
+    s->max = v > s->max ? v : s->max;
+    s->count++;
+    return i;
+}
+
+static inline void fr_qsketch_add(fr_qsketch *s, uint64_t v)
+{
+    uint32_t i = fr_qsketch_account(s, v);
+    s->buckets[i - s->lo]++;
+}
+
+/* Two-phase add, for callers that batch the bucket increments to keep them cache-local:
+ * fr_qsketch_reserve accounts for v (count, min, max, window) and returns its bucket
+ * index; fr_qsketch_bump adds the sample to that bucket later. Every reserve must be
+ * followed by its bump before the sketch is read or merged. */
+static inline uint32_t fr_qsketch_reserve(fr_qsketch *s, uint64_t v)
+{
+    return fr_qsketch_account(s, v);   /* the window only grows: index stays valid */
+}
+static inline void fr_qsketch_bump(fr_qsketch *s, uint32_t index)
+{
+    s->buckets[index - s->lo]++;
 }
 
 /* Adds every sample of src to dst. */

@@ -1,8 +1,8 @@
 /*
  * analysis_cli.h - what `flightrec account`, `stack` and `graph` share: one streaming pass
- * over a trace into an fr_analysis (src/analysis/analysis.h), function names, and the
- * presentation of times (ticks -> nanoseconds, units chosen for reading) and of the
- * unmatched-record counts.
+ * over a trace (through cli_common) into an fr_analysis (src/analysis/analysis.h), the
+ * presentation of times (units chosen for reading, exact decimal conversion) and of the
+ * unmatched-record counts, and output files.
  */
 #ifndef FLIGHTREC_ANALYSIS_CLI_H
 #define FLIGHTREC_ANALYSIS_CLI_H
@@ -10,36 +10,31 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis.h"
-#include "fr_reader.h"
-#include "symbols.h"
-#include "trace_meta.h"
+#include "cli_common.h"
 
 typedef struct fr_acli {
-    const char   *command;          /* "account", for messages */
-    const char   *path;
+    fr_cli_trace  trace;            /* path, names, clock */
     fr_analysis  *analysis;
-    fr_trace_meta meta;
-    fr_symbols   *symbols;
-    fr_trace_info info;
-    uint64_t      ticks_per_second; /* the clock record's, else the file header's */
+    uint64_t      ticks_per_second; /* the trace's, or 10^9 (with a warning) if unknown */
 } fr_acli;
 
 /* Reads the trace at path into a new analysis of the given kinds (FR_ANALYZE_*), with
  * names from the trace and from binary (NULL: the executable the trace names, if it can
- * be read). Returns 0, or an exit code (FR_EXIT_BAD_INPUT) after printing why. */
+ * be read). Returns 0, or an exit code (FR_EXIT_BAD_INPUT) after printing why; in both
+ * cases fr_acli_done must follow. */
 int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
                  unsigned what);
 void fr_acli_done(fr_acli *c);
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id);
-/* ticks as nanoseconds (exact up to the double's precision: no double rounding). */
-double fr_acli_ns(const fr_acli *c, uint64_t ticks);
-/* "230 ns", "1.23 us", "45.6 ms", "12.3 s". */
+/* "230 ns", "1.23 us", "45.6 ms", "12.3 s": three significant digits. */
 void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
+/* Nanoseconds with 3 decimals, exact ("1234.567"), for CSV and JSON. */
+const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
 /* One stderr line: calls, threads and every kind of unmatched record. */
 void fr_acli_report_unmatched(const fr_acli *c);
-/* Writes the unmatched counts as JSON object members (no braces), for --format json. */
-void fr_acli_json_unmatched(const fr_acli *c, FILE *out);
+/* Writes the trace and the unmatched counts as JSON object members (no braces). */
+void fr_acli_json_header(const fr_acli *c, FILE *out);
 void fr_acli_json_string(FILE *out, const char *s);
 
 /* -o FILE: stdout when path is NULL or "-". Returns NULL after printing why. */

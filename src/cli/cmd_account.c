@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
-#include "commands.h"
 
 static const char usage_text[] =
     "usage: flightrec account FILE [options]\n"
@@ -121,7 +120,10 @@ static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
         csv_field(out, rows[i].name);
         fprintf(out, ",%" PRIu64, rows[i].v[BY_CALLS]);
         for (int k = BY_TOTAL; k <= BY_MAX; k++)
-            fprintf(out, ",%.3f", fr_acli_ns(c, rows[i].v[k]));
+        {
+            char ns[48];
+            fprintf(out, ",%s", fr_acli_ns(c, rows[i].v[k], ns, sizeof ns));
+        }
         fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", rows[i].closed_by_unwind, rows[i].open_at_end);
     }
 }
@@ -129,10 +131,8 @@ static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
 static void print_json(fr_acli *c, FILE *out, const struct row *rows, size_t n)
 {
     static const char *const field[] = {"calls", "total", "self", "min", "median", "p90", "p99", "max"};
-    fprintf(out, "{\"trace\": ");
-    fr_acli_json_string(out, c->path);
-    fprintf(out, ", \"ticks_per_second\": %" PRIu64 ", ", c->ticks_per_second);
-    fr_acli_json_unmatched(c, out);
+    fprintf(out, "{");
+    fr_acli_json_header(c, out);
     fprintf(out, ",\n \"functions\": [");
     for (size_t i = 0; i < n; i++) {
         const struct row *r = &rows[i];
@@ -140,7 +140,10 @@ static void print_json(fr_acli *c, FILE *out, const struct row *rows, size_t n)
         fr_acli_json_string(out, r->name);
         fprintf(out, ", \"calls\": %" PRIu64, r->v[BY_CALLS]);
         for (int k = BY_TOTAL; k <= BY_MAX; k++)
-            fprintf(out, ", \"%s_ns\": %.3f", field[k], fr_acli_ns(c, r->v[k]));
+        {
+            char ns[48];
+            fprintf(out, ", \"%s_ns\": %s", field[k], fr_acli_ns(c, r->v[k], ns, sizeof ns));
+        }
         for (int k = BY_TOTAL; k <= BY_MAX; k++)
             fprintf(out, ", \"%s_ticks\": %" PRIu64, field[k], r->v[k]);
         fprintf(out, ", \"closed_by_unwind\": %" PRIu64 ", \"open_at_end\": %" PRIu64 "}",
@@ -166,6 +169,7 @@ int cmd_account(int argc, char **argv)
     g_key = BY_TOTAL;
     g_reverse = 0;
     optind = 1;
+    opterr = 0;   /* our own message for bad options */
     int opt;
     while ((opt = getopt_long(argc, argv, "ro:h", options, NULL)) != -1) {
         switch (opt) {
@@ -190,7 +194,8 @@ int cmd_account(int argc, char **argv)
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default: fputs(usage_text, stderr); return FR_EXIT_USAGE;
+        default:
+            return fr_cli_usage_error("account", "bad option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
@@ -198,8 +203,7 @@ int cmd_account(int argc, char **argv)
         return FR_EXIT_USAGE;
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "flightrec account: expected one trace FILE\n%s", usage_text);
-        return FR_EXIT_USAGE;
+        return fr_cli_usage_error("account", optind < argc ? "one trace FILE only" : "no trace FILE given");
     }
     const char *path = argv[optind];
 

@@ -37,11 +37,11 @@ static void dot_escaped(FILE *out, const char *s)
     }
 }
 
-static const fr_func_stats *g_fs;
+static fr_func_stats *g_fs;
 static int by_total_desc(const void *pa, const void *pb)
 {
-    const fr_func_stat *a = fr_func_stats_at((fr_func_stats *)g_fs, *(const size_t *)pa);
-    const fr_func_stat *b = fr_func_stats_at((fr_func_stats *)g_fs, *(const size_t *)pb);
+    const fr_func_stat *a = fr_func_stats_at(g_fs, *(const size_t *)pa);
+    const fr_func_stat *b = fr_func_stats_at(g_fs, *(const size_t *)pb);
     if (a->total_ticks != b->total_ticks)
         return a->total_ticks > b->total_ticks ? -1 : 1;
     return a->function_id < b->function_id ? -1 : a->function_id > b->function_id;
@@ -59,6 +59,7 @@ int cmd_graph(int argc, char **argv)
     const char *binary = NULL, *output = NULL;
     uint64_t top = UINT64_MAX;
     optind = 1;
+    opterr = 0;   /* our own message for bad options */
     int opt;
     while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
         switch (opt) {
@@ -69,12 +70,12 @@ int cmd_graph(int argc, char **argv)
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default: fputs(usage_text, stderr); return FR_EXIT_USAGE;
+        default:
+            return fr_cli_usage_error("graph", "bad option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "flightrec graph: expected one trace FILE\n%s", usage_text);
-        return FR_EXIT_USAGE;
+        return fr_cli_usage_error("graph", optind < argc ? "one trace FILE only" : "no trace FILE given");
     }
     const char *path = argv[optind];
 
@@ -107,7 +108,7 @@ int cmd_graph(int argc, char **argv)
 
     fprintf(out, "digraph \"flightrec\" {\n"
                  "  graph [label=\"");
-    dot_escaped(out, path);
+    dot_escaped(out, c.trace.path);
     fprintf(out, "\", labelloc=t];\n"
                  "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n"
                  "  edge [fontname=\"Helvetica\", fontsize=10];\n");

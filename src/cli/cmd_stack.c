@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
@@ -82,6 +81,7 @@ int cmd_stack(int argc, char **argv)
     uint64_t top = UINT64_MAX;
     g_key = BY_TOTAL;
     optind = 1;
+    opterr = 0;   /* our own message for bad options */
     int opt;
     while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
         switch (opt) {
@@ -103,7 +103,8 @@ int cmd_stack(int argc, char **argv)
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default: fputs(usage_text, stderr); return FR_EXIT_USAGE;
+        default:
+            return fr_cli_usage_error("stack", "bad option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (strcmp(format, "text") && strcmp(format, "folded") && strcmp(format, "json")) {
@@ -115,8 +116,7 @@ int cmd_stack(int argc, char **argv)
         return FR_EXIT_USAGE;
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "flightrec stack: expected one trace FILE\n%s", usage_text);
-        return FR_EXIT_USAGE;
+        return fr_cli_usage_error("stack", optind < argc ? "one trace FILE only" : "no trace FILE given");
     }
     const char *path = argv[optind];
 
@@ -163,18 +163,16 @@ int cmd_stack(int argc, char **argv)
         for (size_t k = 0; k < n; k++) {
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
             uint64_t v = !strcmp(value, "calls") ? s->calls
-                       : (uint64_t)llround(fr_acli_ns(&c, !strcmp(value, "total")
-                                                              ? s->total_ticks : s->self_ticks));
+                       : (uint64_t)fr_cli_ticks_to_ns((int64_t)(!strcmp(value, "total")
+                                                    ? s->total_ticks : s->self_ticks), c.ticks_per_second);
             if (!v)
                 continue;
             print_path(&c, out, order[k], ids, max_depth, ";", 0);
             fprintf(out, " %" PRIu64 "\n", v);
         }
     } else {
-        fprintf(out, "{\"trace\": ");
-        fr_acli_json_string(out, c.path);
-        fprintf(out, ", \"ticks_per_second\": %" PRIu64 ", ", c.ticks_per_second);
-        fr_acli_json_unmatched(&c, out);
+        fprintf(out, "{");
+        fr_acli_json_header(&c, out);
         fprintf(out, ",\n \"stacks\": [");
         for (size_t k = 0; k < n; k++) {
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
@@ -184,10 +182,11 @@ int cmd_stack(int argc, char **argv)
             uint32_t len = fr_stack_agg_path(sa, order[k], ids, max_depth);
             for (uint32_t d = 0; d < len; d++)
                 fprintf(out, "%s%" PRIu32, d ? ", " : "", ids[d]);
-            fprintf(out, "], \"calls\": %" PRIu64 ", \"total_ns\": %.3f, \"self_ns\": %.3f"
+            char total[48], self[48];
+            fprintf(out, "], \"calls\": %" PRIu64 ", \"total_ns\": %s, \"self_ns\": %s"
                          ", \"total_ticks\": %" PRIu64 ", \"self_ticks\": %" PRIu64 "}",
-                    s->calls, fr_acli_ns(&c, s->total_ticks), fr_acli_ns(&c, s->self_ticks),
-                    s->total_ticks, s->self_ticks);
+                    s->calls, fr_acli_ns(&c, s->total_ticks, total, sizeof total),
+                    fr_acli_ns(&c, s->self_ticks, self, sizeof self), s->total_ticks, s->self_ticks);
         }
         fprintf(out, "\n ]}\n");
     }
