@@ -1,10 +1,410 @@
-/* cmd_record.c - placeholder until the subcommand lands. */
+/*
+ * cmd_record.c - `flightrec record [options] -- PROGRAM [ARGS...]`: run a program that
+ * links libflightrec with tracing on, and say where its trace went.
+ *
+ * The program is checked first (libelf): it must link libflightrec (DT_NEEDED
+ * libflightrec*, or the symbol fr_init when linked statically) and carry function
+ * instrumentation (an xray_instr_map section, or calls to gcc's __cyg_profile_func_enter);
+ * otherwise nothing would be recorded and we say why instead of running it.
+ * The options reach the runtime through FLIGHTREC_OPTIONS (start=1 output=... patch=...),
+ * appended after the caller's own FLIGHTREC_OPTIONS so ours win. libflightrec.so is made
+ * findable through LD_LIBRARY_PATH (build and install library directories, after the
+ * caller's). The program runs as our child (fork + exec); its exit status is ours (128+N
+ * when killed by signal N).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "commands.h"
+
+#ifndef FLIGHTREC_BUILD_LIBDIR
+#define FLIGHTREC_BUILD_LIBDIR ""
+#endif
+#ifndef FLIGHTREC_INSTALL_LIBDIR
+#define FLIGHTREC_INSTALL_LIBDIR ""
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
+            "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
+            "                        [--no-check] -- PROGRAM [ARGS...]\n"
+            "Runs PROGRAM (built with clang -fxray-instrument -fnoxray-link-deps or gcc\n"
+            "-finstrument-functions, linked with libflightrec) with tracing on and writes\n"
+            "its trace to FILE (default flightrec-%%p.fr; %%p is the program's pid).\n"
+            "  -o, --output FILE     trace file\n"
+            "  --policy P            when a thread's buffers are full: overwrite (keep the\n"
+            "                        newest, default) or discard (keep the oldest)\n"
+            "  --buffer-size N       bytes per buffer\n"
+            "  --buffers N           buffers in the pool\n"
+            "  --threshold-us N      calls shorter than N microseconds leave no records\n"
+            "  --filter PATTERN      patch only these functions: items separated by ':',\n"
+            "                        each a name glob (e.g. 'parse_*'), an id or an id\n"
+            "                        range N-M\n"
+            "  --no-check            run PROGRAM even if it seems not to link libflightrec\n"
+            "                        or to have no instrumentation\n"
+            "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
+            "traced, 2 for bad usage.\n");
+}
+
+/* ---------------------------------------------------------------- checking the program */
+
+struct program_facts {
+    int links_flightrec;   /* DT_NEEDED libflightrec* or a defined fr_init */
+    int has_sleds;         /* section xray_instr_map */
+    int has_cyg_hooks;     /* references __cyg_profile_func_enter */
+};
+
+static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct program_facts *f)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (!name)
+            continue;
+        if (!strcmp(name, "fr_init") && sym.st_shndx != SHN_UNDEF)
+            f->links_flightrec = 1;
+        if (!strcmp(name, "__cyg_profile_func_enter"))
+            f->has_cyg_hooks = 1;
+    }
+}
+
+static void scan_dynamic(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct program_facts *f)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+        if (name && !strncmp(name, "libflightrec", 12))
+            f->links_flightrec = 1;
+    }
+}
+
+/* 0 if PATH is an ELF file we could read (facts filled), -1 with a message otherwise. */
+static int inspect_program(const char *path, struct program_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    elf_version(EV_CURRENT);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "flightrec record: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        fprintf(stderr, "flightrec record: %s: not an ELF executable (a script? run its "
+                        "interpreter's program instead)\n", path);
+        if (elf)
+            elf_end(elf);
+        close(fd);
+        return -1;
+    }
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh))
+                continue;
+            const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+            if (name && !strcmp(name, "xray_instr_map") && sh.sh_size > 0)
+                f->has_sleds = 1;
+            if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+                scan_symbols(elf, scn, &sh, f);
+            else if (sh.sh_type == SHT_DYNAMIC)
+                scan_dynamic(elf, scn, &sh, f);
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    return 0;
+}
+
+/* PROGRAM as execvp would find it; NULL if it is nowhere on PATH. */
+static char *resolve_program(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return strdup(prog);
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        char *cand;
+        if (asprintf(&cand, "%.*s/%s", (int)len, len ? path : ".", prog) < 0)
+            return NULL;
+        if (access(cand, X_OK) == 0)
+            return cand;
+        free(cand);
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static int is_number(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* Option values travel in a space/comma-separated list: they may not contain either. */
+static int plain_value(const char *s)
+{
+    return s && *s && !strpbrk(s, " ,\t\n");
+}
+
+/* Appends " key=value" to *buf. */
+static int append_option(char **buf, const char *key, const char *value)
+{
+    char *next;
+    if (asprintf(&next, "%s%s%s=%s", *buf ? *buf : "", *buf && **buf ? " " : "", key, value) < 0)
+        return -1;
+    free(*buf);
+    *buf = next;
+    return 0;
+}
+
+static void add_library_path(void)
+{
+    const char *dirs[] = {FLIGHTREC_BUILD_LIBDIR, FLIGHTREC_INSTALL_LIBDIR};
+    const char *old = getenv("LD_LIBRARY_PATH");
+    char *value = old && *old ? strdup(old) : strdup("");
+    for (size_t i = 0; value && i < sizeof dirs / sizeof dirs[0]; i++) {
+        struct stat st;
+        if (!dirs[i][0] || stat(dirs[i], &st) || !S_ISDIR(st.st_mode))
+            continue;
+        char *next;
+        if (asprintf(&next, "%s%s%s", value, *value ? ":" : "", dirs[i]) < 0)
+            break;
+        free(value);
+        value = next;
+    }
+    if (value && *value)
+        setenv("LD_LIBRARY_PATH", value, 1);
+    free(value);
+}
+
+/* OUTPUT with %p replaced by PID (and %% by %), as the runtime does. */
+static char *expand_output(const char *output, pid_t pid)
+{
+    size_t cap = strlen(output) + 64, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const char *p = output; *p; p++) {
+        if (n + 24 >= cap && !(out = realloc(out, cap *= 2)))
+            return NULL;
+        if (p[0] == '%' && p[1] == 'p') {
+            n += (size_t)sprintf(out + n, "%d", (int)pid);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            out[n++] = '%';
+            p++;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+    return out;
+}
 
 int cmd_record(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "flightrec %s: not implemented yet\n", argv[0]);
-    return FR_EXIT_USAGE;
+    const char *output = "flightrec-%p.fr", *policy = NULL, *buffer_size = NULL,
+               *buffers = NULL, *threshold = NULL, *filter = NULL;
+    int check = 1, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return FR_EXIT_OK;
+        } else if (!strcmp(a, "--no-check")) {
+            check = 0;
+            continue;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            slot = &output;
+        } else if (!strcmp(a, "--policy")) {
+            slot = &policy;
+        } else if (!strcmp(a, "--buffer-size")) {
+            slot = &buffer_size;
+        } else if (!strcmp(a, "--buffers")) {
+            slot = &buffers;
+        } else if (!strcmp(a, "--threshold-us")) {
+            slot = &threshold;
+        } else if (!strcmp(a, "--filter")) {
+            slot = &filter;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "flightrec record: unknown option '%s'\n", a);
+            usage(stderr);
+            return FR_EXIT_USAGE;
+        } else {
+            break;   /* PROGRAM without "--" */
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "flightrec record: %s needs a value\n", a);
+            return FR_EXIT_USAGE;
+        }
+        *slot = argv[++i];
+    }
+    if (i >= argc) {
+        fprintf(stderr, "flightrec record: no PROGRAM given\n");
+        usage(stderr);
+        return FR_EXIT_USAGE;
+    }
+    if (policy && strcmp(policy, "overwrite") && strcmp(policy, "discard")) {
+        fprintf(stderr, "flightrec record: --policy must be overwrite or discard, not '%s'\n", policy);
+        return FR_EXIT_USAGE;
+    }
+    const char *numbers[][2] = {{"--buffer-size", buffer_size}, {"--buffers", buffers},
+                                {"--threshold-us", threshold}};
+    for (size_t k = 0; k < 3; k++)
+        if (numbers[k][1] && !is_number(numbers[k][1])) {
+            fprintf(stderr, "flightrec record: %s needs a decimal number, not '%s'\n",
+                    numbers[k][0], numbers[k][1]);
+            return FR_EXIT_USAGE;
+        }
+    if (!plain_value(output) || (filter && !plain_value(filter))) {
+        fprintf(stderr, "flightrec record: the output path and the filter may not be empty or "
+                        "contain spaces or commas\n");
+        return FR_EXIT_USAGE;
+    }
+
+    char **prog_argv = argv + i;
+    char *program = resolve_program(prog_argv[0]);
+    if (!program) {
+        fprintf(stderr, "flightrec record: %s: command not found\n", prog_argv[0]);
+        return FR_EXIT_BAD_INPUT;
+    }
+    struct program_facts facts;
+    if (check) {
+        if (inspect_program(program, &facts) < 0) {
+            free(program);
+            return FR_EXIT_BAD_INPUT;
+        }
+        if (!facts.links_flightrec) {
+            fprintf(stderr,
+                    "flightrec record: %s does not link libflightrec (no DT_NEEDED "
+                    "libflightrec.so, no fr_init): relink it with -lflightrec "
+                    "(pkg-config flightrec), or pass --no-check\n", program);
+            free(program);
+            return FR_EXIT_BAD_INPUT;
+        }
+        if (!facts.has_sleds && !facts.has_cyg_hooks) {
+            fprintf(stderr,
+                    "flightrec record: %s has no function instrumentation (no xray_instr_map "
+                    "section, no __cyg_profile_func_enter calls): build it with clang "
+                    "-fxray-instrument -fnoxray-link-deps or gcc -finstrument-functions, or "
+                    "pass --no-check\n", program);
+            free(program);
+            return FR_EXIT_BAD_INPUT;
+        }
+    }
+
+    /* The trace path is made absolute: the program may change directory. */
+    char *abs_output = NULL;
+    if (output[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd) || asprintf(&abs_output, "%s/%s", cwd, output) < 0) {
+            fprintf(stderr, "flightrec record: cannot resolve the current directory\n");
+            free(program);
+            return FR_EXIT_BAD_INPUT;
+        }
+        output = abs_output;
+    }
+    char *options = NULL;
+    const char *env = getenv("FLIGHTREC_OPTIONS");
+    if (env && *env)
+        options = strdup(env);
+    int bad = append_option(&options, "start", "1") || append_option(&options, "output", output) ||
+              append_option(&options, "patch", filter ? filter : "all");
+    if (policy)
+        bad |= append_option(&options, "policy", policy);
+    if (buffer_size)
+        bad |= append_option(&options, "buffer_size", buffer_size);
+    if (buffers)
+        bad |= append_option(&options, "buffers", buffers);
+    if (threshold)
+        bad |= append_option(&options, "threshold_us", threshold);
+    if (bad || setenv("FLIGHTREC_OPTIONS", options, 1)) {
+        fprintf(stderr, "flightrec record: out of memory\n");
+        return FR_EXIT_BAD_INPUT;
+    }
+    add_library_path();
+
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "flightrec record: fork: %s\n", strerror(errno));
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (pid == 0) {
+        execv(program, prog_argv);
+        fprintf(stderr, "flightrec record: cannot run %s: %s\n", program, strerror(errno));
+        _exit(127);
+    }
+    /* The terminal's ^C goes to the program; we wait for it to finish its trace. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "flightrec record: waitpid: %s\n", strerror(errno));
+            return FR_EXIT_BAD_INPUT;
+        }
+    int rc;
+    if (WIFEXITED(status)) {
+        rc = WEXITSTATUS(status);
+    } else {
+        rc = 128 + WTERMSIG(status);
+        fprintf(stderr, "flightrec record: %s was killed by signal %d (%s)\n", program,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    }
+    char *trace = expand_output(output, pid);
+    struct stat st;
+    if (trace && stat(trace, &st) == 0)
+        fprintf(stderr, "flightrec record: trace written to %s (%lld bytes)\n", trace,
+                (long long)st.st_size);
+    else
+        fprintf(stderr, "flightrec record: no trace at %s (the program ended before its trace "
+                        "was flushed, or disabled flushing)\n", trace ? trace : output);
+    free(trace);
+    free(options);
+    free(abs_output);
+    free(program);
+    return rc;
 }
