@@ -31,4 +31,41 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   functrace_xray_program(functrace_solib_main functrace_solib_main.c "flightrec;functrace_solib_a;dl")
   add_dependencies(functrace_solib_main functrace_solib_b)
   add_test(NAME functrace_solib COMMAND functrace_solib_main $<TARGET_FILE:functrace_solib_b>)
+
+  # The recorder behind the sleds, through `flightrec record`; counts checked against
+  # llvm-xray (convert and account) and our reader.
+  foreach(kind shared static)
+    set(lib flightrec)
+    if(kind STREQUAL "static")
+      set(lib flightrec_static)
+    endif()
+    functrace_xray_program(functrace_record_${kind} functrace_record_prog.c "${lib};Threads::Threads")
+    add_test(NAME functrace_record_${kind}
+      COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_record_test.py
+              $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} $<TARGET_FILE:functrace_record_${kind}>
+              ${CMAKE_CURRENT_BINARY_DIR}/functrace_work)
+  endforeach()
+
+  # A program written for compiler-rt's FDR API, relinked with libflightrec.
+  functrace_xray_program(functrace_xray_fdr functrace_xray_fdr.c flightrec)
+  add_test(NAME functrace_xray_fdr
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_xray_fdr.sh $<TARGET_FILE:functrace_xray_fdr>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_fdr_work ${LLVM_XRAY})
+
+  # C++ exceptions through traced frames.
+  add_executable(functrace_exception ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_exception.cpp)
+  target_compile_options(functrace_exception PRIVATE ${FUNCTRACE_XRAY_FLAGS} -O2)
+  target_link_options(functrace_exception PRIVATE -fxray-instrument -fnoxray-link-deps)
+  target_link_libraries(functrace_exception PRIVATE flightrec_static)
+  add_test(NAME functrace_exception COMMAND functrace_exception)
+endif()
+
+# gcc -finstrument-functions programs, built by the script with the system gcc. Not
+# under ASan: a gcc program without the sanitizer runtime cannot load an ASan library.
+find_program(FUNCTRACE_GCC gcc)
+if(FUNCTRACE_GCC)
+  add_test(NAME functrace_gcc
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_gcc.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_gcc_work ${LLVM_XRAY})
+  set_tests_properties(functrace_gcc PROPERTIES LABELS no_asan)
 endif()

@@ -34,6 +34,10 @@ struct fr_sled_handlers {
 };
 extern struct fr_sled_handlers fr_sled_handlers __attribute__((visibility("hidden")));
 
+/* Installs the recorder as the handler (functrace_runtime.c): FORCE replaces handlers
+ * the program set, otherwise only empty ones are filled. */
+void fr_functrace_install_recorder(int force);
+
 /* All sleds of all loaded objects (objects loaded since the last call are found first). */
 fr_patch_status fr_sled_patch_all(int enable);
 /* The sleds of one function id. */

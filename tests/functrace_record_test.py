@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""functrace_record_test.py - a real program traced through `flightrec record`.
+
+usage: functrace_record_test.py FLIGHTREC LLVM_XRAY PROGRAM WORKDIR [--gcc]
+
+Runs PROGRAM (which prints "calls NAME ENTERS EXITS" for the calls it made) under
+`flightrec record`, then checks, per function:
+  - the calls the program made == enter/exit records in the trace, as llvm-xray reads
+    them (`llvm-xray convert --output-format=yaml`) and as our reader reads them
+    (`flightrec dump`);
+  - for clang programs (XRay sleds): ids agree with the binary's instrumentation map
+    (`-m PROGRAM --symbolize` names), and `llvm-xray account -m PROGRAM` counts agree
+    with `flightrec account` when that subcommand exists (else with our dump's exits).
+For gcc programs (--gcc) there is no map: names come only from the trace's own
+FR_TE_FUNCTION table, which is what `flightrec dump` prints.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       errors="replace", **kw)
+    return p
+
+
+def main():
+    flightrec, llvm_xray, program, workdir = sys.argv[1:5]
+    gcc = "--gcc" in sys.argv[5:]
+    os.makedirs(workdir, exist_ok=True)
+    trace = os.path.join(workdir, os.path.basename(program) + ".fr")
+    if os.path.exists(trace):
+        os.unlink(trace)
+    env = dict(os.environ)
+    env.pop("FLIGHTREC_OPTIONS", None)
+    p = run([flightrec, "record", "-o", trace, "--", program], env=env)
+    if p.returncode != 0:
+        fail(f"flightrec record exited {p.returncode}: {p.stderr}")
+    if f"trace written to {trace}" not in p.stderr:
+        fail(f"record did not say where the trace went: {p.stderr!r}")
+    expected = {}
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "calls":
+            expected[parts[1]] = (int(parts[2]), int(parts[3]))
+    if not expected:
+        fail("program printed no calls")
+
+    # Our reader: one line per record, "... kind ID NAME".
+    ours = collections.defaultdict(lambda: [0, 0])
+    id_of = {}
+    d = run([flightrec, "dump", trace])
+    if d.returncode != 0:
+        fail(f"flightrec dump: {d.stderr}")
+    for line in d.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 7 and f[4] in ("enter", "enter-arg", "exit", "tail-exit"):
+            name = f[6]
+            id_of[name] = int(f[5])
+            ours[name][0 if f[4].startswith("enter") else 1] += 1
+
+    # llvm-xray: raw records per id (and per name through the map for clang programs).
+    cmd = [llvm_xray, "convert", "--output-format=yaml", trace]
+    if not gcc:
+        cmd[2:2] = ["--symbolize", "-m", program]
+    y = run(cmd)
+    if y.returncode != 0:
+        fail(f"llvm-xray convert: {y.stderr}")
+    theirs_by_id = collections.defaultdict(lambda: [0, 0])
+    theirs_by_name = collections.defaultdict(lambda: [0, 0])
+    rec = re.compile(r"func-id: (\d+), function: '?([^',]*)'?,.*kind: ([a-z-]+)")
+    for line in y.stdout.splitlines():
+        m = rec.search(line)
+        if not m or not m.group(3).startswith("function-"):
+            continue
+        slot = 0 if m.group(3).startswith("function-enter") else 1
+        theirs_by_id[int(m.group(1))][slot] += 1
+        theirs_by_name[m.group(2)][slot] += 1
+
+    for name, (enters, exits) in sorted(expected.items()):
+        if name not in id_of:
+            fail(f"{name}: not in the trace (or without a name); our reader saw {sorted(ours)}")
+        got = tuple(ours[name])
+        if got != (enters, exits):
+            fail(f"{name}: made {enters} calls / {exits} returns, our reader counts {got}")
+        got = tuple(theirs_by_id[id_of[name]])
+        if got != (enters, exits):
+            fail(f"{name} (id {id_of[name]}): llvm-xray counts {got}, want {(enters, exits)}")
+        if not gcc and tuple(theirs_by_name[name]) != (enters, exits):
+            fail(f"{name}: llvm-xray's map names id {id_of[name]} differently "
+                 f"({dict(theirs_by_name)})")
+        if gcc and id_of[name] < 0x0F000000:
+            fail(f"{name}: gcc id {id_of[name]:#x} is in the sled range")
+
+    if not gcc:
+        # llvm-xray account (-k: setjmp/longjmp leaves frames without exits).
+        a = run([llvm_xray, "account", "-k", "-m", program, trace, "--format=csv"])
+        if a.returncode != 0:
+            fail(f"llvm-xray account: {a.stderr}")
+        acc = {}
+        for line in a.stdout.splitlines()[1:]:
+            f = line.split(",")
+            if len(f) >= 10:
+                acc[f[-1].strip().strip('"')] = int(f[1])
+        ours_acc = None
+        fa = run([flightrec, "account", trace, "--binary", program, "--format", "csv"])
+        if fa.returncode == 0 and fa.stdout.strip():
+            ours_acc = {}
+            rows = [r.split(",") for r in fa.stdout.splitlines()]
+            hdr = [h.strip().lower() for h in rows[0]]
+            ci = next((i for i, h in enumerate(hdr) if h in ("count", "calls")), None)
+            ni = next((i for i, h in enumerate(hdr) if h in ("function", "name")), None)
+            if ci is not None and ni is not None:
+                for r in rows[1:]:
+                    if len(r) > max(ci, ni):
+                        ours_acc[r[ni].strip().strip('"')] = int(r[ci])
+        for name in ("leaf", "fib", "tail_target", "half", "logged", "worker"):
+            if name not in expected:
+                continue
+            want = expected[name][1]
+            if acc.get(name) != want:
+                fail(f"llvm-xray account: {name} {acc.get(name)} calls, want {want}")
+            if ours_acc is not None and ours_acc.get(name) != want:
+                fail(f"flightrec account: {name} {ours_acc.get(name)} calls, "
+                     f"llvm-xray account {want}")
+        print("account agrees:", "flightrec account" if ours_acc is not None else
+              "(flightrec account not available: our dump's counts)", "and llvm-xray account")
+    print(f"ok: {len(expected)} functions, counts agree ({'gcc' if gcc else 'clang'})")
+
+
+main()
