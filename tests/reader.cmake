@@ -29,3 +29,14 @@ if(FR_CLANG)
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
             ${CMAKE_CURRENT_BINARY_DIR}/reader_compiler_rt)
 endif()
+
+# Structured events (FR_TE_EVENT) in a trace: dump decodes all of the LinuxTracepoints
+# corpus exactly as the reference decoder.
+add_executable(reader_events_trace ${CMAKE_CURRENT_SOURCE_DIR}/reader_events_trace.c)
+target_link_libraries(reader_events_trace PRIVATE fr_trace_builder)
+add_test(NAME reader_dump_events
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_events.py
+          $<TARGET_FILE:reader_events_trace> $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat.linux.json
+          ${CMAKE_CURRENT_BINARY_DIR}/reader_events)

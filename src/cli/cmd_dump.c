@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "eventheader_decode.h"
 
 static const char *const usage_text =
     "usage: flightrec dump FILE [options]\n"
@@ -76,6 +77,35 @@ static void print_bytes(FILE *out, const uint8_t *p, uint32_t n)
         fputs("...", out);
 }
 
+/* FR_TE_EVENT: tracepoint name (NUL-terminated), then EventHeader bytes: decoded to
+ * the reference decoder's JSON, or the name and the reason when it does not decode. */
+static void print_structured_event(FILE *out, const fr_record *r)
+{
+    const uint8_t *nul = memchr(r->data, 0, r->size);
+    size_t n = nul ? (size_t)(nul - r->data) : r->size;
+    char err[256] = "no NUL after the tracepoint name";
+    fr_eh_event ev;
+    if (nul && fr_eh_decode((const char *)r->data, nul + 1, r->size - n - 1, &ev, err,
+                            sizeof err) == 0) {
+        /* Render to memory first, so that a payload error leaves no half-written JSON. */
+        char *json = NULL;
+        size_t json_len = 0;
+        FILE *mem = open_memstream(&json, &json_len);
+        int rc = mem ? fr_eh_write_event_json(&ev, mem, err, sizeof err) : -1;
+        if (mem)
+            fclose(mem);
+        if (rc == 0 && json) {
+            fprintf(out, " %s", json);
+            free(json);
+            return;
+        }
+        free(json);
+    }
+    fprintf(out, " tracepoint=");
+    print_bytes(out, r->data, (uint32_t)n);
+    fprintf(out, " undecoded: %s", err);
+}
+
 static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
 {
     switch (r->kind) {
@@ -99,11 +129,7 @@ static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
         else
             fprintf(out, "type=%u size=%u", r->event_type, r->size);
         if (r->event_type == FR_TE_EVENT) {
-            /* The tracepoint name leads the payload, NUL-terminated. */
-            const void *nul = memchr(r->data, 0, r->size);
-            size_t n = nul ? (size_t)((const uint8_t *)nul - r->data) : r->size;
-            fprintf(out, " tracepoint=");
-            print_bytes(out, r->data, (uint32_t)n);
+            print_structured_event(out, r);
         } else if (!ours) {
             fputc(' ', out);
             print_bytes(out, r->data, r->size);
