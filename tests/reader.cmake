@@ -40,3 +40,23 @@ add_test(NAME reader_dump_events
           ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat
           ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat.linux.json
           ${CMAKE_CURRENT_BINARY_DIR}/reader_events)
+
+# Bad input: truncated at every offset, flipped bits, random bytes -> exit 1 with a
+# message naming the file and offset, never a crash or hang (run under ASan in CI).
+add_test(NAME reader_robust
+  COMMAND sh -c "$<TARGET_FILE:reader_tb_sample> ${CMAKE_CURRENT_BINARY_DIR}/robust.xray small && ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_robust.py $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/robust.xray ${CMAKE_CURRENT_BINARY_DIR}/reader_robust")
+set_tests_properties(reader_robust PROPERTIES TIMEOUT 300)
+
+# Symbols (fr_symbols) on a C++ binary with sleds, linked without compiler-rt.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  add_executable(reader_cxx_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_cxx_prog.cpp)
+  target_compile_options(reader_cxx_prog PRIVATE -O1 -g -fxray-instrument
+    -fxray-instruction-threshold=1)
+  target_link_options(reader_cxx_prog PRIVATE -fxray-instrument -fnoxray-link-deps)
+  add_executable(reader_symbols_tool ${CMAKE_CURRENT_SOURCE_DIR}/reader_symbols_tool.c)
+  target_link_libraries(reader_symbols_tool PRIVATE flightrec_reader)
+  add_test(NAME reader_symbols
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_symbols.py
+            $<TARGET_FILE:reader_symbols_tool> ${LLVM_XRAY} $<TARGET_FILE:reader_cxx_prog>
+            ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_cxx_prog.cpp)
+endif()

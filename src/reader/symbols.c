@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* From the C++ runtime (libstdc++): C linkage, so callable from C. */
@@ -276,10 +277,14 @@ static image *image_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    im->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* A trace names the files to look into: only regular files, and never wait on one
+     * (a FIFO would block open and read). */
+    im->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     im->path = strdup(path);
-    if (im->fd < 0 || !im->path) {
-        snprintf(err, errlen, "%s: cannot open the binary", path);
+    struct stat st;
+    if (im->fd < 0 || !im->path || fstat(im->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot open the binary%s", path,
+                 im->fd >= 0 && im->path ? " (not a regular file)" : "");
         image_free(im);
         return NULL;
     }
@@ -297,6 +302,23 @@ static image *image_load(const char *path, char *err, size_t errlen)
     return im;
 }
 
+/* The compile unit whose ranges hold addr, by walking the units: clang emits no
+ * .debug_aranges by default, which dwarf_addrdie relies on. */
+static bool cu_containing(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
+{
+    Dwarf_Off off = 0, next;
+    size_t header_size;
+    while (dwarf_nextcu(dw, off, &next, &header_size, NULL, NULL, NULL) == 0) {
+        Dwarf_Die die;
+        if (dwarf_offdie(dw, off + header_size, &die) && dwarf_haspc(&die, (Dwarf_Addr)addr) > 0) {
+            *out = die;
+            return true;
+        }
+        off = next;
+    }
+    return false;
+}
+
 static bool image_location(image *im, uint64_t addr, const char **file, int *line)
 {
     if (!im->dwarf_tried) {
@@ -306,17 +328,54 @@ static bool image_location(image *im, uint64_t addr, const char **file, int *lin
     if (!im->dwarf)
         return false;
     Dwarf_Die cu;
-    if (!dwarf_addrdie(im->dwarf, (Dwarf_Addr)addr, &cu))
+    if (!dwarf_addrdie(im->dwarf, (Dwarf_Addr)addr, &cu) && !cu_containing(im->dwarf, addr, &cu))
         return false;
-    Dwarf_Line *l = dwarf_getsrc_die(&cu, (Dwarf_Addr)addr);
-    if (!l)
+    /* The function's declaration line (of its definition DIE, following
+     * DW_AT_specification for out-of-line members) when DWARF has one. */
+    Dwarf_Die *scopes = NULL;
+    int ns = dwarf_getscopes(&cu, (Dwarf_Addr)addr, &scopes);
+    for (int i = ns - 1; i >= 0; i--) {  /* outermost function: not an inlined one */
+        if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+            continue;
+        const char *df = dwarf_decl_file(&scopes[i]);
+        int dl = 0;
+        if (df && dwarf_decl_line(&scopes[i], &dl) == 0 && dl > 0) {
+            free(scopes);
+            *file = df;
+            *line = dl;
+            return true;
+        }
+        break;
+    }
+    free(scopes);
+
+    /* Else the first line-table row at or after the function's address with a real
+     * line: the entry sled itself is attributed to line 0. */
+    Dwarf_Lines *lines;
+    size_t n;
+    if (dwarf_getsrclines(&cu, &lines, &n) != 0)
         return false;
-    const char *f = dwarf_linesrc(l, NULL, NULL);
-    int n = 0;
-    if (!f || dwarf_lineno(l, &n) != 0)
+    Dwarf_Line *best = NULL;
+    Dwarf_Addr best_addr = 0;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr a;
+        int ln;
+        if (!l || dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &ln) != 0 || ln <= 0)
+            continue;
+        if (a >= addr && a - addr < 4096 && (!best || a < best_addr)) {
+            best = l;
+            best_addr = a;
+        }
+    }
+    if (!best)
+        return false;
+    const char *f = dwarf_linesrc(best, NULL, NULL);
+    int n_line = 0;
+    if (!f || dwarf_lineno(best, &n_line) != 0)
         return false;
     *file = f;  /* owned by libdw: lives as long as im->dwarf */
-    *line = n;
+    *line = n_line;
     return true;
 }
 
