@@ -22,6 +22,6 @@ $<TARGET_FILE:reader_tb_sample> ${FR_FUZZ_WORK}/corpus/sample.xray && \
 $<TARGET_FILE:reader_tb_sample> ${FR_FUZZ_WORK}/corpus/small.xray small && \
 ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_seeds.py ${FR_FUZZ_WORK}/corpus && \
 $<TARGET_FILE:reader_events_trace> ${CMAKE_SOURCE_DIR}/tests/data/eventheader/EventHeaderInterceptorLE64.dat ${FR_FUZZ_WORK}/corpus/events.xray >/dev/null && \
-cd ${FR_FUZZ_WORK} && $<TARGET_FILE:fuzz_reader> -max_total_time=45 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 corpus")
+cd ${FR_FUZZ_WORK} && $<TARGET_FILE:fuzz_reader> -max_total_time=45 -max_len=8192 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 corpus")
   set_tests_properties(fuzz_reader PROPERTIES TIMEOUT 120 LABELS fuzz)
 endif()
