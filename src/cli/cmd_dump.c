@@ -77,12 +77,15 @@ static void print_bytes(FILE *out, const uint8_t *p, uint32_t n)
         fputs("...", out);
 }
 
-/* FR_TE_EVENT: tracepoint name (NUL-terminated), then EventHeader bytes: decoded to
- * the reference decoder's JSON, or the name and the reason when it does not decode. */
+/* FR_TE_EVENT: tracepoint name (NUL-terminated), then EventHeader bytes. Prints
+ * tracepoint="NAME" and the event decoded to the reference decoder's JSON, or the reason
+ * it does not decode. */
 static void print_structured_event(FILE *out, const fr_record *r)
 {
     const uint8_t *nul = memchr(r->data, 0, r->size);
     size_t n = nul ? (size_t)(nul - r->data) : r->size;
+    fprintf(out, " tracepoint=");
+    print_bytes(out, r->data, (uint32_t)n);
     char err[256] = "no NUL after the tracepoint name";
     fr_eh_event ev;
     if (nul && fr_eh_decode((const char *)r->data, nul + 1, r->size - n - 1, &ev, err,
@@ -101,8 +104,6 @@ static void print_structured_event(FILE *out, const fr_record *r)
         }
         free(json);
     }
-    fprintf(out, " tracepoint=");
-    print_bytes(out, r->data, (uint32_t)n);
     fprintf(out, " undecoded: %s", err);
 }
 
