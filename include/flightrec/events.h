@@ -130,6 +130,8 @@ typedef struct fr_event_site {
     fr_provider  *provider;
     const void   *metadata;
     struct fr_tracepoint *tracepoint;  /* set at registration */
+    const uint8_t *recorder_prefix;    /* name NUL, header, metadata: built at registration */
+    uint32_t      recorder_prefix_size;
     uint8_t       header[8];           /* the EventHeader, built at registration */
 } fr_event_site;
 

@@ -90,6 +90,21 @@ static void build_header(fr_event_site *site)
     h[7] = site->level;
 }
 
+/* The flight recorder's payload starts with the same bytes on every call of a site that
+ * has no activity: tracepoint name NUL, header, metadata. One piece instead of three. */
+static void build_recorder_prefix(fr_event_site *site, const struct fr_tracepoint *tp)
+{
+    size_t size = tp->name_len + 1 + FR_EH_HEADER_SIZE + site->metadata_size;
+    uint8_t *p = malloc(size);
+    if (!p)
+        return;   /* the writer then uses the three pieces */
+    memcpy(p, tp->name, tp->name_len + 1);
+    memcpy(p + tp->name_len + 1, site->header, FR_EH_HEADER_SIZE);
+    memcpy(p + tp->name_len + 1 + FR_EH_HEADER_SIZE, site->metadata, site->metadata_size);
+    site->recorder_prefix = p;
+    site->recorder_prefix_size = (uint32_t)size;
+}
+
 static bool add_site(struct fr_provider_state *st, fr_event_site *site)
 {
     for (size_t i = 0; i < st->site_count; i++)
@@ -157,6 +172,7 @@ int fr_provider_register(fr_provider *p, fr_event_site *const *first, fr_event_s
             rc = -1;
             continue;
         }
+        build_recorder_prefix(site, tp);
         site->tracepoint = tp;   /* before any enable bit can be set */
         enable_site(site);
     }

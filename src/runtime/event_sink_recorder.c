@@ -63,9 +63,7 @@ __attribute__((constructor)) static void register_recorder_hooks(void)
     fr_lifecycle_register_hooks(&hooks);
 }
 
-void fr_events_recorder_write(struct fr_tracepoint *tp, struct iovec *iov, int iovcnt)
+void fr_events_recorder_write(const struct iovec *iov, int iovcnt)
 {
-    iov[0].iov_base = tp->name;
-    iov[0].iov_len = tp->name_len + 1;
     fr_record_typed_iov(FR_TE_EVENT, iov, iovcnt);
 }

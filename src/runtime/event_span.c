@@ -18,8 +18,9 @@
 
 #define FR_TLS __thread __attribute__((tls_model("initial-exec")))
 
-static FR_TLS uint8_t  current_id[16];
-static FR_TLS bool     current_set;
+FR_TLS struct fr_current_activity fr_current_activity;
+#define current_id  fr_current_activity.id
+#define current_set fr_current_activity.set
 static FR_TLS uint32_t thread_tid;
 static FR_TLS uint32_t thread_counter;
 static uint64_t process_nonce;   /* 0 until the first id */
@@ -59,11 +60,6 @@ bool fr_activity_current(uint8_t id[16])
         return false;
     memcpy(id, current_id, 16);
     return true;
-}
-
-const uint8_t *fr_activity_current_ref(void)
-{
-    return current_set ? current_id : NULL;
 }
 
 void fr_activity_enter(fr_activity_scope *scope, const uint8_t id[16])

@@ -37,7 +37,8 @@ FR_HIDDEN void fr_events_for_each_site(void (*fn)(fr_event_site *site, void *ctx
 
 /* ------------------------------------------------------------------ flight recorder sink */
 FR_HIDDEN bool fr_events_recorder_wants(const fr_event_site *site);   /* by `events=` */
-FR_HIDDEN void fr_events_recorder_write(struct fr_tracepoint *tp, struct iovec *iov, int iovcnt);
+/* Hot path: iov spells the whole payload (tracepoint name NUL-terminated, event bytes). */
+FR_HIDDEN void fr_events_recorder_write(const struct iovec *iov, int iovcnt);
 
 /* ------------------------------------------------------------------ `events=` option */
 typedef struct fr_event_filter fr_event_filter;
@@ -90,8 +91,13 @@ FR_HIDDEN void fr_ue_write(struct fr_tracepoint *tp, struct iovec *iov, int iovc
 FR_HIDDEN void fr_ue_forget_after_fork(void);
 
 /* ------------------------------------------------------------------ spans */
-/* The thread's current activity id, or NULL. Valid on this thread until it changes. */
-FR_HIDDEN const uint8_t *fr_activity_current_ref(void);
+/* The thread's current activity (innermost span), read inline by the writer. */
+struct fr_current_activity {
+    uint8_t id[16];
+    bool    set;
+};
+extern FR_HIDDEN __thread struct fr_current_activity fr_current_activity
+    __attribute__((tls_model("initial-exec")));
 FR_HIDDEN void fr_activity_after_fork_child(void);
 
 /* ------------------------------------------------------------------ ids */
