@@ -6,3 +6,16 @@ target_link_libraries(convert_traces PRIVATE fr_trace_builder)
 add_test(NAME convert_known_traces
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_check.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:convert_traces> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/convert_known_traces)
+
+# A real recording (`flightrec record` of an XRay-instrumented program) converted and
+# compared with llvm-xray and with the program's known call counts.
+if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  add_executable(convert_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/convert_prog.c)
+  target_compile_options(convert_prog PRIVATE -fxray-instrument -fnoxray-link-deps
+    -fxray-instruction-threshold=1 -O1)
+  target_link_options(convert_prog PRIVATE -fxray-instrument -fnoxray-link-deps)
+  target_link_libraries(convert_prog PRIVATE flightrec Threads::Threads)
+  add_test(NAME convert_real_recording
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_record.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:convert_prog> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/convert_real_recording)
+endif()
