@@ -30,7 +30,7 @@ __attribute__((noinline)) static int countdown(int n)
     return below + 1;
 }
 
-[[clang::xray_log_args(1)]] __attribute__((noinline)) static void with_arg(uint64_t v) { sink += v; }
+__attribute__((xray_log_args(1), noinline)) static void with_arg(uint64_t v) { sink += v; }
 
 __attribute__((noinline)) static void *worker(void *arg)
 {
