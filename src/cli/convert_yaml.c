@@ -6,8 +6,8 @@
  * What llvm-xray does, and is reproduced here:
  *  - records are sorted by TSC (a stable sort of the records taken thread by thread, the
  *    threads in the iteration order of its DenseMap keyed by (pid, tid)); we sort with
- *    bounded memory: records go to a temporary file as runs already in order, and the runs
- *    are merged, ties broken the same way;
+ *    bounded memory: records go to a temporary file as runs (one thread, TSC order), and
+ *    the runs are merged, ties broken the same way (thread's rank, then file order);
  *  - per thread it reuses one record object, so a function record carries the "type" of
  *    the thread's last typed event, and an event carries the id of the last function;
  *  - thread/process 0 are left out, an empty argument list is left out;
@@ -454,6 +454,7 @@ struct yaml {
     struct run *runs;
     size_t n_runs, cap_runs;
     uint64_t spilled, run_start, last_tsc;
+    int32_t run_group;
 };
 
 static void new_run(struct yaml *y)
@@ -502,12 +503,15 @@ static void spill_record(struct yaml *y, const fr_record *rec)
     }
     s.func_id = g->func_id;
     s.record_type = g->record_type;
-    if (y->n_runs == 0 || rec->tsc < y->last_tsc) {
+    /* A run holds records of one thread in TSC order: then ties within a run are in file
+     * order, which is also llvm-xray's order within a thread. */
+    if (y->n_runs == 0 || rec->tsc < y->last_tsc || gi != y->run_group) {
         if (y->n_runs)
             y->runs[y->n_runs - 1].length = y->spilled - y->runs[y->n_runs - 1].offset;
         new_run(y);
     }
     y->last_tsc = rec->tsc;
+    y->run_group = gi;
     cv_put(&y->spill_out, (const char *)&s, sizeof s);
     if (s.size)
         cv_put(&y->spill_out, (const char *)rec->data, s.size);
