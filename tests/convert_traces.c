@@ -204,6 +204,13 @@ static void yaml_trace(const char *dir)
     block(&s, 5, 77, 0, 9000);
     for (size_t k = 0; k < sizeof payloads / sizeof payloads[0]; k++)
         fr_tb_custom(s.b, payloads[k], strlen(payloads[k]), 9000 + k);
+    /* Blocks of different threads meeting at one tsc: the tie follows llvm-xray's thread
+     * order, not the file's (some of these pairs are in the other order there). */
+    for (int th = 0; th < 8; th++) {
+        block(&s, 7 + th, 77, 0, 20000 + (uint64_t)th * 10);
+        enter(&s, 4, 20000 + (uint64_t)th * 10);
+        exit_(&s, 4, 20010 + (uint64_t)th * 10);
+    }
     spec_close(&s, dir, "yaml", NULL);
 }
 
