@@ -10,3 +10,9 @@ add_test(NAME core_llvm_xray
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_llvm_xray.sh ${LLVM_XRAY} $<TARGET_FILE:core_writer>
           ${CMAKE_CURRENT_BINARY_DIR}/core_llvm_xray.d)
 set_tests_properties(core_llvm_xray PROPERTIES LABELS concurrency)
+
+add_executable(core_threads_test ${CMAKE_CURRENT_SOURCE_DIR}/core_threads_test.c)
+target_include_directories(core_threads_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+target_link_libraries(core_threads_test PRIVATE flightrec_static fr_testlib Threads::Threads)
+add_test(NAME core_threads COMMAND core_threads_test)
+set_tests_properties(core_threads PROPERTIES LABELS concurrency)

@@ -29,7 +29,7 @@ struct cp_trace {
     size_t   size;
     struct fr_xray_file_header hdr;
     struct cp_record *recs;
-    size_t   nrecs;
+    size_t   nrecs, cap;
     size_t   nblocks;
     size_t   block_starts;  /* FR_TE_BLOCK_START markers (one per thread block) */
     int32_t  block_tids[4096];
@@ -48,7 +48,10 @@ static inline int cp_fail(struct cp_trace *t, size_t off, const char *what)
 
 static inline void cp_push(struct cp_trace *t, struct cp_record r)
 {
-    t->recs = realloc(t->recs, (t->nrecs + 1) * sizeof *t->recs);
+    if (t->nrecs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 1024;
+        t->recs = realloc(t->recs, t->cap * sizeof *t->recs);
+    }
     t->recs[t->nrecs++] = r;
 }
 
