@@ -8,10 +8,10 @@
  *                vector arguments of a variadic function), xmm0-7.
  *   tail exit:   the same plus r11: clang's indirect tail jump may hold its target in any
  *                of rax rcx rdx rsi rdi r8 r9 r11.
- *   exit:        the return registers rax rdx xmm0 xmm1, and x87 st0/st1 when they hold
- *                a value (long double and complex long double returns): those are popped
- *                before the call so the handler starts with the empty x87 stack the ABI
- *                promises it, and pushed back after.
+ *   exit:        the return registers rax rdx xmm0 xmm1; and for handlers other than the
+ *                recorder, x87 st0/st1 when they hold a value (long double and complex
+ *                long double returns): popped before the call so the handler starts with
+ *                the empty x87 stack the ABI promises it, pushed back after.
  * At entry and tail sleds the stack is 16-byte aligned after the sled call's push (as
  * the ABI guarantees at a function's entry and before its tail jump); the exit sled
  * jumps instead of calling, so the exit trampoline starts like a function. Frames keep
@@ -140,12 +140,17 @@ END fr_tramp_arg1
 /* ------------------------------------------------------------------ exit (kind 1)
  * Reached by a jmp (the sled replaces the ret), so the stack is as at a function's entry:
  * the frame is 8 mod 16 bytes. Frame (104 bytes): 0 xmm0, 16 xmm1, 32 rax, 40 rdx,
- * 48 st0, 64 st1, 80 x87 count. */
+ * 48 st0, 64 st1, 80 x87 count.
+ * x87: the recorder (fr_record_function, C without long double) never touches the x87
+ * stack, so st0/st1 pass through it untouched. Any other handler gets the full
+ * treatment: values on the x87 stack are popped first and pushed back after, so it may
+ * use x87 freely. (fxam + fnstsw cost ~15 ns each here: not on the recorder's path.) */
 #define X87_EMPTY_TEST \
     fxam; fnstsw %ax; andw $0x4500, %ax; cmpw $0x4100, %ax   /* C3,C0 set = empty */
 
 FUNCTION fr_tramp_exit
-    cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
+    movq fr_sled_handlers+H_FUNCTION(%rip), %r11
+    testq %r11, %r11
     je 9f
     subq $104, %rsp
     .cfi_adjust_cfa_offset 104
@@ -153,7 +158,14 @@ FUNCTION fr_tramp_exit
     movups %xmm1, 16(%rsp)
     movq %rax, 32(%rsp)
     movq %rdx, 40(%rsp)
-    xorl %edx, %edx
+    leaq fr_record_function(%rip), %rax
+    cmpq %rax, %r11
+    jne 5f
+    movl %r10d, %edi
+    movl $1, %esi                   /* EXIT */
+    call *%r11
+    jmp 4f
+5:  xorl %edx, %edx                 /* any other handler: x87 values saved around it */
     X87_EMPTY_TEST
     je 1f
     fstpt 48(%rsp)
@@ -163,13 +175,10 @@ FUNCTION fr_tramp_exit
     fstpt 64(%rsp)
     incl %edx
 1:  movq %rdx, 80(%rsp)
-    movq fr_sled_handlers+H_FUNCTION(%rip), %rax
-    testq %rax, %rax
-    je 2f
     movl %r10d, %edi
     movl $1, %esi                   /* EXIT */
-    call *%rax
-2:  movq 80(%rsp), %rdx
+    call *%r11
+    movq 80(%rsp), %rdx
     testl %edx, %edx
     je 4f
     cmpl $1, %edx

@@ -1,0 +1,150 @@
+/*
+ * functrace_bench.c - cost of tracing a tiny function, one source built several ways
+ * (bench/functrace.cmake):
+ *   FT_MODE_XRAY_API   clang -fxray-instrument, the XRay API: linked with libflightrec
+ *                      (flightrec) or with compiler-rt's XRay runtime (compiler-rt FDR).
+ *                      Init: __xray_log_init_mode("xray-fdr", "buffer_size=..:buffer_max=..")
+ *                      threshold 0, then __xray_patch() (unless "unpatched"); variant
+ *                      "ring": flightrec with a small pool reused in a circle.
+ *   FT_MODE_PLAIN      no instrumentation; "plain" calls, or "baseline": each call
+ *                      framed by what a minimal recorder must do: two rdtsc and two
+ *                      8-byte stores into a thread-local buffer.
+ * usage: functrace_bench VARIANT THREADS [CALLS]   prints "VARIANT THREADS ns_per_call".
+ * ns per call = wall time of the calling loops / calls per thread (threads run at once).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef FT_MODE_XRAY_API
+#ifdef FT_COMPILER_RT
+#include <stddef.h>
+/* compiler-rt's headers are C++; the few declarations this benchmark needs: */
+enum XRayPatchingStatus { NOT_INITIALIZED = 0, SUCCESS = 1, ONGOING = 2, FAILED = 3 };
+enum XRayLogInitStatus { XRAY_LOG_UNINITIALIZED = 0, XRAY_LOG_INITIALIZED = 2, XRAY_LOG_FINALIZED = 4 };
+enum XRayLogInitStatus __xray_log_init_mode(const char *Mode, const char *Config);
+int __xray_log_select_mode(const char *Mode);
+enum XRayLogInitStatus __xray_log_finalize(void);
+enum XRayPatchingStatus __xray_patch(void);
+#else
+#include <flightrec/xray.h>
+#endif
+#endif
+
+#define NOINLINE __attribute__((noinline))
+#define NEVER __attribute__((noinline, xray_never_instrument))
+
+/* The traced function: tiny, never inlined, always instrumented. */
+__attribute__((noinline, xray_always_instrument)) int tiny(int x)
+{
+    __asm__ volatile("");
+    return x + 1;
+}
+
+static long calls = 10000000;
+static int baseline;
+static pthread_barrier_t start;
+
+/* The peer "minimal recorder": rdtsc + 8-byte store before and after the call. */
+static __thread uint64_t ring[8192] __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+NEVER static int loop_baseline(long n)
+{
+    int x = 0;
+    unsigned i = 0;
+    for (long k = 0; k < n; k++) {
+        ring[i++ & 8191] = rdtsc() << 8 | 1;
+        x = tiny(x);
+        ring[i++ & 8191] = rdtsc() << 8 | 2;
+    }
+    return x;
+}
+
+NEVER static int loop_plain(long n)
+{
+    int x = 0;
+    for (long k = 0; k < n; k++)
+        x = tiny(x);
+    return x;
+}
+
+static volatile int sink;
+
+NEVER static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&start);
+    sink += baseline ? loop_baseline(calls) : loop_plain(calls);
+    return NULL;
+}
+
+NEVER static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+NEVER int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s VARIANT THREADS [CALLS]\n", argv[0]);
+        return 2;
+    }
+    const char *variant = argv[1];
+    int threads = atoi(argv[2]);
+    if (argc > 3)
+        calls = atol(argv[3]);
+    if (threads < 1 || threads > 64 || calls < 1)
+        return 2;
+    baseline = !strcmp(variant, "baseline");
+#ifdef FT_MODE_XRAY_API
+    if (strcmp(variant, "unpatched")) {
+        /* "patched": room for every record of the run, in both runtimes, so nothing is
+         * dropped and compiler-rt never runs out of buffers (both then also pay for
+         * touching fresh memory). "ring" (flightrec only, policy overwrite): a small
+         * pool reused in a circle, cache-resident like the baseline's ring. */
+        char config[256];
+        long records = 2 * calls * threads + 4096;
+        long buffers = records * 8 / (1 << 20) + 2 * threads + 8;
+        if (!strcmp(variant, "ring"))
+            snprintf(config, sizeof config, "buffer_size=65536:buffer_max=%d:"
+                     "func_duration_threshold_us=0:no_file_flush=true", 4 * threads);
+        else
+            snprintf(config, sizeof config, "buffer_size=1048576:buffer_max=%ld:"
+                     "func_duration_threshold_us=0:no_file_flush=true", buffers);
+        /* compiler-rt 14 fails init_mode unless the mode was selected first */
+        __xray_log_select_mode("xray-fdr");
+        if (__xray_log_init_mode("xray-fdr", config) != XRAY_LOG_INITIALIZED ||
+            __xray_patch() != SUCCESS) {
+            fprintf(stderr, "%s: cannot initialise XRay FDR\n", variant);
+            return 1;
+        }
+    }
+#endif
+    pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+    pthread_t t[64];
+    for (int i = 0; i < threads; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    double t0 = now();
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    double t1 = now();
+#ifdef FT_MODE_XRAY_API
+    if (strcmp(variant, "unpatched"))
+        __xray_log_finalize();
+#endif
+    printf("%s %d %.2f\n", variant, threads, (t1 - t0) * 1e9 / (double)calls);
+    return 0;
+}
