@@ -35,3 +35,17 @@ add_executable(events_absent ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_absent.c)
 target_link_libraries(events_absent PRIVATE flightrec_static)
 add_test(NAME events_user_events_absent COMMAND events_absent)
 set_tests_properties(events_user_events_absent PROPERTIES SKIP_RETURN_CODE 77)
+
+# The decoder on every truncation and single-byte damage of the corpus: decode or refuse.
+add_executable(events_decode_robust_test ${CMAKE_CURRENT_SOURCE_DIR}/events_decode_robust_test.c)
+target_link_libraries(events_decode_robust_test PRIVATE flightrec_reader)
+add_test(NAME events_decode_robust
+  COMMAND events_decode_robust_test ${FR_EH_CORPUS}/EventHeaderInterceptorLE64.dat)
+set_tests_properties(events_recorder PROPERTIES LABELS concurrency)
+
+# Emitting threads while the main thread registers, unregisters, starts and stops.
+add_executable(events_threads ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_threads.c)
+target_link_libraries(events_threads PRIVATE flightrec_static)
+add_test(NAME events_threads
+  COMMAND events_threads ${CMAKE_CURRENT_BINARY_DIR}/events_threads.fr)
+set_tests_properties(events_threads PROPERTIES LABELS concurrency)

@@ -126,7 +126,7 @@ static void enable_site(fr_event_site *site)
 {
     fr_ue_register_site(site, site->tracepoint);
     if (fr_events_recorder_wants(site))
-        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
 }
 
 static void disable_site(fr_event_site *site)

@@ -30,7 +30,7 @@ static void apply_to_site(fr_event_site *site, void *ctx)
 {
     (void)ctx;
     if (fr_events_recorder_wants(site))
-        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
     else
         __atomic_fetch_and(&site->enabled, ~FR_SITE_RECORDER, __ATOMIC_RELAXED);
 }

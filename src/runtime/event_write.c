@@ -19,7 +19,8 @@
 void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t *related,
                      struct iovec *iov, int iovcnt)
 {
-    uint32_t enabled = __atomic_load_n(&site->enabled, __ATOMIC_RELAXED);
+    /* Acquire: pairs with the release that set the bit after the site was completed. */
+    uint32_t enabled = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
     struct fr_tracepoint *tp = site->tracepoint;
     if (!tp || iovcnt < 4)
         return;
