@@ -117,6 +117,7 @@ int cmd_info(int argc, char **argv)
     uint64_t count[FR_REC_BLOCK + 1] = {0}, meta_events = 0, structured = 0, lost = 0;
     uint64_t first = UINT64_MAX, last = 0;
     thread_table threads = {0};
+    thread_info *ti = NULL; /* the previous record's thread: most records repeat it */
     fr_record r;
     while (fr_cli_next(&t, &r) == FR_READ_OK) {
         bool ours = r.kind == FR_REC_TYPED && r.event_type >= FR_TE_FIRST &&
@@ -132,7 +133,8 @@ int cmd_info(int argc, char **argv)
         count[r.kind]++;
         if (r.kind == FR_REC_BLOCK && r.tid == 0)
             continue; /* the metadata block */
-        thread_info *ti = thread_get(&threads, r.pid, r.tid);
+        if (!ti || ti->tid != r.tid || ti->pid != r.pid)
+            ti = thread_get(&threads, r.pid, r.tid); /* may move the table: ti is refreshed */
         if (!ti)
             continue;
         if (r.kind == FR_REC_BLOCK) {

@@ -39,6 +39,7 @@ enum block_state {
     WANT_PID_OR_CPU,
     WANT_CPU,
     IN_BODY,
+    READ_FAILED,      /* after an error: nothing more is read */
 };
 
 struct fr_reader {
@@ -92,6 +93,7 @@ static fr_read_status fail(fr_reader *r, uint64_t off, const char *fmt, ...)
     vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
     va_end(ap);
     r->failed = true;
+    r->st = READ_FAILED;
     return FR_READ_ERROR;
 }
 
@@ -326,9 +328,10 @@ static const char *metadata_name(unsigned kind)
     return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown metadata";
 }
 
-static void fill_thread(const fr_reader *r, fr_record *out, fr_record_kind kind, uint64_t off)
+static inline void fill_thread(const fr_reader *r, fr_record *out, fr_record_kind kind,
+                               uint64_t off)
 {
-    memset(out, 0, sizeof *out);
+    *out = (fr_record){0};
     out->kind = kind;
     out->tid = r->tid;
     out->pid = r->pid;
@@ -674,9 +677,43 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
     }
 }
 
-fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
+/* The bytes at [off, off + n) if they are already in memory or in the window. */
+static inline const uint8_t *peek(const fr_reader *r, uint64_t off, size_t n)
+{
+    if (r->mem)
+        return off <= r->info.file_size && n <= r->info.file_size - off ? r->mem + off : NULL;
+    if (off >= r->win_off && off - r->win_off <= r->win_len && n <= r->win_len - (off - r->win_off))
+        return r->win + (off - r->win_off);
+    return NULL;
+}
+
+/* Everything but the fast path below; kept out of line so that the fast path stays a
+ * small leaf function. */
+static __attribute__((noinline)) fr_read_status next_slow(fr_reader *r, fr_record *out)
 {
     if (r->failed)
         return FR_READ_ERROR;
     return r->info.type == FR_XRAY_TYPE_NAIVE ? basic_next(r, out) : fdr_next(r, out);
+}
+
+fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
+{
+    /* Fast path for the common record, a plain function record inside a block (the
+     * checks are those of fdr_next and fdr_function). */
+    uint64_t off = r->pos;
+    const uint8_t *p;
+    if (r->st == IN_BODY && off < r->block_end && r->block_end - off >= FR_XRAY_FUNCTION_RECORD_SIZE &&
+        (p = peek(r, off, FR_XRAY_FUNCTION_RECORD_SIZE)) && !(p[0] & 1)) {
+        uint32_t word = rd32(p);
+        unsigned kind = (word >> 1) & 7;
+        if (kind <= FR_FN_TAIL_EXIT) {
+            r->tsc += rd32(p + 4);
+            fill_thread(r, out, (fr_record_kind)kind, off);
+            out->function_id = word >> 4;
+            r->pos = off + FR_XRAY_FUNCTION_RECORD_SIZE;
+            r->after_function = true;
+            return FR_READ_OK;
+        }
+    }
+    return next_slow(r, out);
 }
