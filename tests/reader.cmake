@@ -60,3 +60,8 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
             $<TARGET_FILE:reader_symbols_tool> ${LLVM_XRAY} $<TARGET_FILE:reader_cxx_prog>
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_cxx_prog.cpp)
 endif()
+
+# info and dump on a known trace: exact counts, times, filters; exit codes.
+add_test(NAME reader_cli
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_cli.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_tb_sample> ${CMAKE_CURRENT_BINARY_DIR}/reader_cli)
