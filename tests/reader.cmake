@@ -65,3 +65,11 @@ endif()
 add_test(NAME reader_cli
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_cli.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:reader_tb_sample> ${CMAKE_CURRENT_BINARY_DIR}/reader_cli)
+
+# A trace written by our own runtime (the functrace part's program, through
+# `flightrec record`): counts agree with the writer and llvm-xray, names with the binary.
+if(TARGET functrace_record_static)
+  add_test(NAME reader_recorded
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_recorded.py $<TARGET_FILE:flightrec_cli>
+            ${LLVM_XRAY} $<TARGET_FILE:functrace_record_static> ${CMAKE_CURRENT_BINARY_DIR}/reader_recorded)
+endif()
