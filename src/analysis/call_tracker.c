@@ -123,17 +123,22 @@ static void close_top(fr_call_tracker *t, struct thread_state *th, uint64_t exit
         t->on_call(&c, t->ctx);
 }
 
-static void enter(fr_call_tracker *t, struct thread_state *th, const fr_record *rec)
+__attribute__((noinline))
+static void grow_stack(struct thread_state *th)
+{
+    size_t cap = th->cap;
+    th->ids = fr_xgrow(th->ids, &cap, th->depth + 1, sizeof *th->ids, 64);
+    th->frames = fr_xgrow(th->frames, &th->cap, th->depth + 1, sizeof *th->frames, 64);
+}
+
+static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_record *rec)
 {
     if (th->depth >= FR_CALL_TRACKER_MAX_DEPTH) {
         t->stats.too_deep++;
         return;
     }
-    if (th->depth == th->cap) {
-        size_t cap = th->cap;
-        th->ids = fr_xgrow(th->ids, &cap, th->depth + 1, sizeof *th->ids, 64);
-        th->frames = fr_xgrow(th->frames, &th->cap, th->depth + 1, sizeof *th->frames, 64);
-    }
+    if (th->depth == th->cap)
+        grow_stack(th);
     uint32_t d = th->depth++;
     th->ids[d] = rec->function_id;
     th->frames[d] = (struct open_frame){

@@ -26,6 +26,15 @@ void *fr_xcalloc(size_t n, size_t size)
     return q;
 }
 
+void *fr_xaligned_alloc(size_t align, size_t size)
+{
+    size = (size + align - 1) & ~(align - 1);
+    void *q = aligned_alloc(align, size ? size : align);
+    if (!q)
+        out_of_memory(size);
+    return q;
+}
+
 void *fr_xgrow(void *p, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
 {
     if (need <= *cap)

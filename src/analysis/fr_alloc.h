@@ -11,6 +11,8 @@
 
 void *fr_xrealloc(void *p, size_t size);
 void *fr_xcalloc(size_t n, size_t size);
+/* size rounded up to a multiple of align (a power of two); free() releases it. */
+void *fr_xaligned_alloc(size_t align, size_t size);
 /* Grows *cap (doubling, at least min_cap) so that need elements of elem_size fit in *p. */
 void *fr_xgrow(void *p, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 

@@ -1,12 +1,17 @@
 /*
  * func_stats.c - see func_stats.h.
  *
- * The counters of a function live in one small struct (hot in cache), but its quantile
- * sketch is a few KiB of buckets, and consecutive calls hit different functions' buckets
- * at random: incrementing them directly was half the time of `account` on a large trace,
- * all cache misses. So the bucket increments are queued (function, bucket) and applied
- * in batches grouped by function (a counting sort), which walks each function's buckets
- * once per batch. The queue has a fixed size; every accessor applies it first.
+ * Built for the hot loop of `account` (one call per exit record):
+ *  - functions are found by a dense id -> index table (ids are small and dense: they count
+ *    the functions of the instrumentation map), with a hash map for very large ids;
+ *  - the counters one call updates live together in one 64-byte struct per function;
+ *    the public fr_func_stat is filled from them when read;
+ *  - a function's quantile sketch is a few KiB of buckets, and consecutive calls hit
+ *    different functions' buckets at random: incrementing them directly was half the
+ *    time of `account` on a large trace, all cache misses. So bucket increments are queued
+ *    as (function, bucket) and applied in batches grouped by function (a counting sort),
+ *    which walks each function's buckets once per batch. The queue has a fixed size.
+ * Every accessor first applies the queue and refreshes the public structs.
  */
 #include "func_stats.h"
 
@@ -15,21 +20,32 @@
 #include "fr_alloc.h"
 #include "u64_map.h"
 
-#define PENDING_MAX 16384
+#define PENDING_MAX (1u << 16)     /* 2 MiB of queued samples, 1 MiB of sort scratch */
+#define DENSE_IDS   (1u << 20)     /* ids below this are found by direct indexing */
+
+struct hot_counters {              /* one cache line */
+    uint64_t calls, total, self, min, max;
+    uint32_t lo, n;                /* copy of the sketch's bucket window */
+    uint64_t closed_by_unwind, open_at_end;
+} __attribute__((aligned(64)));
 
 struct pending_sample {
     uint32_t function;   /* index in items */
-    uint32_t bucket;     /* sketch bucket index (fr_qsketch_reserve) */
+    uint32_t bucket;     /* sketch bucket index */
 };
 
 struct fr_func_stats {
-    fr_func_stat *items;
-    size_t        n, cap;
-    fr_u64_map    by_id;     /* function id -> index in items */
+    fr_func_stat        *items;    /* public view, refreshed by sync() */
+    struct hot_counters *hot;
+    size_t               n, cap, cap_hot;
+    uint32_t            *index_of; /* id -> index + 1 (0: none), for ids < DENSE_IDS */
+    size_t               cap_index;
+    fr_u64_map           by_id;    /* larger ids -> index */
     struct pending_sample *pending;
-    uint32_t     *sorted;    /* scratch for apply_pending: buckets grouped by function */
-    uint32_t     *starts;    /* scratch: per function, start of its group (n + 1) */
-    size_t        n_pending, cap_starts;
+    uint32_t            *sorted;   /* scratch for apply_pending: buckets grouped by function */
+    uint32_t            *starts;   /* scratch: per function, start of its group (n + 1) */
+    size_t               n_pending, cap_starts;
+    int                  dirty;    /* items not refreshed since the last add */
 };
 
 fr_func_stats *fr_func_stats_new(void)
@@ -48,6 +64,8 @@ void fr_func_stats_free(fr_func_stats *fs)
     for (size_t i = 0; i < fs->n; i++)
         fr_qsketch_free(&fs->items[i].durations);
     free(fs->items);
+    free(fs->hot);
+    free(fs->index_of);
     free(fs->pending);
     free(fs->sorted);
     free(fs->starts);
@@ -81,39 +99,96 @@ static void apply_pending(fr_func_stats *fs)
     fs->n_pending = 0;
 }
 
-static fr_func_stat *stat_of(fr_func_stats *fs, uint32_t id, uint32_t *index)
+/* Applies the queue and fills the public structs from the hot counters. */
+static void sync(fr_func_stats *fs)
 {
-    uint32_t i = fr_u64_map_get(&fs->by_id, id);
-    if (i == FR_U64_MAP_NONE) {
-        fs->items = fr_xgrow(fs->items, &fs->cap, fs->n + 1, sizeof *fs->items, 64);
-        i = (uint32_t)fs->n++;
+    if (!fs->dirty)
+        return;
+    fs->dirty = 0;
+    apply_pending(fs);
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct hot_counters *h = &fs->hot[i];
         fr_func_stat *s = &fs->items[i];
-        *s = (fr_func_stat){.function_id = id, .min_ticks = UINT64_MAX};
-        fr_qsketch_init(&s->durations);
+        s->calls = h->calls;
+        s->total_ticks = h->total;
+        s->self_ticks = h->self;
+        s->min_ticks = h->min;
+        s->max_ticks = h->max;
+        s->closed_by_unwind = h->closed_by_unwind;
+        s->open_at_end = h->open_at_end;
+        s->durations.count = h->calls;
+        s->durations.min = h->min;
+        s->durations.max = h->max;
+    }
+}
+
+static uint32_t new_function(fr_func_stats *fs, uint32_t id)
+{
+    size_t cap_items = fs->cap;
+    fs->items = fr_xgrow(fs->items, &cap_items, fs->n + 1, sizeof *fs->items, 64);
+    fs->cap = cap_items;
+    if (fs->n + 1 > fs->cap_hot) {
+        /* aligned: a function's counters are one cache line */
+        size_t cap = fs->cap_hot ? fs->cap_hot * 2 : 64;
+        struct hot_counters *h = fr_xaligned_alloc(64, cap * sizeof *h);
+        if (fs->n)
+            memcpy(h, fs->hot, fs->n * sizeof *h);
+        free(fs->hot);
+        fs->hot = h;
+        fs->cap_hot = cap;
+    }
+    uint32_t i = (uint32_t)fs->n++;
+    fs->items[i] = (fr_func_stat){.function_id = id, .min_ticks = UINT64_MAX};
+    fr_qsketch_init(&fs->items[i].durations);
+    fs->hot[i] = (struct hot_counters){.min = UINT64_MAX};
+    if (id < DENSE_IDS) {
+        if (id >= fs->cap_index) {
+            size_t old = fs->cap_index;
+            fs->index_of = fr_xgrow(fs->index_of, &fs->cap_index, (size_t)id + 1,
+                                    sizeof *fs->index_of, 256);
+            memset(fs->index_of + old, 0, (fs->cap_index - old) * sizeof *fs->index_of);
+        }
+        fs->index_of[id] = i + 1;
+    } else {
         fr_u64_map_put(&fs->by_id, id, i);
     }
-    *index = i;
-    return &fs->items[i];
+    return i;
+}
+
+static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
+{
+    if (id < fs->cap_index)
+        return fs->index_of[id] - 1;          /* FR_U64_MAP_NONE when absent */
+    return id < DENSE_IDS ? FR_U64_MAP_NONE : fr_u64_map_get(&fs->by_id, id);
 }
 
 void fr_func_stats_add(fr_func_stats *fs, const fr_call *c)
 {
-    uint32_t index;
-    fr_func_stat *s = stat_of(fs, c->function_id, &index);
+    fs->dirty = 1;
+    uint32_t i = index_of(fs, c->function_id);
+    if (i == FR_U64_MAP_NONE)
+        i = new_function(fs, c->function_id);
+    struct hot_counters *h = &fs->hot[i];
     uint64_t d = fr_call_duration(c);
-    s->calls++;
-    s->total_ticks += d;
-    s->self_ticks += fr_call_self(c);
-    if (d < s->min_ticks) s->min_ticks = d;
-    if (d > s->max_ticks) s->max_ticks = d;
-    if (c->flags & FR_CALL_CLOSED_BY_UNWIND) s->closed_by_unwind++;
-    if (c->flags & FR_CALL_OPEN_AT_END) s->open_at_end++;
+    h->calls++;
+    h->total += d;
+    h->self += fr_call_self(c);
+    h->min = d < h->min ? d : h->min;
+    h->max = d > h->max ? d : h->max;
+    if (c->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END)) {
+        h->closed_by_unwind += (c->flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
+        h->open_at_end += (c->flags & FR_CALL_OPEN_AT_END) != 0;
+    }
+    uint32_t b = fr_qsketch_index(d);
+    if (b - h->lo >= h->n) {                  /* outside the bucket window: widen it */
+        fr_qsketch *s = &fs->items[i].durations;
+        fr_qsketch_grow(s, b);
+        h->lo = s->lo;
+        h->n = s->n;
+    }
     if (fs->n_pending == PENDING_MAX)
         apply_pending(fs);
-    fs->pending[fs->n_pending++] = (struct pending_sample){
-        .function = index,
-        .bucket = fr_qsketch_reserve(&s->durations, d),
-    };
+    fs->pending[fs->n_pending++] = (struct pending_sample){.function = i, .bucket = b};
 }
 
 void fr_func_stats_on_call(const fr_call *call, void *ctx)
@@ -128,13 +203,13 @@ size_t fr_func_stats_count(fr_func_stats *fs)
 
 fr_func_stat *fr_func_stats_at(fr_func_stats *fs, size_t i)
 {
-    apply_pending(fs);
+    sync(fs);
     return i < fs->n ? &fs->items[i] : NULL;
 }
 
 const fr_func_stat *fr_func_stats_find(fr_func_stats *fs, uint32_t id)
 {
-    apply_pending(fs);
-    uint32_t i = fr_u64_map_get(&fs->by_id, id);
+    sync(fs);
+    uint32_t i = index_of(fs, id);
     return i == FR_U64_MAP_NONE ? NULL : &fs->items[i];
 }
