@@ -49,3 +49,10 @@ target_link_libraries(events_threads PRIVATE flightrec_static)
 add_test(NAME events_threads
   COMMAND events_threads ${CMAKE_CURRENT_BINARY_DIR}/events_threads.fr)
 set_tests_properties(events_threads PROPERTIES LABELS concurrency)
+
+# The same encoder test compiled by gcc (strict C11 and C99).
+add_test(NAME events_gcc
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/events_gcc.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
+          $<TARGET_FILE:flightrec_static> $<TARGET_FILE:flightrec_reader>
+          ${CMAKE_CURRENT_BINARY_DIR}/events_gcc.d)
+set_tests_properties(events_gcc PROPERTIES SKIP_RETURN_CODE 77)

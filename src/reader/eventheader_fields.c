@@ -128,7 +128,7 @@ static int take(walker *w, size_t n, const uint8_t **data, const char *what)
 
 static int take_u16(walker *w, uint16_t *v, const char *what)
 {
-    const uint8_t *d;
+    const uint8_t *d = NULL;
     if (take(w, 2, &d, what) < 0)
         return -1;
     *v = (uint16_t)(d[0] | d[1] << 8);
@@ -467,8 +467,8 @@ static int write_field(walker *w, size_t *mpos)
         *mpos = end;
     } else {
         for (uint16_t i = 0; i < count; i++) {
-            const uint8_t *data;
-            size_t size;
+            const uint8_t *data = NULL;
+            size_t size = 0;
             if (is_array)
                 separator(w);
             if (take_value(w, &fd, &data, &size) < 0)
