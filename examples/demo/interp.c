@@ -332,7 +332,7 @@ static const char gcd_src[] =
 DEMO_FN int64_t run_fib(void)
 {
     struct program *p = assemble(fib_src);
-    int64_t n = 17, r = run_program(p, "fib", &n, 1);
+    int64_t n = 16, r = run_program(p, "fib", &n, 1);
     free(p);
     return r;
 }

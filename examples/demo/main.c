@@ -55,10 +55,10 @@ int main(int argc, char **argv)
         scale = 1;
     FR_PROVIDER_REGISTER(demo_events);
     struct worker workers[] = {
-        {"interp-1", interp_workload, 10 * scale, 0, 0, 0},
-        {"interp-2", interp_workload, 10 * scale, 0, 0, 0},
+        {"interp-1", interp_workload, 6 * scale, 0, 0, 0},
+        {"interp-2", interp_workload, 6 * scale, 0, 0, 0},
         {"compress", lz_workload, 24 * scale, 0, 0, 0},
-        {"sort-hash", sorthash_workload, 20 * scale, 0, 0, 0},
+        {"sort-hash", sorthash_workload, 8 * scale, 0, 0, 0},
     };
     size_t n = sizeof workers / sizeof workers[0];
     for (size_t i = 0; i < n; i++)

@@ -116,7 +116,7 @@ DEMO_FN uint64_t sort_and_hash(uint64_t seed)
     for (uint32_t i = 0; i < NRECORDS; i++)
         index_insert(&ix, i);
     uint64_t found = 0;
-    for (size_t i = 0; i < NRECORDS; i += 2)
+    for (size_t i = 0; i < NRECORDS; i += 4)
         found += index_lookup(&ix, recs[(i * 7919) % NRECORDS].name) >= 0;
     uint64_t result = found + recs[NRECORDS / 2].key;
     FR_EVENT(demo_events, "IndexQueried", FR_LEVEL(4), FR_U32("records", NRECORDS), FR_U64("found", found),
