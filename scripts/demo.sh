@@ -22,7 +22,8 @@ step() { # description, command...: runs one step, stops the demo with a clear m
   fi
 }
 
-step "record the demo" $fr record -o out/demo.fr -- $demo "${1:-1}"
+# 512 buffers of 64 KiB hold the whole run (about 1.2 M records): nothing is overwritten.
+step "record the demo" $fr record -o out/demo.fr --buffers 512 -- $demo "${1:-1}"
 step "trace summary" $fr info out/demo.fr
 step "account table (top 25)" $fr account out/demo.fr --top 25
 step "Chrome/Perfetto JSON" $fr convert out/demo.fr --format chrome -o out/demo.json

@@ -5,6 +5,7 @@ chrome JSON with the program's known call counts, spans and events, folded call 
 usage: convert_record.py FLIGHTREC PROGRAM LLVM_XRAY WORKDIR
 """
 import collections
+import decimal
 import json
 import os
 import subprocess
@@ -68,6 +69,24 @@ check(spans == {("b", "Work"): 3, ("e", "Work"): 3}, "chrome: spans %s" % spans)
 done = [e for e in events if e["ph"] == "i" and e["name"] == "Done"]
 check(len(done) == 3 and all(e["args"]["state"] == "ok" for e in done), "chrome: structured events")
 check(any(e["ph"] == "M" and e["name"] == "process_name" for e in events), "chrome: process name")
+
+# Perfetto and chrome://tracing need the complete events of a thread properly nested.
+exact = json.load(open(out), parse_float=decimal.Decimal)["traceEvents"]
+per_thread = collections.defaultdict(list)
+for e in exact:
+    if e["ph"] == "X":
+        per_thread[e["tid"]].append((e["ts"], -e["dur"]))
+overlaps = 0
+for spans in per_thread.values():
+    spans.sort()
+    open_ends = []
+    for ts, neg_dur in spans:
+        while open_ends and open_ends[-1] <= ts:
+            open_ends.pop()
+        if open_ends and ts - neg_dur > open_ends[-1]:
+            overlaps += 1
+        open_ends.append(ts - neg_dur)
+check(overlaps == 0, "chrome: %d complete events overlap their parent" % overlaps)
 
 # folded, weighted by calls
 out = os.path.join(work, "prog.folded")
