@@ -334,8 +334,13 @@ static int32_t group_of(struct groups *gs, uint64_t pid, int32_t tid)
     return (int32_t)gs->n++;
 }
 
-static void assign_ranks(struct groups *gs)
+static void assign_ranks(struct groups *gs, bool naive)
 {
+    if (naive) {   /* basic mode: llvm-xray keeps the file's order, no thread grouping */
+        for (size_t i = 0; i < gs->n; i++)
+            gs->v[i].rank = 0;
+        return;
+    }
     uint32_t r = 0;
     for (uint32_t i = 0; i < gs->dm_buckets; i++)
         if (gs->dm[i])
@@ -681,7 +686,7 @@ int cv_convert_yaml(cv_job *job)
         perror("flightrec convert: temporary file");
         rc = FR_EXIT_BAD_INPUT;
     }
-    assign_ranks(&y.groups);
+    assign_ranks(&y.groups, job->info->type == FR_XRAY_TYPE_NAIVE);
     bool merge_ok = reduce_runs(&y) == 0;   /* after a read error: what was read */
     if (!merge_ok)
         rc = FR_EXIT_BAD_INPUT;
