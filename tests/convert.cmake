@@ -22,3 +22,13 @@ endif()
 if(TEST convert_real_recording)
   set_tests_properties(convert_real_recording PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# Files written by compiler-rt's XRay runtime (FDR and basic mode): yaml byte for byte as
+# llvm-xray's, chrome with one complete event per call.
+find_program(CONVERT_CLANG NAMES clang-14 clang)
+if(CONVERT_CLANG)
+  add_test(NAME convert_compiler_rt
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_compiler_rt.py ${CONVERT_CLANG} ${LLVM_XRAY}
+            $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
+            ${CMAKE_CURRENT_BINARY_DIR}/convert_compiler_rt)
+endif()
