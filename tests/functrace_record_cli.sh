@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# functrace_record_cli.sh - `flightrec record`'s checks, options and exit statuses.
+# usage: functrace_record_cli.sh FLIGHTREC PROGRAM(clang, instrumented, links libflightrec.so)
+#        UNINSTRUMENTED_PROGRAM(links libflightrec) WORKDIR LLVM_XRAY
+set -uo pipefail
+fr=$1 prog=$2 plain=$3 work=$4 xray=$5
+rm -rf "$work"; mkdir -p "$work"; cd "$work"
+unset FLIGHTREC_OPTIONS
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+expect_rc() { # WANT DESCRIPTION CMD...
+  local want=$1 what=$2; shift 2
+  "$@" >out.txt 2>err.txt; local rc=$?
+  [ "$rc" = "$want" ] || fail "$what: exit $rc, want $want ($(head -c 300 err.txt))"
+}
+
+expect_rc 0 "--help" "$fr" record --help
+grep -q "usage: flightrec record" out.txt || fail "--help prints usage"
+expect_rc 2 "no program" "$fr" record
+expect_rc 2 "unknown option" "$fr" record --bogus -- "$prog"
+expect_rc 2 "bad policy" "$fr" record --policy sometimes -- "$prog"
+expect_rc 2 "bad number" "$fr" record --buffers many -- "$prog"
+expect_rc 2 "missing value" "$fr" record -o
+expect_rc 1 "program not found" "$fr" record -- ./no-such-program
+expect_rc 1 "not linked with libflightrec" "$fr" record -- /bin/true
+grep -q "does not link libflightrec" err.txt || fail "says the program does not link libflightrec"
+expect_rc 1 "no instrumentation" "$fr" record -- "$plain"
+grep -q "no function instrumentation" err.txt || fail "says the program has no instrumentation"
+printf '#!/bin/sh\nexit 0\n' >script.sh; chmod +x script.sh
+expect_rc 1 "a script" "$fr" record -- ./script.sh
+grep -q "not an ELF" err.txt || fail "says a script is not an ELF executable"
+
+# A real run, relative -o, every option, --filter: only matching functions are traced.
+expect_rc 0 "record with options" "$fr" record -o t1.fr --policy discard --buffer-size 65536 \
+    --buffers 64 --threshold-us 0 --filter 'fib:tail_*' -- "$prog"
+grep -q "trace written to $work/t1.fr" err.txt || fail "says where the trace went: $(cat err.txt)"
+names=$("$xray" convert --output-format=yaml --symbolize -m "$prog" t1.fr |
+        sed -n "s/.*function: '\{0,1\}\([a-z_]*\)'\{0,1\},.*kind: function-.*/\1/p" | sort -u | tr '\n' ' ')
+[ "$names" = "fib tail_caller tail_target " ] || fail "--filter fib:tail_*: traced '$names'"
+
+# %p expands to the program's pid; the program's exit status is ours.
+expect_rc 0 "%p output" "$fr" record -o "t-%p.fr" -- "$prog"
+ls t-[0-9]*.fr >/dev/null 2>&1 || fail "%p not expanded: $(ls)"
+printf 'int main(void) { return 7; }\n' >seven.c
+if cc seven.c -o seven -L"$(dirname "$fr")" -lflightrec -Wl,-rpath,"$(dirname "$fr")" 2>/dev/null; then
+  expect_rc 7 "exit status propagated" "$fr" record --no-check -o s.fr -- ./seven
+fi
+[ $status = 0 ] && echo "ok: flightrec record checks, options, filter, exit status"
+exit $status
