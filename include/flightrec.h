@@ -14,6 +14,7 @@
  *   threshold_us=N     calls shorter than N microseconds leave no records
  *   start=1            initialise (and patch) at program start-up
  *   patch=all|none|PATTERN     which instrumented functions to patch
+ *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  * Recording functions are safe from any thread and from signal handlers; they take no
  * lock, make no system call and allocate nothing.
  */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events_internal.h"
 
@@ -31,6 +32,7 @@ typedef struct capture {
     uint32_t  indexes[CAP_MAX];
     uint32_t *enable_words[CAP_MAX];
     bool      enable_on_register;
+    int       unreg_pipe;        /* > 0: each unregistration also writes a byte here */
     cap_write writes[CAP_MAX];
 } capture;
 
@@ -71,6 +73,8 @@ static int cap_unreg(void *ctx, int fd, struct fr_user_unreg *unreg)
     __atomic_fetch_and((uint32_t *)(uintptr_t)unreg->disable_addr, ~(1u << unreg->disable_bit),
                        __ATOMIC_RELAXED);
     cap.nunreg++;
+    if (cap.unreg_pipe > 0 && write(cap.unreg_pipe, "u", 1) != 1)
+        return -1;
     return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "flightrec/events.h"
@@ -317,6 +319,57 @@ static void test_spans_nest(void **state)
     fr_ue_set_backend(NULL);
 }
 
+/* ------------------------------------------------------------------ fork and exit */
+
+FR_PROVIDER_DEFINE(prov_f, "TestFork");
+static void emit_fork(void) { FR_EVENT(prov_f, "Forked", FR_U8("v", 1)); }
+
+static void test_unregistered_in_child_and_at_exit(void **state)
+{
+    (void)state;
+    cap_reset(true);
+    assert_int_equal(FR_PROVIDER_REGISTER(prov_f), 0);
+    int sites = cap.nreg;
+    assert_true(sites >= 1);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* The child withdrew the inherited registrations at fork: the bits are clear. */
+        int before = cap.nwrites;
+        emit_fork();
+        _exit(cap.nunreg == sites && cap.nwrites == before ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    emit_fork();                                  /* the parent's stay registered */
+    assert_int_equal(cap.nwrites, 1);
+    assert_int_equal(cap.nunreg, 0);
+
+    /* At exit every provider is unregistered: a child that exits normally reports it
+     * through the pipe (its fork-time withdrawal happened before the pipe was set). */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        cap_reset(true);
+        FR_PROVIDER_REGISTER(prov_f);             /* a fresh registration in the child */
+        cap.unreg_pipe = fds[1];
+        exit(0);
+    }
+    close(fds[1]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    char buf[64];
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    close(fds[0]);
+    assert_true(n >= 1);
+    fr_provider_unregister(&prov_f);
+    fr_ue_set_backend(NULL);
+}
+
 /* ------------------------------------------------------------------ ids, filter */
 
 static void test_provider_guid(void **state)
@@ -370,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_all_field_types),
         cmocka_unit_test(test_disabled_evaluates_nothing),
         cmocka_unit_test(test_spans_nest),
+        cmocka_unit_test(test_unregistered_in_child_and_at_exit),
         cmocka_unit_test(test_provider_guid),
         cmocka_unit_test(test_filter),
     };

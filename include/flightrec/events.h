@@ -123,7 +123,8 @@ typedef struct fr_provider {
 struct fr_tracepoint;
 typedef struct fr_event_site {
     uint32_t      enabled;
-    uint8_t       level, opcode, version, reserved;
+    uint8_t       level, opcode, version;
+    uint8_t       registered;      /* runtime: registered with user_events */
     uint16_t      id, tag;
     uint32_t      metadata_size;   /* the metadata extension, its 4-byte header included */
     uint64_t      keyword;

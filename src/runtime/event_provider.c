@@ -156,11 +156,11 @@ int fr_provider_register(fr_provider *p, fr_event_site *const *first, fr_event_s
         providers = st;
         p->state = st;
     }
-    if (!st->registered) {   /* again after an unregister: the known sites come back */
-        st->registered = true;
-        for (size_t i = 0; i < st->site_count; i++)
-            enable_site(st->sites[i]);
-    }
+    /* Known sites come back after an unregister, or reach user_events anew in a forked
+     * child; enabling an enabled site changes nothing. */
+    st->registered = true;
+    for (size_t i = 0; i < st->site_count; i++)
+        enable_site(st->sites[i]);
     int rc = 0;
     for (fr_event_site *const *it = first; first && it < last; it++) {
         fr_event_site *site = *it;
@@ -217,7 +217,7 @@ static void after_fork_child(void)
 {
     /* The child inherited the parent's kernel registrations for these addresses:
      * withdraw them (the flight recorder bits stay; the recorder decides about the
-     * child); user_events stays off in the child. */
+     * child); registering the provider again in the child reaches user_events anew. */
     for (struct fr_provider_state *st = providers; st; st = st->next)
         for (size_t i = 0; i < st->site_count; i++)
             fr_ue_unregister_site(st->sites[i]);

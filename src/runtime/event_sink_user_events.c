@@ -110,6 +110,8 @@ static bool ensure_open(void)
 
 int fr_ue_register_site(fr_event_site *site, struct fr_tracepoint *tp)
 {
+    if (site->registered)
+        return 0;
     if (!ensure_open())
         return -1;
     char command[FR_EH_NAME_MAX + sizeof FR_EH_COMMAND_TYPES + 1];
@@ -133,13 +135,15 @@ int fr_ue_register_site(fr_event_site *site, struct fr_tracepoint *tp)
         return -1;
     }
     tp->write_index = reg.write_index;
+    site->registered = 1;
     return 0;
 }
 
 void fr_ue_unregister_site(fr_event_site *site)
 {
-    if (ue_state != UE_OPEN)
+    if (ue_state != UE_OPEN || !site->registered)
         return;
+    site->registered = 0;
     struct fr_user_unreg unreg = {
         .size = sizeof unreg,
         .disable_bit = 0,

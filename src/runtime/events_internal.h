@@ -81,8 +81,9 @@ typedef struct fr_ue_backend {
  * user_events was found, so the next registration probes again. */
 FR_HIDDEN void fr_ue_set_backend(const fr_ue_backend *b);
 
-/* Registers one call site's enable word with the kernel for tracepoint tp. Returns 0, or
- * -1 if user_events is unavailable (reported once per process on stderr). */
+/* Registers one call site's enable word with the kernel for tracepoint tp (nothing if it
+ * is registered already). Returns 0, or -1 if user_events is unavailable (reported once
+ * per process on stderr). */
 FR_HIDDEN int  fr_ue_register_site(fr_event_site *site, struct fr_tracepoint *tp);
 FR_HIDDEN void fr_ue_unregister_site(fr_event_site *site);
 /* Hot path: iov[0] is filled with the write index. */
