@@ -240,6 +240,23 @@ static void test_v1_end_of_buffer(void **state)
     assert_int_equal(a.rec[3].offset, 32 + 128);
 }
 
+/* A version 1 buffer size near 2^64 must not wrap the block's end around. */
+static void test_v1_huge_buffer_size(void **state)
+{
+    (void)state;
+    img m = {0};
+    header(&m, 1, FR_XRAY_TYPE_FDR, UINT64_MAX - 40);
+    md_i32(&m, FR_MD_NEW_BUFFER, 1);
+    md_wall(&m, 1, 1);
+    md_cpu(&m, 0, 100);
+    fn(&m, 3, FR_FN_ENTER, 5);
+    md(&m, FR_MD_END_OF_BUFFER, "", 0);
+    all a;
+    read_all(m.b, m.n, &a);
+    assert_int_equal(a.end, FR_READ_EOF);
+    assert_int_equal(a.n, 2);
+}
+
 static void test_v4_custom_event(void **state)
 {
     (void)state;
@@ -457,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_builder_roundtrip),
         cmocka_unit_test(test_payload_and_meta),
         cmocka_unit_test(test_v1_end_of_buffer),
+        cmocka_unit_test(test_v1_huge_buffer_size),
         cmocka_unit_test(test_v4_custom_event),
         cmocka_unit_test(test_basic_mode),
         cmocka_unit_test(test_errors),

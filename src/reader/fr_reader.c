@@ -363,7 +363,8 @@ static int begin_block(fr_reader *r)
     r->wall_usec = 0;
     if (r->info.version == 1) {
         /* The block is the whole buffer; the file may end early after EndOfBuffer. */
-        r->block_end = off + r->info.buffer_size;
+        r->block_end = r->info.buffer_size > UINT64_MAX - off ? UINT64_MAX
+                                                              : off + r->info.buffer_size;
         r->st = WANT_NEW_BUFFER;
         return 1;
     }
@@ -379,10 +380,10 @@ static int begin_block(fr_reader *r)
     }
     uint64_t n = rd64(p + 1);
     uint64_t body = off + FR_XRAY_METADATA_SIZE;
-    if (r->size_known && n > r->info.file_size - body) {
+    uint64_t room = r->size_known ? r->info.file_size - body : UINT64_MAX - body;
+    if (n > room) {
         fail(r, off, "expected a block of at most %llu bytes (to the end of the file), "
-                     "BufferExtents says %llu",
-             (unsigned long long)(r->info.file_size - body), (unsigned long long)n);
+                     "BufferExtents says %llu", (unsigned long long)room, (unsigned long long)n);
         return -1;
     }
     r->pos = body;
