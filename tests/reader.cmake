@@ -73,3 +73,14 @@ if(TARGET functrace_record_static)
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_recorded.py $<TARGET_FILE:flightrec_cli>
             ${LLVM_XRAY} $<TARGET_FILE:functrace_record_static> ${CMAKE_CURRENT_BINARY_DIR}/reader_recorded)
 endif()
+
+# Streaming: peak memory does not grow with the trace (not under sanitizers: their
+# allocator and shadow memory blur the numbers).
+add_executable(reader_tb_big ${CMAKE_CURRENT_SOURCE_DIR}/reader_tb_big.c)
+target_link_libraries(reader_tb_big PRIVATE fr_trace_builder)
+if(EXISTS /usr/bin/time)
+  add_test(NAME reader_memory
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_memory.py $<TARGET_FILE:reader_tb_big>
+            $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/reader_memory)
+  set_tests_properties(reader_memory PROPERTIES LABELS no_asan)
+endif()
