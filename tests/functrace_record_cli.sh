@@ -38,6 +38,11 @@ names=$("$xray" convert --output-format=yaml --symbolize -m "$prog" t1.fr |
         sed -n "s/.*function: '\{0,1\}\([a-z_]*\)'\{0,1\},.*kind: function-.*/\1/p" | sort -u | tr '\n' ' ')
 [ "$names" = "fib tail_caller tail_target " ] || fail "--filter fib:tail_*: traced '$names'"
 
+# --threshold-us: short calls leave no records, and the trace counts them.
+expect_rc 0 "record with a threshold" "$fr" record -o t2.fr --threshold-us 100000 -- "$prog"
+below=$("$fr" info t2.fr | sed -n 's/^calls below threshold: \([0-9]*\).*/\1/p')
+[ "${below:-0}" -gt 15000 ] || fail "--threshold-us 100000: $below calls below threshold"
+
 # %p expands to the program's pid; the program's exit status is ours.
 expect_rc 0 "%p output" "$fr" record -o "t-%p.fr" -- "$prog"
 ls t-[0-9]*.fr >/dev/null 2>&1 || fail "%p not expanded: $(ls)"

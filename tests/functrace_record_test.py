@@ -85,6 +85,9 @@ def main():
         theirs_by_id[int(m.group(1))][slot] += 1
         theirs_by_name[m.group(2)][slot] += 1
 
+    if not gcc and "kind: custom-event" not in y.stdout:
+        fail("the custom event did not reach the trace")
+
     for name, (enters, exits) in sorted(expected.items()):
         if name not in id_of:
             fail(f"{name}: not in the trace (or without a name); our reader saw {sorted(ours)}")

@@ -62,6 +62,10 @@ int main(void)
     for (int i = 0; i < 50; i++)
         d += half(i);
     sink += (long)d + logged(9) + jump_host(4);
+#if defined(__clang__)
+    static const char note[] = "custom event through the recorder";
+    __xray_customevent(note, sizeof note - 1);   /* a custom-event sled in main */
+#endif
     /* calls NAME ENTERS EXITS (exits include tail exits) */
     printf("calls worker %d %d\n", THREADS, THREADS);
     printf("calls leaf %d %d\n", THREADS * PER_THREAD, THREADS * PER_THREAD);
