@@ -41,7 +41,8 @@ def main():
         os.unlink(trace)
     env = dict(os.environ)
     env.pop("FLIGHTREC_OPTIONS", None)
-    p = run([flightrec, "record", "-o", trace, "--", program], env=env)
+    extra = [] if gcc else ["--custom-event"]
+    p = run([flightrec, "record", "-o", trace, "--", program] + extra, env=env)
     if p.returncode != 0:
         fail(f"flightrec record exited {p.returncode}: {p.stderr}")
     if f"trace written to {trace}" not in p.stderr:
