@@ -186,7 +186,7 @@ for weight, weights in (("calls", dict(ncalls)), ("time", want)):
     check(got == exp, "svg --weight %s: frames differ:\n got %s\nwant %s" % (weight, sorted(got), sorted(exp)))
 
 # ------------------------------------------------------------------ yaml vs llvm-xray
-for name in ("calls", "yaml"):
+for name in ("calls", "yaml", "empty"):
     t = os.path.join(work, name + ".fr")
     mine, theirs = os.path.join(work, name + ".mine.yaml"), os.path.join(work, name + ".llvm.yaml")
     rc, err = convert(t, "yaml", mine, "--ids")
@@ -199,6 +199,15 @@ for name in ("calls", "yaml"):
 mine = os.path.join(work, "calls.names.yaml")
 convert(trace, "yaml", mine)
 check(b"function: main," in open(mine, "rb").read(), "yaml: names from the trace's table")
+
+empty = os.path.join(work, "empty.fr")
+for fmt in ("chrome", "folded", "svg"):
+    out = os.path.join(work, "empty." + fmt)
+    rc, err = convert(empty, fmt, out)
+    check(rc == 0, "empty trace, %s: exit code %d" % (fmt, rc))
+check(json.load(open(os.path.join(work, "empty.chrome")))["traceEvents"] == [], "empty trace: no chrome events")
+check(open(os.path.join(work, "empty.folded")).read() == "", "empty trace: no folded stacks")
+ET.parse(os.path.join(work, "empty.svg"))
 
 # ------------------------------------------------------------------ bad input, bad usage
 data = open(trace, "rb").read()

@@ -214,6 +214,15 @@ static void yaml_trace(const char *dir)
     spec_close(&s, dir, "yaml", NULL);
 }
 
+/* No records at all: every format must still write a complete, valid file. */
+static void empty_trace(const char *dir)
+{
+    struct spec s;
+    spec_open(&s, dir, "empty", 1000000000ull);
+    block(&s, 5, 6, 0, 100);
+    spec_close(&s, dir, "empty", NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -222,5 +231,6 @@ int main(int argc, char **argv)
     }
     calls_trace(argv[1]);
     yaml_trace(argv[1]);
+    empty_trace(argv[1]);
     return 0;
 }
