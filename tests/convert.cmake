@@ -32,3 +32,13 @@ if(CONVERT_CLANG)
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
             ${CMAKE_CURRENT_BINARY_DIR}/convert_compiler_rt)
 endif()
+
+# The SVG flame graph's inline script (zoom, reset, search, hover), run by node against the
+# frames of a real output, where node is installed.
+find_program(CONVERT_NODE NAMES node nodejs)
+if(CONVERT_NODE)
+  add_test(NAME convert_svg_script
+    COMMAND sh -c "mkdir -p \"$2\" && \"$1\" \"$2\" && \"$3\" convert \"$2/calls.fr\" --format svg --weight calls -o \"$2/calls.svg\" && \"$4\" \"$5\" \"$2/calls.svg\" lex"
+            sh $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/convert_svg_script
+            $<TARGET_FILE:flightrec_cli> ${CONVERT_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/convert_svg_script.js)
+endif()
