@@ -2,7 +2,7 @@
  * symbols.c - function id -> name and file:line (see symbols.h), through elfutils.
  *
  * Each ELF file we look into is an `image`: its function symbols sorted by address
- * (C++ names demangled), its xray_instr_map turned into function addresses by id, and a
+ * (C++ names demangled when first asked for), its xray_instr_map turned into function addresses by id, and a
  * DWARF handle opened when a location is first asked for. Images are loaded lazily: the
  * --binary one at once, the trace's objects (FR_TE_OBJECT paths) when an address in them
  * needs resolving. Names are computed once per id and cached.
@@ -33,7 +33,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 typedef struct elf_symbol {
     uint64_t addr, size;
-    char *name;         /* demangled when it was a C++ name */
+    const char *name;   /* raw (mangled) name in the ELF string table, which stays mapped */
     int global;
 } elf_symbol;
 
@@ -136,9 +136,7 @@ static void load_symbols(image *im)
         if (!name || !name[0])
             continue;
         elf_symbol *e = &im->syms[im->n_syms];
-        e->name = demangle(name);
-        if (!e->name)
-            continue;
+        e->name = name;  /* demangled only when asked for: most symbols never are */
         e->addr = s.st_value;
         e->size = s.st_size;
         e->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
@@ -256,8 +254,6 @@ static void image_free(image *im)
         elf_end(im->elf);
     if (im->fd >= 0)
         close(im->fd);
-    for (size_t i = 0; i < im->n_syms; i++)
-        free(im->syms[i].name);
     free(im->syms);
     free(im->fn_addr);
     free(im->path);
@@ -557,7 +553,7 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
         uint64_t addr;
         image *im = locate(s, function_id, &addr);
         const elf_symbol *sym = im ? find_symbol(im, addr) : NULL;
-        c->name = strdup(sym ? sym->name : s->fallback);
+        c->name = sym ? demangle(sym->name) : strdup(s->fallback);
     }
     return c->name ? c->name : s->fallback;
 }
