@@ -225,7 +225,11 @@ int cmd_dump(int argc, char **argv)
         if (fn_s && r.kind != FR_REC_BLOCK) {
             if (!is_function(&r))
                 continue;
-            if (fn_by_name) {
+            if (fn_by_name && r.function_id >= (1u << 20)) {
+                /* Ids beyond a sane table (a damaged file): compare without a cache. */
+                if (strcmp(fr_cli_name(&t, r.function_id), fn_s))
+                    continue;
+            } else if (fn_by_name) {
                 if (r.function_id >= name_match_n) {
                     size_t n = (size_t)r.function_id * 2 + 16;
                     uint8_t *m = realloc(name_match, n);
