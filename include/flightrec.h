@@ -8,15 +8,47 @@
  * Options (FLIGHTREC_OPTIONS or the string given to fr_init): key=value pairs separated
  * by spaces or commas:
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)
- *   buffer_size=BYTES  size of one buffer
- *   buffers=N          number of buffers in the pool
- *   policy=overwrite|discard   when a thread's buffers are full: keep newest / oldest
- *   threshold_us=N     calls shorter than N microseconds leave no records
+ *   buffer_size=BYTES  size of one buffer (K/M/G suffixes; default 64K, at least 1K)
+ *   buffers=N          number of buffers in the pool (default 64)
+ *   policy=overwrite|discard   when a thread's buffers are full: keep newest (default) /
+ *                      keep oldest
+ *   threshold_us=N     calls shorter than N microseconds leave no records (default 0)
  *   start=1            initialise (and patch) at program start-up
  *   patch=all|none|PATTERN     which instrumented functions to patch
+ *   crash_dump=1       write the buffers to `output` on a fatal signal
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
+ *   clock=auto|tsc|monotonic   the timestamp source (auto: the TSC if CPUID says it is
+ *                      invariant, else CLOCK_MONOTONIC)
+ * Also accepted, for the XRay FDR mode: buffer_max (= buffers), func_duration_threshold_us
+ * (= threshold_us), grace_period_ms (ignored), no_file_flush=1 (no file at exit).
+ * Each unknown key or bad value is reported once on stderr and fr_init fails with
+ * FR_ERR_OPTIONS. fr_init applies FLIGHTREC_OPTIONS first, then its own string on top.
+ *
+ * Start-up: when FLIGHTREC_OPTIONS contains start=1 the recorder is initialised by a
+ * constructor, with no call in the program. When the process exits normally (exit() or
+ * return from main) while recording, it is finalized and the file written.
+ *
+ * Policies. discard: a thread takes free buffers from the pool; when none is left its
+ * new records are dropped (the oldest history is kept). overwrite: every thread holds at
+ * most its fair share of the pool, max(1, buffers / live threads); below its share it
+ * takes a free buffer (or the oldest buffer left by an exited thread), at its share it
+ * overwrites its own oldest buffer, and a thread above its share (because more threads
+ * started) gives its oldest buffers back when it next fills one. Every dropped record is
+ * counted per thread; fr_flush prints one stderr line when any were dropped, and the
+ * file carries the counts (FR_TE_SUMMARY / FR_TE_THREAD_STATS) and an FR_TE_LOST event
+ * where a thread's kept history starts after overwritten records.
+ *
+ * Threads: a thread that exits hands its buffers back with their data, which stays in
+ * the trace (in overwrite mode it is the oldest history, reclaimed first). After fork()
+ * the child starts with empty buffers and writes its own file: `output` with %p expanded
+ * to the child's pid, or `output` followed by ".PID" when it has no %p.
+ *
  * Recording functions are safe from any thread and from signal handlers; they take no
- * lock, make no system call and allocate nothing.
+ * lock, make no system call and allocate nothing. A record made by a signal handler
+ * that interrupted a record on the same thread is dropped and counted; records from
+ * handlers that run between records are kept. Custom and typed events need at least one
+ * payload byte (llvm-xray rejects empty ones) and must fit in a buffer; others are
+ * dropped and counted.
  */
 #ifndef FLIGHTREC_H
 #define FLIGHTREC_H
@@ -70,7 +102,10 @@ FR_API void fr_log_enter_arg(uint32_t function_id, uint64_t arg);
 FR_API void fr_log_custom_event(const void *data, size_t size);
 FR_API void fr_log_typed_event(uint16_t type, const void *data, size_t size);
 
-/* Totals since init. Drops are also reported at flush on stderr and in the file. */
+/* Totals of the current session: records_written = records held in the buffers (what
+ * the file will contain), records_dropped = records lost (refused, overwritten, nested
+ * in a signal handler). Exact once finalized; while recording, the figures of buffers
+ * still being filled by running threads are not included. */
 typedef struct fr_stats {
     uint64_t records_written;
     uint64_t records_dropped;

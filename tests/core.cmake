@@ -1,6 +1,7 @@
 # Tests of the flight recorder core (issue 2).
 add_executable(core_record_test ${CMAKE_CURRENT_SOURCE_DIR}/core_record_test.c)
-target_include_directories(core_record_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+target_include_directories(core_record_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common
+  ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH})
 target_link_libraries(core_record_test PRIVATE flightrec_static fr_testlib)
 add_test(NAME core_record COMMAND core_record_test)
 
@@ -16,3 +17,9 @@ target_include_directories(core_threads_test PRIVATE ${CMAKE_SOURCE_DIR}/src/com
 target_link_libraries(core_threads_test PRIVATE flightrec_static fr_testlib Threads::Threads)
 add_test(NAME core_threads COMMAND core_threads_test)
 set_tests_properties(core_threads PROPERTIES LABELS concurrency)
+
+add_executable(core_options_test ${CMAKE_CURRENT_SOURCE_DIR}/core_options_test.c)
+target_include_directories(core_options_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common
+  ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH})
+target_link_libraries(core_options_test PRIVATE flightrec_static fr_testlib)
+add_test(NAME core_options COMMAND core_options_test)

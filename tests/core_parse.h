@@ -31,6 +31,7 @@ struct cp_trace {
     struct cp_record *recs;
     size_t   nrecs, cap;
     size_t   nblocks;
+    size_t   wraps;         /* TSCWrap records */
     size_t   block_starts;  /* FR_TE_BLOCK_START markers (one per thread block) */
     int32_t  block_tids[4096];
     char     error[256];
@@ -132,6 +133,7 @@ static inline int cp_load(struct cp_trace *t, const char *path)
                 break;
             case FR_MD_TSC_WRAP:
                 tsc = cp_u64(p + 1);
+                t->wraps++;
                 off += 16;
                 break;
             case FR_MD_CUSTOM_EVENT:

@@ -103,9 +103,10 @@ int fr_pool_reclaim_retired(uint32_t slot)
                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
             continue; /* another thread took it: look again */
         struct fr_thread_desc *dead = &fr_pool.threads[LOAD_R(&b->thread)];
-        __atomic_fetch_add(&dead->reclaimed_records, b->records, __ATOMIC_RELAXED);
+        uint64_t used = LOAD_R(&b->used);
+        __atomic_fetch_add(&dead->reclaimed_records, LOAD_R(&b->records), __ATOMIC_RELAXED);
         __atomic_fetch_add(&dead->reclaimed_bytes,
-                           b->used > FR_BUFFER_PREAMBLE ? b->used - FR_BUFFER_PREAMBLE : 0,
+                           used > FR_BUFFER_PREAMBLE ? used - FR_BUFFER_PREAMBLE : 0,
                            __ATOMIC_RELAXED);
         fr_pool_stamp((uint32_t)best, slot);
         return best;
@@ -132,8 +133,8 @@ void fr_pool_stamp(uint32_t idx, uint32_t slot)
     struct fr_buffer_desc *b = &fr_pool.bufs[idx];
     STORE_R(&b->thread, slot);
     STORE_R(&b->seq, __atomic_fetch_add(&fr_pool.next_seq, 1, __ATOMIC_RELAXED));
-    b->used = 0;
-    b->records = 0;
+    STORE_R(&b->used, 0);
+    STORE_R(&b->records, 0);
 }
 
 void fr_pool_retire_thread(uint32_t slot)
@@ -151,7 +152,8 @@ uint32_t fr_pool_thread_buffers(uint32_t slot, uint32_t *out)
     for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint32_t st = LOAD(&b->state);
-        if (st != FR_BUF_FREE && LOAD_R(&b->thread) == slot && b->used >= FR_BUFFER_PREAMBLE) {
+        if (st != FR_BUF_FREE && LOAD_R(&b->thread) == slot &&
+            LOAD_R(&b->used) >= FR_BUFFER_PREAMBLE) {
             /* insertion sort by seq: a thread holds few buffers */
             uint32_t j = n++;
             while (j > 0 && fr_pool.bufs[out[j - 1]].seq > b->seq) {

@@ -35,7 +35,7 @@ struct fr_buffer_desc {
     uint32_t thread;    /* owning thread slot (atomic relaxed: scanned by others) */
     uint64_t seq;       /* global hand-out order: a thread's buffers sort by it */
     uint64_t used;      /* bytes of records, valid once the buffer is left or at finalize */
-    uint64_t records;   /* records in [0, used) */
+    uint64_t records;   /* records in [0, used); both atomic relaxed (fr_get_stats reads) */
 };
 
 struct fr_thread_desc {
@@ -45,6 +45,7 @@ struct fr_thread_desc {
     uint64_t pthread;         /* pthread_t, for its name at finalize */
     /* Snapshot of the thread's counters (at exit or finalize). */
     uint64_t records_dropped; /* refused (full, nested, too big) + own ring overwrites */
+    uint64_t records_overwritten; /* of which own ring overwrites (a gap at the start) */
     uint64_t bytes_dropped;
     uint64_t calls_below_threshold;
     /* Added by other threads reclaiming this (exited) thread's buffers (atomic). */

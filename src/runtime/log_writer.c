@@ -168,7 +168,12 @@ static uint64_t lost_at_start(const struct fr_thread_desc *d)
 {
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return 0;
-    return d->records_dropped + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+    return d->records_overwritten + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+}
+
+static uint64_t buf_used(uint32_t i)
+{
+    return __atomic_load_n(&fr_pool.bufs[i].used, __ATOMIC_RELAXED);
 }
 
 static void write_thread_block(struct fr_out *o, uint32_t slot)
@@ -178,9 +183,9 @@ static void write_thread_block(struct fr_out *o, uint32_t slot)
     if (n == 0)
         return;
     uint64_t lost = lost_at_start(&fr_pool.threads[slot]);
-    uint64_t size = fr_pool.bufs[idx[0]].used;
+    uint64_t size = buf_used(idx[0]);
     for (uint32_t i = 1; i < n; i++)
-        size += fr_pool.bufs[idx[i]].used - FR_BUFFER_HEAD_SKIP;
+        size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
     if (lost)
         size += FR_XRAY_METADATA_SIZE + 8;
     size += 2 * FR_XRAY_METADATA_SIZE + 8; /* NewCPUId(cpu, 1), BLOCK_START event */
@@ -200,10 +205,10 @@ static void write_thread_block(struct fr_out *o, uint32_t slot)
         put_typed_header(o, FR_TE_LOST, 8);
         fr_out_put(o, &lost, 8);
     }
-    fr_out_put(o, first + FR_BUFFER_PREAMBLE, fr_pool.bufs[idx[0]].used - FR_BUFFER_PREAMBLE);
+    fr_out_put(o, first + FR_BUFFER_PREAMBLE, buf_used(idx[0]) - FR_BUFFER_PREAMBLE);
     for (uint32_t i = 1; i < n; i++)
         fr_out_put(o, fr_pool_buffer(idx[i]) + FR_BUFFER_HEAD_SKIP,
-                   fr_pool.bufs[idx[i]].used - FR_BUFFER_HEAD_SKIP);
+                   buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);
 }
 
 int fr_write_trace(const char *path)

@@ -112,7 +112,7 @@ static uint64_t kept_records(uint32_t slot)
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != FR_BUF_FREE &&
             __atomic_load_n(&b->thread, __ATOMIC_RELAXED) == slot)
-            n += b->records;
+            n += __atomic_load_n(&b->records, __ATOMIC_RELAXED);
     }
     return n;
 }

@@ -81,8 +81,11 @@ static void drop(struct fr_thread *t, size_t bytes)
 static void charge_overwrite(struct fr_thread *t, uint32_t idx)
 {
     struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-    t->dropped_records += b->records;
-    t->dropped_bytes += b->used > FR_BUFFER_PREAMBLE ? b->used - FR_BUFFER_PREAMBLE : 0;
+    uint64_t records = __atomic_load_n(&b->records, __ATOMIC_RELAXED);
+    uint64_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+    t->dropped_records += records;
+    t->overwritten += records;
+    t->dropped_bytes += used > FR_BUFFER_PREAMBLE ? used - FR_BUFFER_PREAMBLE : 0;
 }
 
 static void leave_current(struct fr_thread *t)
@@ -90,8 +93,9 @@ static void leave_current(struct fr_thread *t)
     if (t->cur < 0)
         return;
     struct fr_buffer_desc *b = &fr_pool.bufs[t->cur];
-    b->used = (uint64_t)(t->pos - fr_pool_buffer((uint32_t)t->cur));
-    b->records = t->records;
+    __atomic_store_n(&b->used, (uint64_t)(t->pos - fr_pool_buffer((uint32_t)t->cur)),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&b->records, t->records, __ATOMIC_RELAXED);
     t->cur = -1;
     t->pos = t->end = NULL;
     t->records = 0;
@@ -245,6 +249,7 @@ void fr_writer_snapshot(struct fr_thread *t)
     struct fr_thread_desc *d = &fr_pool.threads[t->slot];
     leave_current(t);
     d->records_dropped = t->dropped_records + t->nested_drops;
+    d->records_overwritten = t->overwritten;
     d->bytes_dropped = t->dropped_bytes;
     d->calls_below_threshold = t->below_threshold;
 }
@@ -348,20 +353,6 @@ static inline void guard_leave(struct fr_thread *t)
     __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
 
-static __attribute__((noinline)) void function_slow(struct fr_thread *t, uint32_t id, unsigned kind,
-                                                     uint64_t tsc, uint32_t cpu)
-{
-    uint8_t *p = reserve_slow(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
-    if (!p)
-        return;
-    uint64_t w = fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32;
-    put_u64(p, w);
-    t->pos = p + 8;
-    t->last_tsc = tsc;
-    t->records++;
-    t->enter_run = kind == FR_FN_ENTER ? t->rewind_enabled : 0;
-}
-
 /* threshold_us: an exit right after its own enter, sooner than the threshold, removes
  * the enter instead of being written (the call leaves no record). Nested short calls
  * unwind one by one, as in compiler-rt's FDR mode. */
@@ -380,6 +371,59 @@ static inline int try_rewind(struct fr_thread *t, uint32_t id, uint64_t tsc)
     return 1;
 }
 
+/* Function record through the slow path; also clears the guard (so that the hot path
+ * reaches it by a tail call and needs no saved registers). */
+static __attribute__((noinline)) void function_slow(uint32_t id, unsigned kind, uint64_t tsc,
+                                                     uint32_t cpu)
+{
+    struct fr_thread *t = &fr_tls;
+    uint8_t *p = reserve_slow(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
+    if (p) {
+        uint64_t w = fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32;
+        put_u64(p, w);
+        t->pos = p + 8;
+        t->last_tsc = tsc;
+        t->records++;
+        t->enter_run = kind == FR_FN_ENTER ? t->rewind_enabled : 0;
+    }
+    guard_leave(t);
+}
+
+/* An exit that may cancel its short call (threshold_us); room is already checked. */
+static __attribute__((noinline)) void function_exit_rewind(uint32_t id, unsigned kind, uint64_t tsc)
+{
+    struct fr_thread *t = &fr_tls;
+    if (!try_rewind(t, id, tsc)) {
+        put_u64(t->pos, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
+        t->pos += 8;
+        t->last_tsc = tsc;
+        t->records++;
+        t->enter_run = 0;
+    }
+    guard_leave(t);
+}
+
+/* Without a usable TSC: the same record with the CLOCK_MONOTONIC reading. */
+static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned kind)
+{
+    struct fr_thread *t = &fr_tls;
+    uint64_t tsc = fr_clock_now();
+    uint32_t cpu = fr_cpu_raw();
+    uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
+    if (p) {
+        if (kind != FR_FN_ENTER && t->enter_run && try_rewind(t, id, tsc)) {
+            guard_leave(t);
+            return;
+        }
+        put_u64(p, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
+        t->pos = p + 8;
+        t->last_tsc = tsc;
+        t->records++;
+        t->enter_run = kind == FR_FN_ENTER ? t->enter_run + t->rewind_enabled : 0;
+    }
+    guard_leave(t);
+}
+
 /* ------------------------------------------------------------------ record paths */
 
 void fr_record_function(uint32_t id, unsigned kind)
@@ -387,22 +431,22 @@ void fr_record_function(uint32_t id, unsigned kind)
     struct fr_thread *t = &fr_tls;
     if (!guard_enter(t))
         return;
-    uint64_t tsc = fr_clock_now();
+    id &= FR_XRAY_MAX_FUNCTION_ID;
+    if (UNLIKELY(!fr_clock_use_tsc))
+        return function_monotonic(id, kind);
+    uint64_t tsc = fr_arch_rdtsc();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = t->pos;
     uint64_t delta = tsc - t->last_tsc;
-    id &= FR_XRAY_MAX_FUNCTION_ID;
-    if (UNLIKELY((cpu != t->cpu) | (delta > UINT32_MAX) | ((uintptr_t)t->end - (uintptr_t)p < 8))) {
-        function_slow(t, id, kind, tsc, cpu);
-    } else if (UNLIKELY(kind != FR_FN_ENTER && t->enter_run) && try_rewind(t, id, tsc)) {
-        /* the short call is gone */
-    } else {
-        put_u64(p, fr_function_record_word(id, kind) | delta << 32);
-        t->pos = p + 8;
-        t->last_tsc = tsc;
-        t->records++;
-        t->enter_run = kind == FR_FN_ENTER ? t->enter_run + t->rewind_enabled : 0;
-    }
+    if (UNLIKELY((cpu != t->cpu) | (delta > UINT32_MAX) | ((uintptr_t)t->end - (uintptr_t)p < 8)))
+        return function_slow(id, kind, tsc, cpu);
+    if (UNLIKELY(kind != FR_FN_ENTER && t->enter_run))
+        return function_exit_rewind(id, kind, tsc);
+    put_u64(p, fr_function_record_word(id, kind) | delta << 32);
+    t->pos = p + 8;
+    t->last_tsc = tsc;
+    t->records++;
+    t->enter_run = kind == FR_FN_ENTER ? t->enter_run + t->rewind_enabled : 0;
     guard_leave(t);
 }
 

@@ -41,6 +41,7 @@ struct fr_thread {
     uint32_t held;           /* buffers this thread owns */
     int32_t  tid;
     uint64_t dropped_records;
+    uint64_t overwritten;    /* of dropped_records: lost to own ring overwrites */
     uint64_t dropped_bytes;
     uint64_t nested_drops;   /* records refused by the recursion guard */
     uint64_t below_threshold;

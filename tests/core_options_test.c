@@ -1,0 +1,100 @@
+/* core_options_test.c - parsing FLIGHTREC_OPTIONS / fr_init strings (white box). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+#include "options.h"
+#include "clock.h"
+#include "fr_format.h"
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    assert_string_equal(o.output, "flightrec-%p.fr");
+    assert_int_equal(o.policy, FR_POLICY_OVERWRITE);
+    assert_string_equal(o.patch, "all");
+    assert_int_equal(o.threshold_us, 0);
+    assert_false(o.start);
+    assert_false(o.crash_dump);
+    assert_string_equal(o.events, "");
+    assert_true(o.buffer_size >= 1024 && o.buffers >= 1);
+}
+
+static void test_separators_and_values(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    assert_int_equal(fr_options_parse(&o, " output=/tmp/t-%p.fr,buffer_size=16k  buffers=3,"
+                                          "policy=discard threshold_us=25 start=1 patch=foo* "
+                                          "crash_dump=true clock=monotonic", "test"), 0);
+    assert_string_equal(o.output, "/tmp/t-%p.fr");
+    assert_int_equal(o.buffer_size, 16384);
+    assert_int_equal(o.buffers, 3);
+    assert_int_equal(o.policy, FR_POLICY_DISCARD);
+    assert_int_equal(o.threshold_us, 25);
+    assert_true(o.start);
+    assert_string_equal(o.patch, "foo*");
+    assert_true(o.crash_dump);
+    assert_int_equal(o.clock, FR_CLOCK_MONO);
+    /* buffer sizes are rounded up to 8 bytes; M suffix */
+    assert_int_equal(fr_options_parse(&o, "buffer_size=2001", "test"), 0);
+    assert_int_equal(o.buffer_size, 2008);
+    assert_int_equal(fr_options_parse(&o, "buffer_size=1M", "test"), 0);
+    assert_int_equal(o.buffer_size, 1 << 20);
+    /* XRay FDR names */
+    assert_int_equal(fr_options_parse(&o, "buffer_max=9 func_duration_threshold_us=7 "
+                                          "grace_period_ms=100 no_file_flush=1", "test"), 0);
+    assert_int_equal(o.buffers, 9);
+    assert_int_equal(o.threshold_us, 7);
+    assert_true(o.no_file_flush);
+}
+
+/* events= takes a comma-separated list; the next key=value still ends it. */
+static void test_events_list(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    assert_int_equal(fr_options_parse(&o, "events=MyProv:5:0xff,Other:4,output=x.fr start=1",
+                                      "test"), 0);
+    assert_string_equal(o.events, "MyProv:5:0xff,Other:4");
+    assert_string_equal(o.output, "x.fr");
+    assert_true(o.start);
+    assert_int_equal(fr_options_parse(&o, "events=A:1 policy=discard", "test"), 0);
+    assert_string_equal(o.events, "A:1");
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    const char *bad[] = {
+        "bogus=1", "buffer_size=abc", "buffer_size=100", "buffer_size=-5", "buffers=0",
+        "policy=both", "start=maybe", "threshold_us=1e3", "output=", "novalue", "clock=sundial",
+        "buffers=99999999999999999999",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(fr_options_parse(&o, bad[i], NULL), -1);
+    /* valid pairs around a bad one still apply; the result says "bad" */
+    assert_int_equal(fr_options_parse(&o, "buffers=5 bogus=1 policy=discard", NULL), -1);
+    assert_int_equal(o.buffers, 5);
+    assert_int_equal(o.policy, FR_POLICY_DISCARD);
+    assert_int_equal(fr_options_parse(&o, NULL, NULL), 0);
+    assert_int_equal(fr_options_parse(&o, "  ,, ", NULL), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_separators_and_values),
+        cmocka_unit_test(test_events_list),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
