@@ -146,13 +146,13 @@ void fr_pool_retire_thread(uint32_t slot)
     }
 }
 
-uint32_t fr_pool_thread_buffers(uint32_t slot, uint32_t *out)
+uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint32_t st = LOAD(&b->state);
-        if (st != FR_BUF_FREE && LOAD_R(&b->thread) == slot &&
+        if (st != FR_BUF_FREE && fr_pool.threads[LOAD_R(&b->thread)].tid == tid &&
             LOAD_R(&b->used) >= FR_BUFFER_PREAMBLE) {
             /* insertion sort by seq: a thread holds few buffers */
             uint32_t j = n++;

@@ -95,8 +95,9 @@ __attribute__((visibility("hidden"))) int fr_pool_oldest_owned(uint32_t slot);
 __attribute__((visibility("hidden"))) void fr_pool_stamp(uint32_t idx, uint32_t slot);
 /* Every buffer of `slot`: OWNED -> RETIRED (thread exit). */
 __attribute__((visibility("hidden"))) void fr_pool_retire_thread(uint32_t slot);
-/* Buffers of `slot` that hold data (OWNED or RETIRED), oldest first, into out[]
- * (fr_pool.scratch is big enough); returns how many. */
-__attribute__((visibility("hidden"))) uint32_t fr_pool_thread_buffers(uint32_t slot, uint32_t *out);
+/* Buffers that hold data (OWNED or RETIRED) of every thread slot with this tid (one,
+ * unless the kernel reused a tid), oldest first, into out[] (fr_pool.scratch is big
+ * enough); returns how many. */
+__attribute__((visibility("hidden"))) uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out);
 
 #endif

@@ -164,11 +164,17 @@ static void write_metadata_block(struct fr_out *o)
 }
 
 /* Records overwritten or reclaimed before the oldest buffer kept: a gap at the start. */
-static uint64_t lost_at_start(const struct fr_thread_desc *d)
+static uint64_t lost_at_start(int32_t tid, uint32_t nthreads)
 {
+    uint64_t n = 0;
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return 0;
-    return d->records_overwritten + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+    for (uint32_t s = 0; s < nthreads; s++) {
+        const struct fr_thread_desc *d = &fr_pool.threads[s];
+        if (d->tid == tid)
+            n += d->records_overwritten + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+    }
+    return n;
 }
 
 static uint64_t buf_used(uint32_t i)
@@ -176,13 +182,14 @@ static uint64_t buf_used(uint32_t i)
     return __atomic_load_n(&fr_pool.bufs[i].used, __ATOMIC_RELAXED);
 }
 
-static void write_thread_block(struct fr_out *o, uint32_t slot)
+/* The block of thread `tid`: all its buffers, oldest first. */
+static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
 {
     uint32_t *idx = fr_pool.scratch;
-    uint32_t n = fr_pool_thread_buffers(slot, idx);
+    uint32_t n = fr_pool_tid_buffers(tid, idx);
     if (n == 0)
         return;
-    uint64_t lost = lost_at_start(&fr_pool.threads[slot]);
+    uint64_t lost = lost_at_start(tid, nthreads);
     uint64_t size = buf_used(idx[0]);
     for (uint32_t i = 1; i < n; i++)
         size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
@@ -231,9 +238,19 @@ int fr_write_trace(const char *path)
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
     if (nthreads > FR_MAX_THREADS)
         nthreads = FR_MAX_THREADS;
-    for (uint32_t s = 0; s < nthreads; s++)
-        if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) != FR_THREAD_UNUSED)
-            write_thread_block(&o, s);
+    /* One block per tid, in registration order (a tid the kernel reused joins the block
+     * of its first thread: llvm-xray mis-sorts two blocks of one tid). */
+    for (uint32_t s = 0; s < nthreads; s++) {
+        if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
+            continue;
+        int32_t tid = fr_pool.threads[s].tid;
+        uint32_t earlier = 0;
+        while (earlier < s && !(fr_pool.threads[earlier].tid == tid &&
+                                __atomic_load_n(&fr_pool.threads[earlier].state, __ATOMIC_ACQUIRE)))
+            earlier++;
+        if (earlier == s)
+            write_thread_block(&o, tid, nthreads);
+    }
     fr_out_flush(&o);
     int err = o.error;
     if (close(fd) != 0 && !err && errno != EINTR)
