@@ -20,7 +20,7 @@
 #include "fr_alloc.h"
 #include "u64_map.h"
 
-#define PENDING_MAX (1u << 16)     /* 2 MiB of queued samples, 1 MiB of sort scratch */
+#define PENDING_MAX (1u << 18)     /* 2 MiB of queued samples, 1 MiB of sort scratch */
 #define DENSE_IDS   (1u << 20)     /* ids below this are found by direct indexing */
 
 struct hot_counters {              /* one cache line */
