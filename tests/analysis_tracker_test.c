@@ -313,6 +313,13 @@ static void count_on_call(const fr_call *c, void *ctx)
     count_calls++;
 }
 
+static void count_batch(const fr_call *c, size_t n, void *ctx)
+{
+    (void)c;
+    (void)ctx;
+    count_calls += (int)n;
+}
+
 static void test_depth_is_bounded(void **state)
 {
     (void)state;
@@ -322,6 +329,18 @@ static void test_depth_is_bounded(void **state)
     for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
         ENTER(1, 1 + (i & 7), tsc++);
     const fr_call_tracker_stats *st = fr_call_tracker_get_stats(t);
+    assert_int_equal(st->too_deep, 10);
+    assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
+    fr_call_tracker_finish(t);
+    assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
+    fr_call_tracker_free(t);
+
+    /* the same in batched mode, whose fast path must stop at the bound too */
+    count_calls = 0;
+    t = fr_call_tracker_new_batched(count_batch, NULL);
+    for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
+        ENTER(1, 1 + (i & 7), tsc++);
+    st = fr_call_tracker_get_stats(t);
     assert_int_equal(st->too_deep, 10);
     assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
     fr_call_tracker_finish(t);
@@ -344,6 +363,97 @@ static void test_many_threads(void **state)
     fr_call_tracker_free(t);
 }
 
+/* Batched mode must report exactly the calls of callback mode (minus the stack), in the
+ * same order, on a long pseudo-random stream with every unusual case: unmatched exits,
+ * exits of deeper frames, tail exits, arguments, lost-record resets, clocks going back,
+ * several threads, and a batch boundary crossed many times. */
+static fr_call seen_calls[200000];
+static size_t n_seen;
+static void collect_one(const fr_call *c, void *ctx)
+{
+    (void)ctx;
+    assert_true(n_seen < 200000);
+    seen_calls[n_seen++] = *c;
+}
+static size_t n_checked;
+static void check_batch(const fr_call *calls, size_t n, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++, n_checked++) {
+        const fr_call *a = &seen_calls[n_checked], *b = &calls[i];
+        assert_true(n_checked < n_seen);
+        assert_null(b->stack);
+        assert_int_equal(a->tid, b->tid);
+        assert_int_equal(a->function_id, b->function_id);
+        assert_int_equal(a->enter_tsc, b->enter_tsc);
+        assert_int_equal(a->exit_tsc, b->exit_tsc);
+        assert_int_equal(a->child_ticks, b->child_ticks);
+        assert_int_equal(a->depth, b->depth);
+        assert_int_equal(a->flags, b->flags);
+        assert_int_equal(a->has_arg, b->has_arg);
+        if (a->has_arg)
+            assert_int_equal(a->arg, b->arg);
+    }
+}
+
+static void test_batched_mode_matches_callbacks(void **state)
+{
+    (void)state;
+    n_seen = n_checked = 0;
+    fr_call_tracker *t1 = fr_call_tracker_new(collect_one, NULL, NULL);
+    fr_call_tracker *t2 = fr_call_tracker_new_batched(check_batch, NULL);
+    uint64_t rng = 12345, tsc[3] = {1000, 1000, 1000};
+    uint32_t open[3][64];
+    unsigned depth[3] = {0};
+    for (int i = 0; i < 150000; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(rng >> 33);
+        unsigned th = (r >> 20) % 7 == 0 ? (r >> 8) % 3 : (unsigned)(i / 5000) % 3;
+        fr_record rec = {.tid = 100 + (int32_t)th};
+        tsc[th] += r % 50;
+        rec.tsc = r % 97 == 0 ? tsc[th] - 30 : tsc[th];       /* sometimes back in time */
+        unsigned what = r % 100;
+        if (what < 45 && depth[th] < 64) {
+            rec.kind = what < 3 ? FR_REC_ENTER_ARG : FR_REC_ENTER;
+            rec.function_id = 1 + (r >> 10) % 40;
+            rec.arg = r;
+            open[th][depth[th]++] = rec.function_id;
+        } else if (what < 92 && depth[th]) {
+            rec.kind = what < 50 ? FR_REC_TAIL_EXIT : FR_REC_EXIT;
+            unsigned back = what < 55 ? (r >> 12) % depth[th] : 0; /* deeper frame: unwind */
+            depth[th] -= back + 1;
+            rec.function_id = open[th][depth[th]];
+        } else if (what < 97) {
+            rec.kind = FR_REC_EXIT;                           /* probably not open */
+            rec.function_id = 1 + (r >> 10) % 60;
+        } else if (what < 98) {
+            rec.kind = FR_REC_TYPED;
+            rec.event_type = FR_TE_LOST;
+            depth[th] = 0;
+        } else {
+            rec.kind = FR_REC_CUSTOM;
+        }
+        /* the model stack above is only a guide for generating; the trackers decide */
+        fr_call_tracker_feed(t1, &rec);
+        fr_call_tracker_feed(t2, &rec);
+    }
+    fr_call_tracker_finish(t1);
+    fr_call_tracker_finish(t2);
+    assert_int_equal(n_checked, n_seen);
+    assert_true(n_seen > 50000);
+    const fr_call_tracker_stats *a = fr_call_tracker_get_stats(t1), *b = fr_call_tracker_get_stats(t2);
+    assert_int_equal(a->calls, b->calls);
+    assert_int_equal(a->unmatched_exits, b->unmatched_exits);
+    assert_int_equal(a->closed_by_unwind, b->closed_by_unwind);
+    assert_int_equal(a->open_at_end, b->open_at_end);
+    assert_int_equal(a->discarded_at_lost, b->discarded_at_lost);
+    assert_int_equal(a->threads, b->threads);
+    assert_int_equal(a->max_depth, b->max_depth);
+    assert_true(a->unmatched_exits > 100 && a->closed_by_unwind > 100);
+    fr_call_tracker_free(t1);
+    fr_call_tracker_free(t2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_backwards_clock_gives_zero_length),
         cmocka_unit_test(test_depth_is_bounded),
         cmocka_unit_test(test_many_threads),
+        cmocka_unit_test(test_batched_mode_matches_callbacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

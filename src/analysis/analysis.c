@@ -30,8 +30,8 @@ fr_analysis *fr_analysis_new(unsigned what)
         a->graph = fr_call_graph_new();
     if (what & FR_ANALYZE_STACKS)
         a->stacks = fr_stack_agg_new();
-    if (what == FR_ANALYZE_FUNCTIONS)   /* account: straight to the statistics */
-        a->tracker = fr_call_tracker_new(fr_func_stats_on_call, NULL, a->functions);
+    if (what == FR_ANALYZE_FUNCTIONS)   /* account: no stacks needed, batched calls */
+        a->tracker = fr_call_tracker_new_batched(fr_func_stats_on_calls, a->functions);
     else  /* only the stack aggregation needs to see enters */
         a->tracker = fr_call_tracker_new(on_call, a->stacks ? on_enter : NULL, a);
     return a;

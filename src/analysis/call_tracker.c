@@ -5,6 +5,16 @@
  * stack can be handed to callbacks as is, root first) and the rest of each frame in a
  * parallel array. Threads are found through a hash map from tid, with the last thread
  * cached: records come in per-thread blocks, so the map is rarely consulted.
+ *
+ * Batched mode (fr_call_tracker_new_batched) has a fast path for the common records: an
+ * enter, or an exit of the innermost frame, on the cached thread. Enters and exits come
+ * in an unpredictable order, and a branch on the kind mispredicted about every other
+ * record; the fast path does the work of both kinds and keeps the right one with
+ * conditional moves: an enter writes the frame above the top (for an exit, that slot is
+ * free), an exit's call is always written to the batch and counted only for an exit.
+ * Two guard entries below each stack (ids[-1] never matches a function id, frames[-1]
+ * and frames[-2] absorb the reads and the child-time update of a root) remove the
+ * depth checks. Anything else takes the general path.
  */
 #include "call_tracker.h"
 
@@ -21,19 +31,27 @@ struct open_frame {
     bool     has_arg;
 };
 
+#define GUARD 2   /* entries below each stack, see above */
+
 struct thread_state {
     int32_t  tid;
     uint32_t depth;              /* open frames */
-    size_t   cap;
+    uint32_t fast_limit;         /* the fast path runs while depth < fast_limit */
+    size_t   cap;                /* usable entries of ids and frames */
     uint64_t last_tsc;
     uint32_t *ids;               /* ids[0..depth-1]: function ids, root first */
     struct open_frame *frames;
 };
 
+#define BATCH 512   /* calls handed over at once in batched mode */
+
 struct fr_call_tracker {
     fr_call_fn  on_call;
     fr_enter_fn on_enter;
+    fr_calls_fn on_calls;            /* batched mode */
     void       *ctx;
+    fr_call    *batch;               /* batched mode: BATCH completed calls */
+    size_t      n_batch;
     struct thread_state **threads;   /* in order of first appearance */
     size_t      n_threads, cap_threads;
     fr_u64_map  by_tid;              /* tid -> index in threads */
@@ -56,13 +74,32 @@ void fr_call_tracker_free(fr_call_tracker *t)
     if (!t)
         return;
     for (size_t i = 0; i < t->n_threads; i++) {
-        free(t->threads[i]->ids);
-        free(t->threads[i]->frames);
+        if (t->threads[i]->cap) {
+            free(t->threads[i]->ids - GUARD);
+            free(t->threads[i]->frames - GUARD);
+        }
         free(t->threads[i]);
     }
     free(t->threads);
+    free(t->batch);
     fr_u64_map_free(&t->by_tid);
     free(t);
+}
+
+fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx)
+{
+    fr_call_tracker *t = fr_call_tracker_new(NULL, NULL, ctx);
+    t->on_calls = on_calls;
+    /* one spare entry: the fast path writes a call for every record */
+    t->batch = fr_xcalloc(BATCH + 1, sizeof *t->batch);
+    return t;
+}
+
+static void flush_batch(fr_call_tracker *t)
+{
+    if (t->n_batch)
+        t->on_calls(t->batch, t->n_batch, t->ctx);
+    t->n_batch = 0;
 }
 
 const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t)
@@ -119,16 +156,30 @@ static void close_top(fr_call_tracker *t, struct thread_state *th, uint64_t exit
     if (d)
         th->frames[d - 1].child_ticks += duration;
     t->stats.calls++;
-    if (t->on_call)
+    if (t->on_calls) {
+        if (t->n_batch == BATCH)
+            flush_batch(t);
+        c.stack = NULL;
+        t->batch[t->n_batch++] = c;
+    } else if (t->on_call) {
         t->on_call(&c, t->ctx);
+    }
 }
 
 __attribute__((noinline))
 static void grow_stack(struct thread_state *th)
 {
-    size_t cap = th->cap;
-    th->ids = fr_xgrow(th->ids, &cap, th->depth + 1, sizeof *th->ids, 64);
-    th->frames = fr_xgrow(th->frames, &th->cap, th->depth + 1, sizeof *th->frames, 64);
+    size_t cap = th->cap ? th->cap * 2 : 64;
+    uint32_t *ids = fr_xrealloc(th->cap ? th->ids - GUARD : NULL, (cap + GUARD) * sizeof *ids);
+    struct open_frame *frames = fr_xrealloc(th->cap ? th->frames - GUARD : NULL,
+                                            (cap + GUARD) * sizeof *frames);
+    th->ids = ids + GUARD;
+    th->frames = frames + GUARD;
+    th->ids[-1] = th->ids[-2] = UINT32_MAX;   /* above FR_XRAY_MAX_FUNCTION_ID */
+    memset(frames, 0, GUARD * sizeof *frames);
+    th->cap = cap;
+    th->fast_limit = (uint32_t)(cap - 1 < FR_CALL_TRACKER_MAX_DEPTH ? cap - 1
+                                                                    : FR_CALL_TRACKER_MAX_DEPTH);
 }
 
 static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_record *rec)
@@ -175,8 +226,65 @@ static void leave(fr_call_tracker *t, struct thread_state *th, const fr_record *
     close_top(t, th, rec->tsc, flags);
 }
 
-void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
+/* Batched mode's fast path (see the top of the file). Returns 0 if the record needs the
+ * general path. */
+static inline int feed_fast(fr_call_tracker *t, const fr_record *rec)
 {
+    unsigned kind = rec->kind;
+    struct thread_state *th = t->last;
+    if (kind > FR_REC_ENTER_ARG || !th || th->tid != rec->tid || th->depth >= th->fast_limit ||
+        t->n_batch >= BATCH)
+        return 0;
+    uint32_t d = th->depth, id = rec->function_id;
+    /* Arithmetic, not && or ?:, so that the compiler does not branch on the kind. */
+    unsigned is_exit = kind - 1u < 2u;              /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
+    unsigned top_differs = th->ids[(int32_t)d - 1] != id;
+    /* opaque to the optimiser, which otherwise turns the & back into a branch on is_exit */
+    __asm__("" : "+r"(is_exit), "+r"(top_differs));
+    if (is_exit & top_differs)                      /* unmatched, unwinding: rare */
+        return 0;
+    uint64_t tsc = rec->tsc;
+    th->last_tsc = tsc;
+
+    /* as an exit: the call of frame d-1 */
+    const struct open_frame *f = &th->frames[(int32_t)d - 1];
+    uint64_t exit_tsc = tsc < f->enter_tsc ? f->enter_tsc : tsc;
+    uint64_t duration = exit_tsc - f->enter_tsc;
+    fr_call *c = &t->batch[t->n_batch];
+    c->tid = th->tid;
+    c->function_id = id;
+    c->enter_tsc = f->enter_tsc;
+    c->exit_tsc = exit_tsc;
+    c->child_ticks = f->child_ticks;
+    c->depth = d - 1;
+    c->stack = NULL;
+    c->arg = f->arg;
+    c->has_arg = f->has_arg;
+    c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT;
+    th->frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
+    t->n_batch += (size_t)is_exit;
+    t->stats.calls += (uint64_t)is_exit;
+
+    /* as an enter: frame d */
+    th->ids[d] = id;
+    th->frames[d] = (struct open_frame){
+        .enter_tsc = tsc,
+        .arg = rec->arg,
+        .has_arg = kind == FR_REC_ENTER_ARG,
+    };
+    uint32_t depth = d + 1 - 2 * is_exit;
+    th->depth = depth;
+    t->stats.max_depth = depth > t->stats.max_depth ? depth : t->stats.max_depth;
+    return 1;
+}
+
+/* Every record the fast path does not take. Out of line, so that the fast path has no
+ * registers to save. */
+__attribute__((noinline))
+static void feed_general(fr_call_tracker *t, const fr_record *rec)
+{
+    if (t->on_calls && t->n_batch == BATCH)
+        flush_batch(t);
     /* Conditional branches rather than a switch: enter/exit alternate unpredictably, and
      * an indirect jump mispredicted on every other record was a third of the time. */
     unsigned kind = rec->kind;
@@ -197,6 +305,13 @@ void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
     }
 }
 
+void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
+{
+    if (t->on_calls && feed_fast(t, rec))
+        return;
+    feed_general(t, rec);
+}
+
 void fr_call_tracker_finish(fr_call_tracker *t)
 {
     for (size_t i = 0; i < t->n_threads; i++) {
@@ -206,4 +321,6 @@ void fr_call_tracker_finish(fr_call_tracker *t)
             t->stats.open_at_end++;
         }
     }
+    if (t->on_calls)
+        flush_batch(t);
 }

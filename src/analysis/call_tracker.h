@@ -18,6 +18,7 @@
 #ifndef FLIGHTREC_CALL_TRACKER_H
 #define FLIGHTREC_CALL_TRACKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "fr_reader.h"
 
@@ -60,9 +61,16 @@ typedef void (*fr_enter_fn)(int32_t tid, uint64_t tsc, const uint32_t *stack, ui
 
 typedef struct fr_call_tracker fr_call_tracker;
 fr_call_tracker *fr_call_tracker_new(fr_call_fn on_call, fr_enter_fn on_enter, void *ctx);
+
+/* Batched mode, for consumers that need no stack (per-function statistics): completed
+ * calls are handed over in arrays, in completion order, with .stack == NULL (.depth is
+ * set); the last ones at fr_call_tracker_finish. About twice as fast on large traces
+ * (see call_tracker.c). Same matching rules and statistics as above. */
+typedef void (*fr_calls_fn)(const fr_call *calls, size_t n, void *ctx);
+fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx);
 /* Feed every record; non-function records are ignored (FR_TE_LOST resets the thread). */
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
-/* Closes every open frame at its thread's last timestamp. */
+/* Closes every open frame at its thread's last timestamp (and delivers the last batch). */
 void fr_call_tracker_finish(fr_call_tracker *t);
 const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t);
 void fr_call_tracker_free(fr_call_tracker *t);

@@ -162,7 +162,7 @@ static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
     return id < DENSE_IDS ? FR_U64_MAP_NONE : fr_u64_map_get(&fs->by_id, id);
 }
 
-void fr_func_stats_add(fr_func_stats *fs, const fr_call *c)
+static inline void add_call(fr_func_stats *fs, const fr_call *c)
 {
     fs->dirty = 1;
     uint32_t i = index_of(fs, c->function_id);
@@ -191,9 +191,20 @@ void fr_func_stats_add(fr_func_stats *fs, const fr_call *c)
     fs->pending[fs->n_pending++] = (struct pending_sample){.function = i, .bucket = b};
 }
 
+void fr_func_stats_add(fr_func_stats *fs, const fr_call *c)
+{
+    add_call(fs, c);
+}
+
 void fr_func_stats_on_call(const fr_call *call, void *ctx)
 {
-    fr_func_stats_add(ctx, call);
+    add_call(ctx, call);
+}
+
+void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx)
+{
+    for (size_t i = 0; i < n; i++)
+        add_call(ctx, &calls[i]);
 }
 
 size_t fr_func_stats_count(fr_func_stats *fs)

@@ -32,8 +32,9 @@ typedef struct fr_func_stats fr_func_stats;
 fr_func_stats *fr_func_stats_new(void);
 void fr_func_stats_free(fr_func_stats *fs);
 void fr_func_stats_add(fr_func_stats *fs, const fr_call *call);
-/* fr_call_fn adapter: ctx is the fr_func_stats. */
+/* fr_call_fn and fr_calls_fn (batched tracker) adapters: ctx is the fr_func_stats. */
 void fr_func_stats_on_call(const fr_call *call, void *ctx);
+void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx);
 
 /* Functions in order of first completed call; the pointers stay valid until the next add.
  * (Not const: reading first applies the sketch updates still queued, see func_stats.c.) */
