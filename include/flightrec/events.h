@@ -47,7 +47,7 @@
  *     KEYWORDS   keyword mask (decimal or 0x hex), or *; default * (all). An event is
  *                selected if it has no keyword (0) or shares a bit with the mask.
  *   e.g. events=MyProvider:4:0x3;Other:*   The first SPEC naming a provider wins over *.
- *   events=none records no events. Without the option every event is recorded.
+ *   events=none records no events. Without the option: every provider, levels 1..5.
  *
  * Fields (name is a string literal; value expressions are evaluated only if enabled):
  *   FR_I8..FR_I64(name, v), FR_U8..FR_U64(name, v)    signed/unsigned integers
@@ -72,7 +72,8 @@
  *   FR_TAG(tag)       16-bit event tag
  *   FR_ACTIVITY(id)   explicit 16-byte activity id (default: the thread's current span)
  *   FR_RELATED_ACTIVITY(id)  explicit related (parent) activity id
- * At most 64 fields and options per event.
+ * At most 64 fields and options per event; a struct holds up to 127 fields.
+ * Needs C99 or later with gcc >= 8 or clang >= 12 (__VA_OPT__, GNU attributes).
  *
  * Spans (activities): FR_SPAN_START writes an activity-start event (opcode 1) with a new
  * 16-byte activity id and, as related id, the id of the thread's current span; the span
