@@ -23,3 +23,8 @@ target_include_directories(core_options_test PRIVATE ${CMAKE_SOURCE_DIR}/src/com
   ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH})
 target_link_libraries(core_options_test PRIVATE flightrec_static fr_testlib)
 add_test(NAME core_options COMMAND core_options_test)
+
+add_executable(core_reader_test ${CMAKE_CURRENT_SOURCE_DIR}/core_reader_test.c)
+target_link_libraries(core_reader_test PRIVATE flightrec_static flightrec_reader fr_testlib Threads::Threads)
+add_test(NAME core_reader COMMAND core_reader_test)
+set_tests_properties(core_reader PROPERTIES LABELS concurrency)
