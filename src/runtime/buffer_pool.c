@@ -18,6 +18,38 @@ struct fr_pool fr_pool;
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+#endif
+
+/* The pool's memory, faulted in before any record lands on it: the first touch of a
+ * page costs ~12 us here, pre-faulted ~0.6 us. Huge pages where the kernel allows them
+ * (transparent_hugepage=madvise is the usual default): on this VM, records written into
+ * a pre-faulted 4 KiB-page pool cost ~55 ns per call against ~26 ns with 2 MiB pages
+ * (bench_functrace, same pool size), the difference being TLB and nested-paging misses
+ * as the writer walks through memory it has never used. Over-allocating by 2 MiB lets
+ * the range start on a huge-page boundary. */
+static void *map_prefaulted(size_t size)
+{
+    const size_t huge = 2u << 20;
+    size_t len = size + huge;
+    uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+        return MAP_FAILED;
+    uint8_t *m = (uint8_t *)round_up((uintptr_t)raw, huge);
+    if (m > raw)
+        munmap(raw, (size_t)(m - raw));
+    size_t tail = len - (size_t)(m - raw) - size;
+    if (tail)
+        munmap(m + size, tail);
+    madvise(m, size, MADV_HUGEPAGE);   /* advice: harmless where refused */
+    if (madvise(m, size, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < size; off += 4096)   /* older kernels */
+            ((volatile uint8_t *)m)[off] = 0;
+    return m;
+}
+
 int fr_pool_create(const struct fr_options *o)
 {
     size_t page = 4096;
@@ -28,10 +60,7 @@ int fr_pool_create(const struct fr_options *o)
     size_t total = round_up(data, page) + bufs + thr + scratch;
     if (o->buffers && data / o->buffers != o->buffer_size)
         return errno = ENOMEM, -1;
-    /* MAP_POPULATE: the first touch of a page costs ~12 us here, pre-faulted ~0.6 us;
-     * it must not land on a record. */
-    void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_NORESERVE, -1, 0);
+    void *m = map_prefaulted(total);
     if (m == MAP_FAILED)
         return -1;
     memset(&fr_pool, 0, sizeof fr_pool);
