@@ -19,42 +19,8 @@
 #include "core_parse.h"
 #include "thread_writer.h" /* white box: fr_tls, to force a TSC wrap */
 
-static char dir[64];
-static char path[256];
-
-static int setup_dir(void **state)
-{
-    (void)state;
-    strcpy(dir, "/tmp/fr-core-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown_dir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Starts a session writing to dir/name with extra options. */
-static void start(const char *name, const char *opts)
-{
-    char o[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(o, sizeof o, "output=%s %s", path, opts);
-    assert_int_equal(fr_init(o), FR_OK);
-}
-
-static void stop(struct cp_trace *t)
-{
-    assert_int_equal(fr_finalize(), FR_OK);
-    assert_int_equal(fr_flush(), FR_OK);
-    assert_string_equal(fr_last_output_path(), path);
-    if (cp_load(t, path) != 0)
-        fail_msg("%s: %s", path, t->error);
-    assert_int_equal(t->block_starts, t->nblocks - 1);
-}
+#define CORE_SESSION_DIR "/tmp/fr-core-XXXXXX"
+#include "core_session.h"
 
 static void finish(struct cp_trace *t)
 {

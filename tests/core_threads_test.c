@@ -13,39 +13,8 @@
 #include "flightrec.h"
 #include "core_parse.h"
 
-static char dir[64];
-static char path[256];
-
-static int setup_dir(void **state)
-{
-    (void)state;
-    strcpy(dir, "/tmp/fr-core-threads-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown_dir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static void start(const char *name, const char *opts)
-{
-    char o[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(o, sizeof o, "output=%s %s", path, opts);
-    assert_int_equal(fr_init(o), FR_OK);
-}
-
-static void stop(struct cp_trace *t)
-{
-    assert_int_equal(fr_finalize(), FR_OK);
-    assert_int_equal(fr_flush(), FR_OK);
-    if (cp_load(t, path) != 0)
-        fail_msg("%s: %s", path, t->error);
-}
+#define CORE_SESSION_DIR "/tmp/fr-core-threads-XXXXXX"
+#include "core_session.h"
 
 enum { T = 4 };
 struct worker { int index; long n; pid_t tid; pthread_barrier_t *go; };
