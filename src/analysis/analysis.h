@@ -34,6 +34,12 @@ static inline void fr_analysis_feed(fr_analysis *a, const fr_record *rec)
 {
     fr_call_tracker_feed(a->tracker, rec);
 }
+/* A batch from fr_reader_next_functions / fr_cli_next_functions, all of thread tid. */
+static inline void fr_analysis_feed_functions(fr_analysis *a, int32_t tid,
+                                              const fr_function_record *recs, size_t n)
+{
+    fr_call_tracker_feed_functions(a->tracker, tid, recs, n);
+}
 void fr_analysis_finish(fr_analysis *a);
 const fr_call_tracker_stats *fr_analysis_stats(const fr_analysis *a);
 void fr_analysis_free(fr_analysis *a);

@@ -226,16 +226,17 @@ static void leave(fr_call_tracker *t, struct thread_state *th, const fr_record *
     close_top(t, th, rec->tsc, flags);
 }
 
-/* Batched mode's fast path (see the top of the file). Returns 0 if the record needs the
- * general path. */
-static inline int feed_fast(fr_call_tracker *t, const fr_record *rec)
+/* Batched mode's fast path (see the top of the file), on a record's fields (from an
+ * fr_record or an fr_function_record). Returns 0 if the record needs the general path. */
+static inline __attribute__((always_inline))
+int feed_fast(fr_call_tracker *t, unsigned kind, int32_t tid, uint32_t id, uint64_t tsc,
+              uint64_t arg)
 {
-    unsigned kind = rec->kind;
     struct thread_state *th = t->last;
-    if (kind > FR_REC_ENTER_ARG || !th || th->tid != rec->tid || th->depth >= th->fast_limit ||
+    if (kind > FR_REC_ENTER_ARG || !th || th->tid != tid || th->depth >= th->fast_limit ||
         t->n_batch >= BATCH)
         return 0;
-    uint32_t d = th->depth, id = rec->function_id;
+    uint32_t d = th->depth;
     /* Arithmetic, not && or ?:, so that the compiler does not branch on the kind. */
     unsigned is_exit = kind - 1u < 2u;              /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
     unsigned top_differs = th->ids[(int32_t)d - 1] != id;
@@ -243,7 +244,6 @@ static inline int feed_fast(fr_call_tracker *t, const fr_record *rec)
     __asm__("" : "+r"(is_exit), "+r"(top_differs));
     if (is_exit & top_differs)                      /* unmatched, unwinding: rare */
         return 0;
-    uint64_t tsc = rec->tsc;
     th->last_tsc = tsc;
 
     /* as an exit: the call of frame d-1 */
@@ -269,7 +269,7 @@ static inline int feed_fast(fr_call_tracker *t, const fr_record *rec)
     th->ids[d] = id;
     th->frames[d] = (struct open_frame){
         .enter_tsc = tsc,
-        .arg = rec->arg,
+        .arg = arg,
         .has_arg = kind == FR_REC_ENTER_ARG,
     };
     uint32_t depth = d + 1 - 2 * is_exit;
@@ -307,9 +307,27 @@ static void feed_general(fr_call_tracker *t, const fr_record *rec)
 
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
 {
-    if (t->on_calls && feed_fast(t, rec))
+    if (t->on_calls && feed_fast(t, rec->kind, rec->tid, rec->function_id, rec->tsc, rec->arg))
         return;
     feed_general(t, rec);
+}
+
+void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
+                                    const fr_function_record *recs, size_t n)
+{
+    const bool batched = t->on_calls != NULL;
+    for (size_t i = 0; i < n; i++) {
+        const fr_function_record *f = &recs[i];
+        if (batched && feed_fast(t, f->kind, tid, f->function_id, f->tsc, 0))
+            continue;
+        fr_record rec = {
+            .kind = (fr_record_kind)f->kind,
+            .tid = tid,
+            .function_id = f->function_id,
+            .tsc = f->tsc,
+        };
+        feed_general(t, &rec);
+    }
 }
 
 void fr_call_tracker_finish(fr_call_tracker *t)

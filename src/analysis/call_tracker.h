@@ -70,6 +70,10 @@ typedef void (*fr_calls_fn)(const fr_call *calls, size_t n, void *ctx);
 fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx);
 /* Feed every record; non-function records are ignored (FR_TE_LOST resets the thread). */
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
+/* Same as feeding each of recs[0..n-1] as an fr_record of thread tid (the batch read of
+ * fr_reader_next_functions): the hot loop of account, without a full record per call. */
+void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
+                                    const fr_function_record *recs, size_t n);
 /* Closes every open frame at its thread's last timestamp (and delivers the last batch). */
 void fr_call_tracker_finish(fr_call_tracker *t);
 const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t);

@@ -300,6 +300,16 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
     }
 }
 
+size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid)
+{
+    /* No block, metadata or typed records here: only the count and the progress line. */
+    size_t n = fr_reader_next_functions(t->reader, out, max, tid);
+    if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
+        show_progress(t);
+    t->records += n;
+    return n;
+}
+
 const char *fr_cli_name(fr_cli_trace *t, uint32_t function_id)
 {
     return fr_symbols_name(t->symbols, function_id);

@@ -52,6 +52,9 @@ typedef struct fr_cli_trace {
 int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
 /* Next record (FR_READ_OK / FR_READ_EOF / FR_READ_ERROR: message already printed). */
 int  fr_cli_next(fr_cli_trace *t, fr_record *rec);
+/* Batch of plain function records (see fr_reader_next_functions), counted and shown in
+ * the progress line as fr_cli_next would. 0: call fr_cli_next for the next record. */
+size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid);
 /* Closes; returns FR_EXIT_BAD_INPUT if a read error happened, else FR_EXIT_OK. */
 int  fr_cli_close(fr_cli_trace *t);
 /* Function name: trace table, then symbols, then "#ID". Lives as long as the trace. */

@@ -718,3 +718,51 @@ fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
     }
     return next_slow(r, out);
 }
+
+size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t max,
+                                int32_t *tid)
+{
+    /* The checks of the fast path above, done once for the run of records that is both
+     * inside the block and already in memory (or in the window): within it, a record is
+     * taken while it is a plain function record. */
+    if (r->st != IN_BODY)
+        return 0;
+    uint64_t off = r->pos, end = r->block_end;
+    const uint8_t *p;
+    if (r->mem) {
+        if (end > r->info.file_size)
+            end = r->info.file_size;       /* a version 1 buffer cut by the end of file */
+        if (off >= end)
+            return 0;
+        p = r->mem + off;
+    } else {
+        uint64_t win_end = r->win_off + r->win_len;
+        if (end > win_end)
+            end = win_end;
+        if (off < r->win_off || off >= end)
+            return 0;
+        p = r->win + (off - r->win_off);
+    }
+    size_t n = (size_t)((end - off) / FR_XRAY_FUNCTION_RECORD_SIZE);
+    if (n > max)
+        n = max;
+    uint64_t tsc = r->tsc;
+    size_t i = 0;
+    for (; i < n; i++, p += FR_XRAY_FUNCTION_RECORD_SIZE) {
+        uint32_t word = rd32(p);
+        unsigned kind = (word >> 1) & 7;
+        if ((word & 1) || kind > FR_FN_TAIL_EXIT)   /* metadata, enter with argument, bad */
+            break;
+        tsc += rd32(p + 4);
+        out[i].tsc = tsc;
+        out[i].function_id = word >> 4;
+        out[i].kind = kind;
+    }
+    if (i) {
+        r->tsc = tsc;
+        r->pos = off + i * FR_XRAY_FUNCTION_RECORD_SIZE;
+        r->after_function = true;
+    }
+    *tid = r->tid;
+    return i;
+}
