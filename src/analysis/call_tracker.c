@@ -312,22 +312,93 @@ void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
     feed_general(t, rec);
 }
 
+/* One record of a batch through the general path (fr_record built from its fields). */
+static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_function_record *f)
+{
+    fr_record rec = {
+        .kind = (fr_record_kind)f->kind,
+        .tid = tid,
+        .function_id = f->function_id,
+        .tsc = f->tsc,
+    };
+    feed_general(t, &rec);
+}
+
+/* The fast path of feed_fast over a whole batch of one thread's records, with the
+ * thread's top of stack, the batch fill and the counters in local variables: through
+ * the tracker's fields, every store to a frame or a call (which the compiler must assume
+ * may alias them) forced them back to memory, and the loop ran out of registers. The
+ * locals are written back before any record takes the general path, and at the end. */
+static void feed_functions_batched(fr_call_tracker *t, int32_t tid,
+                                   const fr_function_record *recs, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        struct thread_state *th = thread_of(t, tid);
+        if (th->depth >= th->fast_limit) {          /* deep, or no stack yet */
+            feed_function_general(t, tid, &recs[i++]);
+            continue;
+        }
+        if (t->n_batch == BATCH)
+            flush_batch(t);
+        uint32_t *const ids = th->ids;
+        struct open_frame *const frames = th->frames;
+        fr_call *const batch = t->batch;
+        const uint32_t limit = th->fast_limit;
+        uint32_t d = th->depth, max_depth = t->stats.max_depth;
+        size_t n_batch = t->n_batch;
+        uint64_t calls = t->stats.calls, tsc = th->last_tsc;
+        for (; i < n && d < limit && n_batch < BATCH; i++) {
+            const unsigned kind = recs[i].kind;
+            const uint32_t id = recs[i].function_id;
+            unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
+            unsigned top_differs = ids[(int32_t)d - 1] != id;
+            __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
+            if (is_exit & top_differs)                  /* unmatched, unwinding: rare */
+                break;
+            tsc = recs[i].tsc;
+            /* as an exit: the call of frame d-1 (.stack stays NULL, as calloc left it) */
+            const struct open_frame *f = &frames[(int32_t)d - 1];
+            uint64_t exit_tsc = tsc < f->enter_tsc ? f->enter_tsc : tsc;
+            uint64_t duration = exit_tsc - f->enter_tsc;
+            fr_call *c = &batch[n_batch];
+            c->tid = tid;
+            c->function_id = id;
+            c->enter_tsc = f->enter_tsc;
+            c->exit_tsc = exit_tsc;
+            c->child_ticks = f->child_ticks;
+            c->depth = d - 1;
+            c->arg = f->arg;
+            c->has_arg = f->has_arg;
+            c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT;
+            frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
+            n_batch += is_exit;
+            calls += is_exit;
+            /* as an enter (no argument in a batch): frame d */
+            ids[d] = id;
+            frames[d] = (struct open_frame){.enter_tsc = tsc};
+            d = d + 1 - 2 * is_exit;
+            max_depth = d > max_depth ? d : max_depth;
+        }
+        th->depth = d;
+        th->last_tsc = tsc;
+        t->n_batch = n_batch;
+        t->stats.calls = calls;
+        t->stats.max_depth = max_depth;
+        if (i < n && (d >= limit || n_batch < BATCH))  /* stopped by a record: general path */
+            feed_function_general(t, tid, &recs[i++]);
+    }
+}
+
 void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n)
 {
-    const bool batched = t->on_calls != NULL;
-    for (size_t i = 0; i < n; i++) {
-        const fr_function_record *f = &recs[i];
-        if (batched && feed_fast(t, f->kind, tid, f->function_id, f->tsc, 0))
-            continue;
-        fr_record rec = {
-            .kind = (fr_record_kind)f->kind,
-            .tid = tid,
-            .function_id = f->function_id,
-            .tsc = f->tsc,
-        };
-        feed_general(t, &rec);
+    if (t->on_calls) {
+        feed_functions_batched(t, tid, recs, n);
+        return;
     }
+    for (size_t i = 0; i < n; i++)
+        feed_function_general(t, tid, &recs[i]);
 }
 
 void fr_call_tracker_finish(fr_call_tracker *t)
