@@ -346,6 +346,21 @@ static void test_depth_is_bounded(void **state)
     fr_call_tracker_finish(t);
     assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
     fr_call_tracker_free(t);
+
+    /* and through fr_call_tracker_feed_functions, whose loop has its own bound check */
+    count_calls = 0;
+    t = fr_call_tracker_new_batched(count_batch, NULL);
+    static fr_function_record enters[FR_CALL_TRACKER_MAX_DEPTH + 10];
+    for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
+        enters[i] = (fr_function_record){.tsc = tsc++, .function_id = 1 + (i & 7),
+                                         .kind = FR_REC_ENTER};
+    fr_call_tracker_feed_functions(t, 1, enters, FR_CALL_TRACKER_MAX_DEPTH + 10);
+    st = fr_call_tracker_get_stats(t);
+    assert_int_equal(st->too_deep, 10);
+    assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
+    fr_call_tracker_finish(t);
+    assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
+    fr_call_tracker_free(t);
 }
 
 static void test_many_threads(void **state)
@@ -375,13 +390,13 @@ static void collect_one(const fr_call *c, void *ctx)
     assert_true(n_seen < 200000);
     seen_calls[n_seen++] = *c;
 }
-static size_t n_checked;
+static size_t n_checked;      /* default counter of check_batch (ctx NULL) */
 static void check_batch(const fr_call *calls, size_t n, void *ctx)
 {
-    (void)ctx;
-    for (size_t i = 0; i < n; i++, n_checked++) {
-        const fr_call *a = &seen_calls[n_checked], *b = &calls[i];
-        assert_true(n_checked < n_seen);
+    size_t *checked = ctx ? ctx : &n_checked;
+    for (size_t i = 0; i < n; i++, (*checked)++) {
+        const fr_call *a = &seen_calls[*checked], *b = &calls[i];
+        assert_true(*checked < n_seen);
         assert_null(b->stack);
         assert_int_equal(a->tid, b->tid);
         assert_int_equal(a->function_id, b->function_id);
@@ -402,6 +417,13 @@ static void test_batched_mode_matches_callbacks(void **state)
     n_seen = n_checked = 0;
     fr_call_tracker *t1 = fr_call_tracker_new(collect_one, NULL, NULL);
     fr_call_tracker *t2 = fr_call_tracker_new_batched(check_batch, NULL);
+    /* t3: the same records, runs of plain function records of one thread given as
+     * fr_function_record batches (as account reads them), of varied lengths */
+    size_t n_checked3 = 0;
+    fr_call_tracker *t3 = fr_call_tracker_new_batched(check_batch, &n_checked3);
+    fr_function_record run[700];
+    size_t n_run = 0, run_max = 1;
+    int32_t run_tid = 0;
     uint64_t rng = 12345, tsc[3] = {1000, 1000, 1000};
     uint32_t open[3][64];
     unsigned depth[3] = {0};
@@ -436,10 +458,27 @@ static void test_batched_mode_matches_callbacks(void **state)
         /* the model stack above is only a guide for generating; the trackers decide */
         fr_call_tracker_feed(t1, &rec);
         fr_call_tracker_feed(t2, &rec);
+        int plain = rec.kind <= FR_REC_TAIL_EXIT;
+        if (n_run && (!plain || rec.tid != run_tid || n_run == run_max)) {
+            fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
+            n_run = 0;
+            run_max = 1 + (r >> 3) % 700;
+        }
+        if (plain) {
+            run_tid = rec.tid;
+            run[n_run++] = (fr_function_record){.tsc = rec.tsc, .function_id = rec.function_id,
+                                                .kind = rec.kind};
+        } else {
+            fr_call_tracker_feed(t3, &rec);
+        }
     }
+    if (n_run)
+        fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
     fr_call_tracker_finish(t1);
     fr_call_tracker_finish(t2);
+    fr_call_tracker_finish(t3);
     assert_int_equal(n_checked, n_seen);
+    assert_int_equal(n_checked3, n_seen);
     assert_true(n_seen > 50000);
     const fr_call_tracker_stats *a = fr_call_tracker_get_stats(t1), *b = fr_call_tracker_get_stats(t2);
     assert_int_equal(a->calls, b->calls);
@@ -449,9 +488,18 @@ static void test_batched_mode_matches_callbacks(void **state)
     assert_int_equal(a->discarded_at_lost, b->discarded_at_lost);
     assert_int_equal(a->threads, b->threads);
     assert_int_equal(a->max_depth, b->max_depth);
+    const fr_call_tracker_stats *c = fr_call_tracker_get_stats(t3);
+    assert_int_equal(a->calls, c->calls);
+    assert_int_equal(a->unmatched_exits, c->unmatched_exits);
+    assert_int_equal(a->closed_by_unwind, c->closed_by_unwind);
+    assert_int_equal(a->open_at_end, c->open_at_end);
+    assert_int_equal(a->discarded_at_lost, c->discarded_at_lost);
+    assert_int_equal(a->threads, c->threads);
+    assert_int_equal(a->max_depth, c->max_depth);
     assert_true(a->unmatched_exits > 100 && a->closed_by_unwind > 100);
     fr_call_tracker_free(t1);
     fr_call_tracker_free(t2);
+    fr_call_tracker_free(t3);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cli_common.h"
@@ -468,6 +469,102 @@ static void test_time_format(void **state)
     assert_int_equal(fr_cli_parse_duration("ms", 1000, &t), -1);
 }
 
+/* ------------------------------------------------------------------ batch read */
+
+/* One function record as either read path sees it, and the other records' kinds. */
+struct seen { uint32_t kind, id; int32_t tid; uint64_t tsc; };
+
+/* Reads everything from r into out (at most max): with batches of up to `batch` plain
+ * function records if batch > 0 (the rest through fr_reader_next), else one by one. */
+static size_t read_seen(fr_reader *r, size_t batch, struct seen *out, size_t max)
+{
+    size_t n = 0;
+    fr_function_record fns[700];
+    fr_record rec;
+    unsigned step = 0;
+    for (;;) {
+        if (batch) {
+            int32_t tid;
+            size_t want = 1 + (step++ * 7919u) % batch;   /* varied batch sizes */
+            size_t k = fr_reader_next_functions(r, fns, want, &tid);
+            assert_true(k <= want);
+            for (size_t i = 0; i < k; i++) {
+                assert_true(n < max);
+                out[n++] = (struct seen){fns[i].kind, fns[i].function_id, tid, fns[i].tsc};
+            }
+            if (k)
+                continue;
+        }
+        fr_read_status s = fr_reader_next(r, &rec);
+        assert_int_not_equal(s, FR_READ_ERROR);
+        if (s != FR_READ_OK)
+            return n;
+        assert_true(n < max);
+        out[n++] = (struct seen){rec.kind, rec.function_id, rec.tid, rec.tsc};
+    }
+}
+
+/* fr_reader_next_functions returns exactly the records fr_reader_next would, from memory
+ * and from a file several windows long (runs cut by the window's end), across blocks,
+ * threads, arguments, events, CPU changes and TSC wraps. */
+static void test_batch_matches_next(void **state)
+{
+    (void)state;
+    fr_tb *b = fr_tb_new(1000000000);
+    uint64_t tsc = 1000;
+    for (int blk = 0; blk < 6; blk++) {
+        fr_tb_block(b, 10 + blk % 2, 99, (uint16_t)blk, tsc);
+        for (uint32_t i = 0; i < 30000; i++) {
+            tsc += 1 + i % 13;
+            uint32_t id = 1 + i % 50;
+            switch (i % 101) {
+            case 7: fr_tb_enter_arg(b, id, i, tsc); break;
+            case 19: fr_tb_custom(b, "ab", 2, tsc); break;
+            case 33: fr_tb_new_cpu(b, (uint16_t)(i % 4), tsc); break;
+            case 55: tsc += 1ull << 33; fr_tb_exit(b, id, tsc); break;   /* TSCWrap */
+            default:
+                if (i % 3 == 0) fr_tb_tail_exit(b, id, tsc);
+                else if (i % 2) fr_tb_enter(b, id, tsc);
+                else fr_tb_exit(b, id, tsc);
+            }
+        }
+    }
+    size_t size;
+    const uint8_t *bytes = fr_tb_bytes(b, &size);
+    assert_true(size > 4 * 256 * 1024);
+    enum { MAX = 200000 };
+    static struct seen one[MAX], batched[MAX];
+    char err[512];
+
+    fr_reader *r = fr_reader_open_memory(bytes, size, "t.xray", err, sizeof err);
+    assert_non_null(r);
+    size_t n1 = read_seen(r, 0, one, MAX);
+    fr_reader_close(r);
+    assert_true(n1 > 6 * 29000);   /* NewCPUId records are not returned */
+
+    char path[] = "/tmp/reader_test_batch_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, bytes, size), (ssize_t)size);
+    close(fd);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        r = from_file ? fr_reader_open(path, err, sizeof err)
+                      : fr_reader_open_memory(bytes, size, "t.xray", err, sizeof err);
+        assert_non_null(r);
+        size_t n2 = read_seen(r, 700, batched, MAX);
+        fr_reader_close(r);
+        assert_int_equal(n1, n2);
+        for (size_t i = 0; i < n1; i++) {
+            assert_int_equal(one[i].kind, batched[i].kind);
+            assert_int_equal(one[i].id, batched[i].id);
+            assert_int_equal(one[i].tid, batched[i].tid);
+            assert_int_equal(one[i].tsc, batched[i].tsc);
+        }
+    }
+    unlink(path);
+    fr_tb_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_time_format),
+        cmocka_unit_test(test_batch_matches_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

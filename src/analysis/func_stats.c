@@ -90,11 +90,16 @@ static void apply_pending(fr_func_stats *fs)
         fs->sorted[start[fs->pending[i].function]++] = fs->pending[i].bucket;
     /* start[f] is now where group f ends = where group f+1 begins */
     uint32_t begin = 0;
+    const uint32_t *sorted = fs->sorted;
     for (size_t f = 0; f < fs->n; f++) {
-        fr_qsketch *s = &fs->items[f].durations;
-        for (uint32_t k = begin; k < start[f]; k++)
-            fr_qsketch_bump(s, fs->sorted[k]);
-        begin = start[f];
+        /* fr_qsketch_bump's work, with the window in locals: through the sketch, every
+         * counter store made the compiler reload the window (they might alias). */
+        const fr_qsketch *s = &fs->items[f].durations;
+        uint64_t *const buckets = s->buckets;
+        const uint32_t lo = s->lo, end = start[f];
+        for (uint32_t k = begin; k < end; k++)
+            buckets[sorted[k] - lo]++;
+        begin = end;
     }
     fs->n_pending = 0;
 }
