@@ -167,9 +167,11 @@ static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
     return id < DENSE_IDS ? FR_U64_MAP_NONE : fr_u64_map_get(&fs->by_id, id);
 }
 
-static inline void add_call(fr_func_stats *fs, const fr_call *c)
+/* Updates the counters of c's function; returns the function's index and, in *bucket,
+ * the sketch bucket to queue (the caller queues it). */
+static inline __attribute__((always_inline))
+uint32_t count_call(fr_func_stats *fs, const fr_call *c, uint32_t *bucket)
 {
-    fs->dirty = 1;
     uint32_t i = index_of(fs, c->function_id);
     if (i == FR_U64_MAP_NONE)
         i = new_function(fs, c->function_id);
@@ -191,6 +193,14 @@ static inline void add_call(fr_func_stats *fs, const fr_call *c)
         h->lo = s->lo;
         h->n = s->n;
     }
+    *bucket = b;
+    return i;
+}
+
+static void add_call(fr_func_stats *fs, const fr_call *c)
+{
+    fs->dirty = 1;
+    uint32_t b, i = count_call(fs, c, &b);
     if (fs->n_pending == PENDING_MAX)
         apply_pending(fs);
     fs->pending[fs->n_pending++] = (struct pending_sample){.function = i, .bucket = b};
@@ -208,8 +218,23 @@ void fr_func_stats_on_call(const fr_call *call, void *ctx)
 
 void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx)
 {
-    for (size_t i = 0; i < n; i++)
-        add_call(ctx, &calls[i]);
+    /* add_call over the batch, with the queue's fill in a local: stored through fs, the
+     * 64-bit counter stores (which may alias it) made the compiler reload it per call. */
+    fr_func_stats *fs = ctx;
+    fs->dirty = 1;
+    size_t i = 0;
+    while (i < n) {
+        if (fs->n_pending == PENDING_MAX)
+            apply_pending(fs);
+        struct pending_sample *const pending = fs->pending;  /* fixed: allocated once */
+        size_t np = fs->n_pending;
+        size_t end = n - i < PENDING_MAX - np ? n : i + (PENDING_MAX - np);
+        for (; i < end; i++) {
+            uint32_t b, f = count_call(fs, &calls[i], &b);
+            pending[np++] = (struct pending_sample){.function = f, .bucket = b};
+        }
+        fs->n_pending = np;
+    }
 }
 
 size_t fr_func_stats_count(fr_func_stats *fs)
