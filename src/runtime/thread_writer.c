@@ -371,6 +371,21 @@ static inline int try_rewind(struct fr_thread *t, uint32_t id, uint64_t tsc)
     return 1;
 }
 
+/* Writes a function record at p (room already reserved) and advances the thread's
+ * state. `run` is the count of rewindable enters before this record: the threshold
+ * rewind may cancel an exit against them, and a record after a buffer or CPU change
+ * starts a new run. */
+static inline __attribute__((always_inline)) void
+put_function(struct fr_thread *t, uint8_t *p, uint32_t id, unsigned kind, uint64_t tsc,
+             uint32_t run)
+{
+    put_u64(p, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
+    t->pos = p + 8;
+    t->last_tsc = tsc;
+    t->records++;
+    t->enter_run = kind == FR_FN_ENTER ? run + t->rewind_enabled : 0;
+}
+
 /* Function record through the slow path; also clears the guard (so that the hot path
  * reaches it by a tail call and needs no saved registers). */
 static __attribute__((noinline)) void function_slow(uint32_t id, unsigned kind, uint64_t tsc,
@@ -378,14 +393,8 @@ static __attribute__((noinline)) void function_slow(uint32_t id, unsigned kind, 
 {
     struct fr_thread *t = &fr_tls;
     uint8_t *p = reserve_slow(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
-    if (p) {
-        uint64_t w = fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32;
-        put_u64(p, w);
-        t->pos = p + 8;
-        t->last_tsc = tsc;
-        t->records++;
-        t->enter_run = kind == FR_FN_ENTER ? t->rewind_enabled : 0;
-    }
+    if (p)
+        put_function(t, p, id, kind, tsc, 0);
     guard_leave(t);
 }
 
@@ -393,13 +402,8 @@ static __attribute__((noinline)) void function_slow(uint32_t id, unsigned kind, 
 static __attribute__((noinline)) void function_exit_rewind(uint32_t id, unsigned kind, uint64_t tsc)
 {
     struct fr_thread *t = &fr_tls;
-    if (!try_rewind(t, id, tsc)) {
-        put_u64(t->pos, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
-        t->pos += 8;
-        t->last_tsc = tsc;
-        t->records++;
-        t->enter_run = 0;
-    }
+    if (!try_rewind(t, id, tsc))
+        put_function(t, t->pos, id, kind, tsc, 0);   /* an exit: ends the run */
     guard_leave(t);
 }
 
@@ -415,11 +419,7 @@ static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned k
             guard_leave(t);
             return;
         }
-        put_u64(p, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
-        t->pos = p + 8;
-        t->last_tsc = tsc;
-        t->records++;
-        t->enter_run = kind == FR_FN_ENTER ? t->enter_run + t->rewind_enabled : 0;
+        put_function(t, p, id, kind, tsc, t->enter_run);
     }
     guard_leave(t);
 }
@@ -442,11 +442,7 @@ void fr_record_function(uint32_t id, unsigned kind)
         return function_slow(id, kind, tsc, cpu);
     if (UNLIKELY(kind != FR_FN_ENTER && t->enter_run))
         return function_exit_rewind(id, kind, tsc);
-    put_u64(p, fr_function_record_word(id, kind) | delta << 32);
-    t->pos = p + 8;
-    t->last_tsc = tsc;
-    t->records++;
-    t->enter_run = kind == FR_FN_ENTER ? t->enter_run + t->rewind_enabled : 0;
+    put_function(t, p, id, kind, tsc, t->enter_run);
     guard_leave(t);
 }
 
