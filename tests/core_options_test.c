@@ -4,8 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <string.h>
-#include "options.h"
-#include "clock.h"
+#include "core/options.h"
+#include "core/clock.h"
 #include "fr_format.h"
 
 static void test_defaults(void **state)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include "flightrec.h"
 #include "core_parse.h"
-#include "thread_writer.h" /* white box: fr_tls, to force a TSC wrap */
+#include "core/thread_writer.h" /* white box: fr_tls, to force a TSC wrap */
 
 #define CORE_SESSION_DIR "/tmp/fr-core-XXXXXX"
 #include "core_session.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events_internal.h"
+#include "events/events_internal.h"
 
 #define CAP_MAX 64
 

@@ -17,7 +17,7 @@
  * instruction under a running thread.
  */
 #define _GNU_SOURCE
-#include "sled_patch.h"
+#include "functrace/sled_patch.h"
 
 #include <string.h>
 #include <sys/mman.h>

@@ -25,10 +25,11 @@
  * general registers and the whole x87/SSE state (fxsave; events are rare), then call.
  */
 
-#define H_FUNCTION 0
-#define H_ARG1     8
-#define H_CUSTOM   16
-#define H_TYPED    24
+#include "port_defs.h"
+#define H_FUNCTION FR_ARCH_HANDLER_OFF_FUNCTION
+#define H_ARG1     FR_ARCH_HANDLER_OFF_ARG1
+#define H_CUSTOM   FR_ARCH_HANDLER_OFF_CUSTOM
+#define H_TYPED    FR_ARCH_HANDLER_OFF_TYPED
 
     .text
 

@@ -1,0 +1,46 @@
+/*
+ * port.h - what an architecture port provides. Everything else in the runtime is
+ * generic C; a port for a new CPU is a folder arch/<cpu>/ holding:
+ *
+ *   port_defs.h           inline, included through this header (the build puts
+ *                         arch/<cpu>/ on the include path):
+ *                           uint64_t fr_arch_rdtsc(void)         the cycle counter
+ *                           int      fr_arch_tsc_invariant(void) whether it is a clock
+ *                           uint32_t fr_arch_load_tp_u32(long)   load at thread pointer
+ *                                                                + offset (rseq cpu id)
+ *                         and the constants, usable from assembly:
+ *                           FR_ARCH_SLED_SIZE            bytes a sled write touches
+ *                           FR_ARCH_HANDLER_OFF_*        struct fr_sled_handlers offsets
+ *   sled_<cpu>.c          the bytes of the compiler's sleds: fr_arch_sled_targets and
+ *                         fr_arch_sled_write below
+ *   trampolines_<cpu>.S   what patched sleds call: fr_tramp_entry, fr_tramp_exit,
+ *                         fr_tramp_tail, fr_tramp_arg1, and the event entry points
+ *                         __xray_CustomEvent / __xray_TypedEvent; each calls the handler
+ *                         read from fr_sled_handlers at FR_ARCH_HANDLER_OFF_*
+ *
+ * functrace/sled_patch.c asserts that the handler offsets match the C struct.
+ */
+#ifndef FLIGHTREC_ARCH_PORT_H
+#define FLIGHTREC_ARCH_PORT_H
+
+#include <stdint.h>
+#include "port_defs.h"
+
+struct fr_instr_object;
+struct fr_sled;
+
+/* The trampolines a sled can call. */
+enum fr_trampoline { FR_TRAMP_ENTRY, FR_TRAMP_EXIT, FR_TRAMP_TAIL, FR_TRAMP_ARG1, FR_TRAMP_COUNT };
+struct fr_sled_targets {
+    uintptr_t address[FR_TRAMP_COUNT];   /* what a patched sled of this object calls */
+};
+
+/* Call targets reachable from every sled of O: the trampolines themselves, or a small
+ * island of jumps mapped near O when they are too far (libflightrec.so loaded far from
+ * the executable). 0 on success. */
+int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t);
+/* Rewrites one sled (its pages must be writable). 0 on success, -1 for a kind we do not
+ * know (left untouched). */
+int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * port_defs.h (x86-64) - the inline half of the x86-64 port (see ../port.h): the time
+ * stamp counter and the CPUID bits that say whether it can be used as the recorder's
+ * clock, the thread-pointer load used for the rseq CPU id, and the constants the sled
+ * code and the trampolines share. Everything here is inline and lock-free; the constants
+ * are plain #defines so that trampolines_x86_64.S can include this file.
+ */
+#ifndef FLIGHTREC_ARCH_PORT_DEFS_H
+#define FLIGHTREC_ARCH_PORT_DEFS_H
+
+/* Largest number of bytes a sled write touches (for the pages to unprotect): the 11-byte
+ * entry/exit sleds of sled_x86_64.c. */
+#define FR_ARCH_SLED_SIZE 11
+
+/* Byte offsets of struct fr_sled_handlers' fields, as the trampolines read them
+ * (checked against the struct in functrace/sled_patch.c). */
+#define FR_ARCH_HANDLER_OFF_FUNCTION 0
+#define FR_ARCH_HANDLER_OFF_ARG1     8
+#define FR_ARCH_HANDLER_OFF_CUSTOM   16
+#define FR_ARCH_HANDLER_OFF_TYPED    24
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#include <cpuid.h>
+
+/* rdtsc is not serialising: records only need a monotonic per-thread order, and the
+ * out-of-order overlap is what makes it cheap. */
+static inline uint64_t fr_arch_rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* CPUID 0x80000007 EDX bit 8: invariant TSC (constant rate, runs in every C/P state),
+ * the condition for using it as a clock across CPUs and power states. */
+static inline int fr_arch_tsc_invariant(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
+    return (edx >> 8) & 1;
+}
+
+/* Reads the 32-bit word at %fs:offset: the calling thread's rseq area lives at a fixed
+ * offset from the thread pointer (glibc's __rseq_offset). */
+static inline uint32_t fr_arch_load_tp_u32(long offset)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(v) : "r"(offset));
+    return v;
+}
+
+#endif /* __ASSEMBLER__ */
+#endif

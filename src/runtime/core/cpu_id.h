@@ -1,0 +1,32 @@
+/*
+ * cpu_id.h - the CPU the calling thread runs on, read from its rseq area (a plain load:
+ * the kernel keeps rseq->cpu_id current). rdtscp/rdpid are not usable on our VMs (they
+ * return the host's value) and sched_getcpu costs 5x more.
+ */
+#ifndef FLIGHTREC_CPU_ID_H
+#define FLIGHTREC_CPU_ID_H
+
+#include <stdint.h>
+#include "arch/port.h"
+
+/* %fs-relative offset of rseq->cpu_id, or -1 when glibc did not register rseq. */
+extern __attribute__((visibility("hidden"))) long fr_cpu_rseq_offset;
+
+__attribute__((visibility("hidden"))) void fr_cpu_init(void);
+
+/* Raw rseq cpu_id (compare it to detect a migration); 0 when rseq is unavailable. */
+static inline uint32_t fr_cpu_raw(void)
+{
+    if (__builtin_expect(fr_cpu_rseq_offset >= 0, 1))
+        return fr_arch_load_tp_u32(fr_cpu_rseq_offset);
+    return 0;
+}
+
+/* The CPU number written in NewCPUId records: (uint32)-1/-2 (rseq not registered /
+ * registration failed) become 0, so the file then shows a single CPU. */
+static inline uint16_t fr_cpu_number(uint32_t raw)
+{
+    return raw < 0xFFFFu ? (uint16_t)raw : 0;
+}
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * lifecycle.c - the recorder's states (XRay's: uninitialized, initializing, initialized,
+ * finalizing, finalized), init/finalize/flush/reset, start-up from FLIGHTREC_OPTIONS and
+ * the flush at exit.
+ *
+ * Start-up rule: a constructor reads FLIGHTREC_OPTIONS and initialises the recorder when
+ * it contains start=1 (without start=1 the variable only provides defaults for fr_init
+ * and the XRay compatibility layer). fr_init(options) applies FLIGHTREC_OPTIONS first,
+ * then `options` on top. When the process exits normally (exit() or return from main)
+ * while recording, the recorder is finalized and flushed.
+ *
+ * Stopping without locks on the record path (fr_finalize): fr_recording is cleared, then
+ * membarrier(PRIVATE_EXPEDITED) makes every running thread pass a full barrier, so any
+ * record that saw fr_recording == 1 has its busy flag visible; finalize waits for those
+ * flags to clear. Then each thread's current buffer is snapshotted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "flightrec.h"
+#include "core/recorder.h"
+#include "core/buffer_pool.h"
+#include "core/clock.h"
+#include "core/cpu_id.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/thread_writer.h"
+
+pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+struct fr_options fr_opts;
+int32_t fr_pid;
+char fr_output_path[FR_OPTIONS_PATH_MAX];
+
+static fr_state state = FR_STATE_UNINITIALIZED;
+static int flushing;
+static int have_membarrier;
+static char last_output[FR_OPTIONS_PATH_MAX];
+static int last_output_valid;
+
+#define MAX_HOOKS 8
+static fr_lifecycle_hooks hooks[MAX_HOOKS];
+static uint32_t nhooks;
+
+static int cas_state(fr_state from, fr_state to)
+{
+    return __atomic_compare_exchange_n(&state, &from, to, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+fr_state fr_get_state(void)
+{
+    return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+}
+
+const struct fr_options *fr_current_options(void)
+{
+    return &fr_opts;
+}
+
+void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *h)
+{
+    uint32_t i = __atomic_fetch_add(&nhooks, 1, __ATOMIC_ACQ_REL);
+    if (i >= MAX_HOOKS) {
+        __atomic_fetch_sub(&nhooks, 1, __ATOMIC_ACQ_REL);
+        return;
+    }
+    hooks[i] = *h;
+    /* Registered after an init (constructor order): act now. */
+    if (fr_get_state() == FR_STATE_INITIALIZED && h->after_init)
+        h->after_init(&fr_opts);
+}
+
+/* ------------------------------------------------------------------ one-time setup */
+
+static void at_exit(void)
+{
+    if (fr_get_state() != FR_STATE_INITIALIZED)
+        return;
+    fr_finalize();
+    if (!fr_opts.no_file_flush)
+        fr_flush();
+}
+
+__attribute__((visibility("hidden"))) void fr_fork_install(void);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int once_error;
+
+static void setup_once(void)
+{
+    if (fr_writer_setup_key() != 0)
+        once_error = 1;
+    atexit(at_exit);
+    fr_fork_install();
+    have_membarrier =
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* ------------------------------------------------------------------ init */
+
+fr_status fr_init(const char *options)
+{
+    fr_state prev = fr_get_state();
+    if (prev == FR_STATE_FINALIZED) {
+        fr_status r = fr_reset();
+        if (r != FR_OK)
+            return r;
+        prev = FR_STATE_UNINITIALIZED;
+    }
+    if (prev != FR_STATE_UNINITIALIZED || !cas_state(FR_STATE_UNINITIALIZED, FR_STATE_INITIALIZING))
+        return FR_ERR_STATE;
+    pthread_once(&once, setup_once);
+
+    struct fr_options o;
+    fr_options_defaults(&o);
+    int bad = fr_options_parse(&o, getenv("FLIGHTREC_OPTIONS"), "FLIGHTREC_OPTIONS");
+    bad |= fr_options_parse(&o, options, "fr_init");
+    char path[FR_OPTIONS_PATH_MAX];
+    int32_t pid = (int32_t)getpid();
+    if (!bad && fr_expand_output(path, sizeof path, o.output, pid, 0) < 0) {
+        fr_write_stderr("flightrec: output path too long\n", 32);
+        bad = -1;
+    }
+    if (bad || once_error) {
+        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        return FR_ERR_OPTIONS;
+    }
+    fr_clock_init((enum fr_clock_choice)o.clock);
+    fr_cpu_init();
+    pthread_mutex_lock(&fr_registry_lock);
+    if (fr_pool_create(&o) < 0) {
+        pthread_mutex_unlock(&fr_registry_lock);
+        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        return FR_ERR_NOMEM;
+    }
+    fr_opts = o;
+    fr_pid = pid;
+    memcpy(fr_output_path, path, sizeof path);
+    fr_process_info_read();
+    __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
+    flushing = 0;
+    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_store_n(&state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_recording, 1, __ATOMIC_SEQ_CST);
+    uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
+        if (hooks[i].after_init)
+            hooks[i].after_init(&fr_opts);
+    return FR_OK;
+}
+
+/* ------------------------------------------------------------------ finalize */
+
+static void wait_quiescent(struct fr_thread *t)
+{
+    if (t == &fr_tls) /* we may be a signal handler inside our own record: skip */
+        return;
+    for (int i = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); i++) {
+        if (i > 100000) /* a thread stopped inside a record: go on, pos is consistent */
+            break;
+        sched_yield();
+    }
+}
+
+fr_status fr_finalize(void)
+{
+    if (!cas_state(FR_STATE_INITIALIZED, FR_STATE_FINALIZING))
+        return FR_ERR_STATE;
+    uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
+        if (hooks[i].before_finalize)
+            hooks[i].before_finalize();
+    __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
+    if (!have_membarrier ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        struct timespec grace = { 0, 2 * 1000 * 1000 }; /* store buffers drain in ns */
+        nanosleep(&grace, NULL);
+    }
+    pthread_mutex_lock(&fr_registry_lock);
+    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_SEQ_CST);
+    if (nt > FR_MAX_THREADS)
+        nt = FR_MAX_THREADS;
+    for (uint32_t s = 0; s < nt; s++) {
+        struct fr_thread_desc *d = &fr_pool.threads[s];
+        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
+        if (!t)
+            continue;
+        wait_quiescent(t);
+        fr_writer_snapshot(t);
+        pthread_getname_np((pthread_t)d->pthread, d->name, sizeof d->name);
+    }
+    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
+    return FR_OK;
+}
+
+/* ------------------------------------------------------------------ flush, reset */
+
+static void report_drops(void)
+{
+    uint64_t written, dropped, below;
+    uint32_t threads;
+    fr_meta_totals(&written, &dropped, &below, &threads);
+    if (!dropped)
+        return;
+    uint32_t with_drops = 0;
+    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
+    for (uint32_t s = 0; s < nt && s < FR_MAX_THREADS; s++) {
+        struct fr_thread_desc *d = &fr_pool.threads[s];
+        if (d->records_dropped || __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED))
+            with_drops++;
+    }
+    char msg[FR_OPTIONS_PATH_MAX + 256];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: ");
+    fr_fmt_u64(msg, sizeof msg, &len, dropped);
+    fr_fmt_str(msg, sizeof msg, &len, " records dropped (");
+    fr_fmt_u64(msg, sizeof msg, &len, with_drops);
+    fr_fmt_str(msg, sizeof msg, &len, " of ");
+    fr_fmt_u64(msg, sizeof msg, &len, threads);
+    fr_fmt_str(msg, sizeof msg, &len, fr_pool.policy == FR_POLICY_DISCARD
+               ? " threads, policy=discard: newest records lost), "
+               : " threads, policy=overwrite: oldest records lost), ");
+    fr_fmt_u64(msg, sizeof msg, &len, written);
+    fr_fmt_str(msg, sizeof msg, &len, " kept in ");
+    fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+    fr_fmt_str(msg, sizeof msg, &len, "\n");
+    fr_write_stderr(msg, len);
+}
+
+fr_status fr_flush(void)
+{
+    if (fr_get_state() != FR_STATE_FINALIZED)
+        return FR_ERR_STATE;
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return FR_ERR_STATE;
+    pthread_mutex_lock(&fr_registry_lock);
+    fr_status r = FR_OK;
+    if (fr_get_state() != FR_STATE_FINALIZED) {
+        r = FR_ERR_STATE;
+    } else {
+        int err = fr_write_trace(fr_output_path);
+        if (err) {
+            char msg[FR_OPTIONS_PATH_MAX + 128];
+            size_t len = 0;
+            fr_fmt_str(msg, sizeof msg, &len, "flightrec: cannot write ");
+            fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+            fr_fmt_str(msg, sizeof msg, &len, ": ");
+            fr_fmt_str(msg, sizeof msg, &len, strerror(err));
+            fr_fmt_str(msg, sizeof msg, &len, "\n");
+            fr_write_stderr(msg, len);
+            r = FR_ERR_IO;
+        } else {
+            memcpy(last_output, fr_output_path, sizeof last_output);
+            __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
+            report_drops();
+        }
+    }
+    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+fr_status fr_reset(void)
+{
+    if (fr_get_state() != FR_STATE_FINALIZED)
+        return FR_ERR_STATE;
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return FR_ERR_STATE;
+    pthread_mutex_lock(&fr_registry_lock);
+    fr_status r = FR_ERR_STATE;
+    if (cas_state(FR_STATE_FINALIZED, FR_STATE_UNINITIALIZED)) {
+        /* Threads of this session notice the new session number and re-register. */
+        __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
+        fr_pool_destroy();
+        r = FR_OK;
+    }
+    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+const char *fr_last_output_path(void)
+{
+    return __atomic_load_n(&last_output_valid, __ATOMIC_ACQUIRE) ? last_output : NULL;
+}
+
+void fr_get_stats(fr_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    fr_state s = fr_get_state();
+    if (s == FR_STATE_UNINITIALIZED || s == FR_STATE_INITIALIZING)
+        return;
+    pthread_mutex_lock(&fr_registry_lock);
+    if (fr_pool.map)
+        fr_meta_totals(&out->records_written, &out->records_dropped,
+                       &out->calls_below_threshold, &out->threads);
+    pthread_mutex_unlock(&fr_registry_lock);
+}
+
+/* ------------------------------------------------------------------ start-up */
+
+__attribute__((constructor)) static void start_from_environment(void)
+{
+    const char *env = getenv("FLIGHTREC_OPTIONS");
+    if (!env)
+        return;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    fr_options_parse(&o, env, NULL); /* quietly: fr_init reports bad options */
+    if (o.start)
+        fr_init(NULL);
+}

@@ -1,0 +1,263 @@
+/*
+ * log_writer.c - the trace file: header, the metadata block (tid 0) first, then one block
+ * per thread holding all of the thread's buffers in order.
+ *
+ * One block per thread because llvm-xray 14 mis-sorts several blocks of one thread
+ * unless their walltime seconds and microseconds both increase. A thread's later buffers
+ * join its block without their NewBuffer/WalltimeMarker/Pid records: their NewCPUId
+ * (valid anywhere in a block) restarts the delta chain. In overwrite mode a thread whose
+ * oldest history was overwritten gets an FR_TE_LOST event right after its block preamble.
+ *
+ * Everything here is async-signal-safe: no malloc, no stdio, no locks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdio.h> /* rename */
+#include "core/log_writer.h"
+#include "core/recorder.h"
+#include "core/buffer_pool.h"
+#include "core/clock.h"
+#include "fr_format.h"
+#include "core/session.h"
+
+static uint8_t out_buffer[64 * 1024];
+
+static void write_all(struct fr_out *o, const uint8_t *p, size_t len)
+{
+    while (len && !o->error) {
+        ssize_t n = write(o->fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            o->error = errno;
+            return;
+        }
+        if (n == 0) {
+            o->error = EIO;
+            return;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+void fr_out_flush(struct fr_out *o)
+{
+    write_all(o, o->buf, o->len);
+    o->len = 0;
+}
+
+void fr_out_put(struct fr_out *o, const void *data, size_t len)
+{
+    o->offset += len;
+    if (o->len + len > o->cap) {
+        fr_out_flush(o);
+        if (len >= o->cap) { /* big pieces (whole buffers) go straight out */
+            write_all(o, data, len);
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, data, len);
+    o->len += len;
+}
+
+void fr_out_patch(struct fr_out *o, uint64_t offset, const void *data, size_t len)
+{
+    uint64_t buffered_from = o->offset - o->len;
+    if (offset >= buffered_from) {
+        memcpy(o->buf + (offset - buffered_from), data, len);
+        return;
+    }
+    const uint8_t *p = data;
+    while (len && !o->error) {
+        ssize_t n = pwrite(o->fd, p, len, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            o->error = n < 0 ? errno : EIO;
+            return;
+        }
+        p += n;
+        len -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+}
+
+static void put_metadata(struct fr_out *o, unsigned kind, const void *payload, size_t len)
+{
+    uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(kind) };
+    memcpy(rec + 1, payload, len);
+    fr_out_put(o, rec, sizeof rec);
+}
+
+static void put_extents(struct fr_out *o, uint64_t n)
+{
+    put_metadata(o, FR_MD_BUFFER_EXTENTS, &n, 8);
+}
+
+/* A typed event's 16-byte header with delta 0 (its payload follows). */
+static void put_typed_header(struct fr_out *o, uint16_t type, int32_t size)
+{
+    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_TYPED_EVENT) };
+    memcpy(hdr + 1, &size, 4);
+    memcpy(hdr + 9, &type, 2);
+    fr_out_put(o, hdr, sizeof hdr);
+}
+
+void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iovec *iov, int iovcnt)
+{
+    size_t size = 0;
+    for (int i = 0; i < iovcnt; i++)
+        size += iov[i].iov_len;
+    put_typed_header(w->out, type, (int32_t)size);
+    for (int i = 0; i < iovcnt; i++)
+        fr_out_put(w->out, iov[i].iov_base, iov[i].iov_len);
+}
+
+void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size)
+{
+    struct iovec v = { (void *)payload, size };
+    fr_meta_emit_iov(w, type, &v, 1);
+}
+
+static void write_header(struct fr_out *o)
+{
+    struct fr_xray_file_header h = {
+        .version = FR_XRAY_VERSION_FDR,
+        .type = FR_XRAY_TYPE_FDR,
+        .flags = fr_clock.flags,
+        .cycle_frequency = fr_clock.ticks_per_second,
+        .buffer_size = fr_pool.buffer_size,
+    };
+    fr_out_put(o, &h, sizeof h);
+}
+
+static void write_block_preamble(struct fr_out *o, int32_t tid, uint16_t cpu, uint64_t rel_tsc)
+{
+    int64_t sec;
+    int32_t usec;
+    fr_clock_walltime(rel_tsc, &sec, &usec);
+    uint8_t wt[12], nc[10];
+    memcpy(wt, &sec, 8);
+    memcpy(wt + 8, &usec, 4);
+    memcpy(nc, &cpu, 2);
+    memcpy(nc + 2, &rel_tsc, 8);
+    put_metadata(o, FR_MD_NEW_BUFFER, &tid, 4);
+    put_metadata(o, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
+    put_metadata(o, FR_MD_PID, &fr_pid, 4);
+    put_metadata(o, FR_MD_NEW_CPU_ID, nc, sizeof nc);
+}
+
+static void write_metadata_block(struct fr_out *o)
+{
+    uint64_t extents_at = o->offset;
+    put_extents(o, 0);
+    uint64_t body = o->offset;
+    write_block_preamble(o, 0, 0, 1);
+    struct fr_meta_writer w = { o };
+    fr_meta_emit_all(&w);
+    uint64_t n = o->offset - body;
+    fr_out_patch(o, extents_at + 1, &n, 8);
+}
+
+/* Records overwritten or reclaimed before the oldest buffer kept: a gap at the start. */
+static uint64_t lost_at_start(int32_t tid, uint32_t nthreads)
+{
+    uint64_t n = 0;
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return 0;
+    for (uint32_t s = 0; s < nthreads; s++) {
+        const struct fr_thread_desc *d = &fr_pool.threads[s];
+        if (d->tid == tid)
+            n += d->records_overwritten + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
+static uint64_t buf_used(uint32_t i)
+{
+    return __atomic_load_n(&fr_pool.bufs[i].used, __ATOMIC_RELAXED);
+}
+
+/* The block of thread `tid`: all its buffers, oldest first. */
+static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
+{
+    uint32_t *idx = fr_pool.scratch;
+    uint32_t n = fr_pool_tid_buffers(tid, idx);
+    if (n == 0)
+        return;
+    uint64_t lost = lost_at_start(tid, nthreads);
+    uint64_t size = buf_used(idx[0]);
+    for (uint32_t i = 1; i < n; i++)
+        size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
+    if (lost)
+        size += FR_XRAY_METADATA_SIZE + 8;
+    size += 2 * FR_XRAY_METADATA_SIZE + 8; /* NewCPUId(cpu, 1), BLOCK_START event */
+    put_extents(o, size);
+    const uint8_t *first = fr_pool_buffer(idx[0]);
+    /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; the real NewCPUId */
+    fr_out_put(o, first, FR_BUFFER_HEAD_SKIP);
+    uint8_t at_one[FR_XRAY_METADATA_SIZE];
+    uint64_t one = 1;
+    memcpy(at_one, first + FR_BUFFER_HEAD_SKIP, sizeof at_one);
+    memcpy(at_one + 3, &one, 8);
+    fr_out_put(o, at_one, sizeof at_one);
+    put_typed_header(o, FR_TE_BLOCK_START, 8);
+    fr_out_put(o, first + FR_BUFFER_HEAD_SKIP + 3, 8);
+    fr_out_put(o, first + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
+    if (lost) {
+        put_typed_header(o, FR_TE_LOST, 8);
+        fr_out_put(o, &lost, 8);
+    }
+    fr_out_put(o, first + FR_BUFFER_PREAMBLE, buf_used(idx[0]) - FR_BUFFER_PREAMBLE);
+    for (uint32_t i = 1; i < n; i++)
+        fr_out_put(o, fr_pool_buffer(idx[i]) + FR_BUFFER_HEAD_SKIP,
+                   buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);
+}
+
+int fr_write_trace(const char *path)
+{
+    char tmp[FR_OPTIONS_PATH_MAX + 8];
+    size_t len = strlen(path);
+    if (len + 5 > sizeof tmp)
+        return ENAMETOOLONG;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    int fd;
+    do
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return errno;
+    struct fr_out o = { .fd = fd, .buf = out_buffer, .cap = sizeof out_buffer };
+    write_header(&o);
+    write_metadata_block(&o);
+    uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
+    if (nthreads > FR_MAX_THREADS)
+        nthreads = FR_MAX_THREADS;
+    /* One block per tid, in registration order (a tid the kernel reused joins the block
+     * of its first thread: llvm-xray mis-sorts two blocks of one tid). */
+    for (uint32_t s = 0; s < nthreads; s++) {
+        if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
+            continue;
+        int32_t tid = fr_pool.threads[s].tid;
+        uint32_t earlier = 0;
+        while (earlier < s && !(fr_pool.threads[earlier].tid == tid &&
+                                __atomic_load_n(&fr_pool.threads[earlier].state, __ATOMIC_ACQUIRE)))
+            earlier++;
+        if (earlier == s)
+            write_thread_block(&o, tid, nthreads);
+    }
+    fr_out_flush(&o);
+    int err = o.error;
+    if (close(fd) != 0 && !err && errno != EINTR)
+        err = errno;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err)
+        unlink(tmp);
+    return err;
+}

@@ -1,0 +1,224 @@
+/*
+ * options.c - parsing "key=value key=value,key=value" option strings.
+ *
+ * Runs at init only (never on a hot path), but still avoids malloc and stdio so that it
+ * can run from the start-up constructor of any program: messages go out with write(2).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/options.h"
+#include "core/clock.h"
+#include "fr_format.h"
+
+#define DEFAULT_BUFFER_SIZE (64u * 1024u)
+#define DEFAULT_BUFFERS     64u
+#define MIN_BUFFER_SIZE     1024u
+#define MAX_BUFFER_SIZE     (1ull << 30)
+#define MAX_BUFFERS         65536u
+
+void fr_options_defaults(struct fr_options *o)
+{
+    memset(o, 0, sizeof *o);
+    strcpy(o->output, "flightrec-%p.fr");
+    o->buffer_size = DEFAULT_BUFFER_SIZE;
+    o->buffers = DEFAULT_BUFFERS;
+    o->policy = FR_POLICY_OVERWRITE;
+    strcpy(o->patch, "all");
+    o->clock = FR_CLOCK_AUTO;
+}
+
+static void complain(const char *origin, const char *what, const char *key, size_t keylen,
+                     const char *val, size_t vallen)
+{
+    if (!origin) /* quiet pass */
+        return;
+    char msg[512];
+    size_t n = 0;
+#define PUT(s, l) do { size_t l_ = (l); if (l_ > sizeof msg - n - 2) l_ = sizeof msg - n - 2; \
+                       memcpy(msg + n, (s), l_); n += l_; } while (0)
+    PUT("flightrec: ", 11);
+    PUT(origin, strlen(origin));
+    PUT(": ", 2);
+    PUT(what, strlen(what));
+    PUT(" '", 2);
+    PUT(key, keylen);
+    if (val) {
+        PUT("=", 1);
+        PUT(val, vallen);
+    }
+    PUT("'", 1);
+#undef PUT
+    msg[n++] = '\n';
+    ssize_t r;
+    do
+        r = write(STDERR_FILENO, msg, n);
+    while (r < 0 && errno == EINTR);
+}
+
+/* Unsigned decimal (or 0x hex) with an optional K/M/G suffix (x1024) when `suffixes`. */
+static int parse_u64(const char *s, size_t len, int suffixes, uint64_t *out)
+{
+    char tmp[32];
+    if (len == 0 || len >= sizeof tmp || s[0] == '-' || s[0] == '+')
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = 0;
+    uint64_t mult = 1;
+    if (suffixes) {
+        char c = tmp[len - 1];
+        if (c == 'k' || c == 'K') mult = 1ull << 10;
+        else if (c == 'm' || c == 'M') mult = 1ull << 20;
+        else if (c == 'g' || c == 'G') mult = 1ull << 30;
+        if (mult != 1) {
+            tmp[--len] = 0;
+            if (len == 0)
+                return -1;
+        }
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(tmp, &end, 0);
+    if (errno || *end || v > UINT64_MAX / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static int parse_bool(const char *s, size_t len, bool *out)
+{
+    if ((len == 1 && s[0] == '1') || (len == 4 && !strncmp(s, "true", 4)) ||
+        (len == 3 && !strncmp(s, "yes", 3)))
+        return *out = true, 0;
+    if ((len == 1 && s[0] == '0') || (len == 5 && !strncmp(s, "false", 5)) ||
+        (len == 2 && !strncmp(s, "no", 2)))
+        return *out = false, 0;
+    return -1;
+}
+
+static int copy_string(char *dst, size_t cap, const char *s, size_t len)
+{
+    if (len == 0 || len >= cap)
+        return -1;
+    memcpy(dst, s, len);
+    dst[len] = 0;
+    return 0;
+}
+
+static int is_key(const char *k, size_t klen, const char *name)
+{
+    return strlen(name) == klen && !memcmp(k, name, klen);
+}
+
+/* Applies one pair; returns 0, -1 bad value, -2 unknown key. */
+static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, size_t vl)
+{
+    uint64_t u;
+    bool b;
+    if (is_key(k, kl, "output"))
+        return copy_string(o->output, sizeof o->output, v, vl);
+    if (is_key(k, kl, "buffer_size")) {
+        if (parse_u64(v, vl, 1, &u) || u < MIN_BUFFER_SIZE || u > MAX_BUFFER_SIZE)
+            return -1;
+        o->buffer_size = (size_t)((u + 7) & ~7ull);
+        return 0;
+    }
+    if (is_key(k, kl, "buffers") || is_key(k, kl, "buffer_max")) {
+        if (parse_u64(v, vl, 0, &u) || u < 1 || u > MAX_BUFFERS)
+            return -1;
+        o->buffers = (uint32_t)u;
+        return 0;
+    }
+    if (is_key(k, kl, "policy")) {
+        if (vl == 9 && !memcmp(v, "overwrite", 9)) o->policy = FR_POLICY_OVERWRITE;
+        else if (vl == 7 && !memcmp(v, "discard", 7)) o->policy = FR_POLICY_DISCARD;
+        else return -1;
+        return 0;
+    }
+    if (is_key(k, kl, "threshold_us") || is_key(k, kl, "func_duration_threshold_us")) {
+        if (parse_u64(v, vl, 0, &u) || u > 3600ull * 1000000u)
+            return -1;
+        o->threshold_us = u;
+        return 0;
+    }
+    if (is_key(k, kl, "start")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->start = b;
+        return 0;
+    }
+    if (is_key(k, kl, "patch"))
+        return copy_string(o->patch, sizeof o->patch, v, vl);
+    if (is_key(k, kl, "crash_dump")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->crash_dump = b;
+        return 0;
+    }
+    if (is_key(k, kl, "events"))
+        return vl < sizeof o->events ? (memcpy(o->events, v, vl), o->events[vl] = 0, 0) : -1;
+    if (is_key(k, kl, "clock")) {
+        if (vl == 4 && !memcmp(v, "auto", 4)) o->clock = FR_CLOCK_AUTO;
+        else if (vl == 3 && !memcmp(v, "tsc", 3)) o->clock = FR_CLOCK_TSC;
+        else if (vl == 9 && !memcmp(v, "monotonic", 9)) o->clock = FR_CLOCK_MONO;
+        else return -1;
+        return 0;
+    }
+    if (is_key(k, kl, "no_file_flush")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->no_file_flush = b;
+        return 0;
+    }
+    if (is_key(k, kl, "grace_period_ms")) /* XRay compat: accepted, nothing to wait for */
+        return parse_u64(v, vl, 0, &u);
+    return -2;
+}
+
+int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
+{
+    int ok = 0;
+    if (!text)
+        return 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n')
+            p++;
+        size_t len = (size_t)(p - start);
+        const char *eq = memchr(start, '=', len);
+        if (!eq) {
+            complain(origin, "expected key=value, got", start, len, NULL, 0);
+            ok = -1;
+            continue;
+        }
+        size_t kl = (size_t)(eq - start);
+        const char *v = eq + 1;
+        size_t vl = len - kl - 1;
+        /* events= lists providers separated by commas ("P:5:0xff,Q:4"): following
+         * comma-separated items without '=' still belong to its value. */
+        if (kl == 6 && !memcmp(start, "events", 6)) {
+            while (*p == ',') {
+                const char *q = p + 1;
+                while (*q && *q != ' ' && *q != ',' && *q != '\t' && *q != '\n' && *q != '=')
+                    q++;
+                if (*q == '=' || q == p + 1)
+                    break;
+                p = q;
+            }
+            vl = (size_t)(p - v);
+        }
+        int r = apply(o, start, kl, v, vl);
+        if (r == -2) {
+            complain(origin, "unknown option", start, kl, NULL, 0);
+            ok = -1;
+        } else if (r < 0) {
+            complain(origin, "bad value for option", start, kl, v, vl);
+            ok = -1;
+        }
+    }
+    return ok;
+}

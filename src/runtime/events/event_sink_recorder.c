@@ -1,0 +1,69 @@
+/*
+ * event_sink_recorder.c - the flight recorder sink: while the recorder is initialized,
+ * the events selected by the `events=` option are written as XRay typed events of type
+ * FR_TE_EVENT whose payload is the tracepoint name NUL-terminated and then the very
+ * EventHeader bytes user_events would carry (see fr_format.h).
+ *
+ * The lifecycle hooks switch the FR_SITE_RECORDER bit of every registered call site:
+ * on after init, per the option; off before finalize. Providers registered while the
+ * recorder runs get the bit at registration.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "events/events_internal.h"
+#include "core/options.h"
+
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static fr_event_filter *filter;   /* NULL while the recorder is not running */
+
+bool fr_events_recorder_wants(const fr_event_site *site)
+{
+    pthread_mutex_lock(&filter_lock);
+    bool on = filter && fr_event_filter_match(filter, site->provider->name, site->level,
+                                              site->keyword);
+    pthread_mutex_unlock(&filter_lock);
+    return on;
+}
+
+static void apply_to_site(fr_event_site *site, void *ctx)
+{
+    (void)ctx;
+    if (fr_events_recorder_wants(site))
+        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_and(&site->enabled, ~FR_SITE_RECORDER, __ATOMIC_RELAXED);
+}
+
+static void set_filter(fr_event_filter *f)
+{
+    pthread_mutex_lock(&filter_lock);
+    fr_event_filter *old = filter;
+    filter = f;
+    pthread_mutex_unlock(&filter_lock);
+    fr_event_filter_free(old);
+}
+
+static void after_init(const struct fr_options *opts)
+{
+    /* An empty value means the option was not given: every event. */
+    set_filter(fr_event_filter_parse(opts && opts->events[0] ? opts->events : NULL));
+    fr_events_for_each_site(apply_to_site, NULL);
+}
+
+static void before_finalize(void)
+{
+    set_filter(NULL);
+    fr_events_for_each_site(apply_to_site, NULL);
+}
+
+__attribute__((constructor)) static void register_recorder_hooks(void)
+{
+    static const fr_lifecycle_hooks hooks = {after_init, before_finalize};
+    fr_lifecycle_register_hooks(&hooks);
+}
+
+void fr_events_recorder_write(const struct iovec *iov, int iovcnt)
+{
+    fr_record_typed_iov(FR_TE_EVENT, iov, iovcnt);
+}

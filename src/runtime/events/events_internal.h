@@ -1,0 +1,116 @@
+/*
+ * events_internal.h - what the structured-event parts of the runtime share: tracepoints,
+ * the provider registry, the sinks' entry points. Internal to libflightrec.
+ *
+ *   event_provider.c         registry: providers, their call sites and tracepoints
+ *   event_write.c            hot path: one enabled event to the sinks
+ *   event_sink_user_events.c Linux user_events (registration, writev, test seam)
+ *   event_sink_recorder.c    the flight recorder (lifecycle hooks, FR_TE_EVENT records)
+ *   event_enable.c           the `events=` option: which events the recorder takes
+ *   event_span.c             activity ids and the thread's current span
+ *   provider_guid.c, sha1.c  ETW-style provider ids
+ */
+#ifndef FLIGHTREC_EVENTS_INTERNAL_H
+#define FLIGHTREC_EVENTS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "flightrec/events.h"
+#include "core/recorder.h"
+
+/* One tracepoint: a provider's (level, keyword) pair, shared by its call sites. */
+struct fr_tracepoint {
+    struct fr_tracepoint *next;       /* in the provider's list */
+    uint64_t keyword;
+    uint8_t  level;
+    uint32_t write_index;             /* user_events: from the kernel's registration */
+    size_t   name_len;
+    char     name[FR_EH_NAME_MAX];    /* "Provider_L5K0[Ggroup]" */
+};
+
+/* ------------------------------------------------------------------ registry */
+/* Calls fn for every registered call site, under the registry lock. */
+FR_HIDDEN void fr_events_for_each_site(void (*fn)(fr_event_site *site, void *ctx), void *ctx);
+
+/* ------------------------------------------------------------------ flight recorder sink */
+FR_HIDDEN bool fr_events_recorder_wants(const fr_event_site *site);   /* by `events=` */
+/* Hot path: iov spells the whole payload (tracepoint name NUL-terminated, event bytes). */
+FR_HIDDEN void fr_events_recorder_write(const struct iovec *iov, int iovcnt);
+
+/* ------------------------------------------------------------------ `events=` option */
+typedef struct fr_event_filter fr_event_filter;
+/* Parses SPEC[;SPEC...] (see events.h). NULL spec: everything. Returns NULL and reports
+ * on stderr if the text is malformed. */
+FR_HIDDEN fr_event_filter *fr_event_filter_parse(const char *spec);
+FR_HIDDEN void fr_event_filter_free(fr_event_filter *f);
+FR_HIDDEN bool fr_event_filter_match(const fr_event_filter *f, const char *provider,
+                                     uint8_t level, uint64_t keyword);
+
+/* ------------------------------------------------------------------ user_events sink */
+/* The kernel interface (linux/user_events.h, Linux 6.4+), spelled out because build
+ * machines may have older headers. */
+struct fr_user_reg {
+    uint32_t size;
+    uint8_t  enable_bit;
+    uint8_t  enable_size;
+    uint16_t flags;
+    uint64_t enable_addr;
+    uint64_t name_args;
+    uint32_t write_index;
+} __attribute__((packed));
+struct fr_user_unreg {
+    uint32_t size;
+    uint8_t  disable_bit;
+    uint8_t  reserved;
+    uint16_t reserved2;
+    uint64_t disable_addr;
+} __attribute__((packed));
+
+/* Where the sink's system calls go: the kernel, or a test's capture (the seam). */
+typedef struct fr_ue_backend {
+    int     (*open_data)(void *ctx);                 /* fd, or -1 with errno */
+    int     (*reg)(void *ctx, int fd, struct fr_user_reg *reg);
+    int     (*unreg)(void *ctx, int fd, struct fr_user_unreg *unreg);
+    ssize_t (*writev)(void *ctx, int fd, const struct iovec *iov, int iovcnt);
+    void    *ctx;
+} fr_ue_backend;
+/* Test seam: routes the sink to `b` (NULL: back to the kernel) and forgets whether
+ * user_events was found, so the next registration probes again. */
+FR_HIDDEN void fr_ue_set_backend(const fr_ue_backend *b);
+
+/* Registers one call site's enable word with the kernel for tracepoint tp (nothing if it
+ * is registered already). Returns 0, or -1 if user_events is unavailable (reported once
+ * per process on stderr). */
+FR_HIDDEN int  fr_ue_register_site(fr_event_site *site, struct fr_tracepoint *tp);
+FR_HIDDEN void fr_ue_unregister_site(fr_event_site *site);
+/* Hot path: iov[0] is filled with the write index. */
+FR_HIDDEN void fr_ue_write(struct fr_tracepoint *tp, struct iovec *iov, int iovcnt);
+/* In a forked child: the registrations were inherited; drop them and the descriptor. */
+FR_HIDDEN void fr_ue_forget_after_fork(void);
+
+/* ------------------------------------------------------------------ spans */
+/* The thread's current activity (innermost span), read inline by the writer. */
+struct fr_current_activity {
+    uint8_t id[16];
+    bool    set;
+};
+extern FR_HIDDEN __thread struct fr_current_activity fr_current_activity
+    __attribute__((tls_model("initial-exec")));
+FR_HIDDEN void fr_activity_after_fork_child(void);
+
+/* ------------------------------------------------------------------ ids */
+FR_HIDDEN void fr_sha1(const void *data, size_t size, uint8_t digest[20]);
+typedef struct fr_sha1_ctx {
+    uint32_t h[5];
+    uint64_t total;
+    uint8_t  block[64];
+    size_t   used;
+} fr_sha1_ctx;
+FR_HIDDEN void fr_sha1_init(fr_sha1_ctx *c);
+FR_HIDDEN void fr_sha1_update(fr_sha1_ctx *c, const void *data, size_t size);
+FR_HIDDEN void fr_sha1_final(fr_sha1_ctx *c, uint8_t digest[20]);
+
+#endif

@@ -1,0 +1,153 @@
+/* finstrument.c - gcc -finstrument-functions hooks and their id table. */
+#define _GNU_SOURCE
+#include "functrace/finstrument.h"
+#include "functrace/instr_map.h"
+#include "functrace/object_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_SIZE (1u << FR_FINSTRUMENT_TABLE_BITS)
+#define MAX_PROBES 64
+
+/* Slot i holds the address of the function with id FR_FINSTRUMENT_FIRST_ID + i, or 0.
+ * 1 MiB of zero pages, touched only where functions land. */
+static uintptr_t slots[TABLE_SIZE];
+static const char *names[TABLE_SIZE];   /* filled by fr_finstrument_resolve_names */
+static uint64_t unassigned;             /* calls of functions the full table refused */
+
+_Static_assert(FR_FINSTRUMENT_FIRST_ID + TABLE_SIZE - 1 <= FR_XRAY_MAX_FUNCTION_ID, "ids fit");
+_Static_assert(FR_FINSTRUMENT_FIRST_ID > FR_SLED_MAX_FUNCTION_ID, "no collision with sleds");
+
+static inline uint32_t slot_hash(uintptr_t fn)
+{
+    uint64_t h = (uint64_t)fn * 0x9E3779B97F4A7C15ull;   /* Fibonacci hashing */
+    return (uint32_t)(h >> (64 - FR_FINSTRUMENT_TABLE_BITS));
+}
+
+/* Id of FN, assigned on first sight. 0 when the table is full around FN's hash. */
+static inline uint32_t function_id(uintptr_t fn)
+{
+    uint32_t i = slot_hash(fn);
+    for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & (TABLE_SIZE - 1)) {
+        uintptr_t cur = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (cur == fn)
+            return FR_FINSTRUMENT_FIRST_ID + i;
+        if (cur == 0) {
+            uintptr_t expected = 0;
+            if (__atomic_compare_exchange_n(&slots[i], &expected, fn, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED) || expected == fn)
+                return FR_FINSTRUMENT_FIRST_ID + i;
+        }
+    }
+    __atomic_fetch_add(&unassigned, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+#define HOOK __attribute__((visibility("default"), no_instrument_function))
+
+HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    (void)call_site;
+    if (!fr_recording)
+        return;
+    uint32_t id = function_id((uintptr_t)fn);
+    if (id)
+        fr_record_function(id, FR_FN_ENTER);
+}
+
+HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    (void)call_site;
+    if (!fr_recording)
+        return;
+    uint32_t id = function_id((uintptr_t)fn);
+    if (id)
+        fr_record_function(id, FR_FN_EXIT);
+}
+
+/* ---------------------------------------------------------------- names, at finalize */
+
+static int find_slot(uintptr_t fn)
+{
+    uint32_t i = slot_hash(fn);
+    for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & (TABLE_SIZE - 1)) {
+        uintptr_t cur = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (cur == fn)
+            return (int)i;
+        if (cur == 0)
+            return -1;
+    }
+    return -1;
+}
+
+struct name_ctx {
+    uintptr_t bias;
+};
+
+static void name_symbol(uint64_t value, const char *name, void *vctx)
+{
+    struct name_ctx *c = vctx;
+    int i = find_slot((uintptr_t)value + c->bias);
+    if (i >= 0 && !names[i] && name[0])
+        names[i] = strdup(name);
+}
+
+void fr_finstrument_resolve_names(void)
+{
+    fr_instr_map_refresh();
+    uint32_t n = fr_instr_object_count();
+    uint8_t *used = calloc(n ? n : 1, 1);
+    if (!used)
+        return;
+    fr_finstrument_mark_objects(used, n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (!used[k])
+            continue;
+        const struct fr_instr_object *o = fr_instr_object_at(k);
+        fr_object_file *of = fr_object_file_open(k == 0 ? "/proc/self/exe" : o->path);
+        if (!of)
+            continue;
+        struct name_ctx c = {o->bias};
+        fr_object_file_symbols(of, name_symbol, &c);
+        fr_object_file_close(of);
+    }
+    free(used);
+}
+
+void fr_finstrument_mark_objects(uint8_t *used, uint32_t nobjects)
+{
+    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+        uintptr_t fn = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!fn)
+            continue;
+        const struct fr_instr_object *o = fr_instr_object_containing(fn);
+        if (o && o->index < nobjects)
+            used[o->index] = 1;
+    }
+}
+
+/* FR_TE_FUNCTION: u32 id; u32 object index; u64 address; str16 name */
+void fr_finstrument_emit(fr_meta_writer *w)
+{
+    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+        uintptr_t fn = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!fn)
+            continue;
+        const struct fr_instr_object *o = fr_instr_object_containing(fn);
+        uint32_t id = FR_FINSTRUMENT_FIRST_ID + i, object = o ? o->index : UINT32_MAX;
+        uint64_t address = fn;
+        const char *name = names[i] ? names[i] : "";
+        size_t len = strlen(name);
+        if (len > 1024)
+            len = 1024;
+        uint16_t len16 = (uint16_t)len;
+        uint8_t p[18 + 1024];
+        memcpy(p, &id, 4);
+        memcpy(p + 4, &object, 4);
+        memcpy(p + 8, &address, 8);
+        memcpy(p + 16, &len16, 2);
+        memcpy(p + 18, name, len);
+        fr_meta_emit(w, FR_TE_FUNCTION, p, 18 + len);
+    }
+}

@@ -1,0 +1,156 @@
+/*
+ * functrace_runtime.c - ties function tracing to the recorder's lifecycle and metadata.
+ *
+ * At init: find the instrumentation maps, install the recorder as the sleds' handler
+ * (unless the program installed its own through the XRay interface) and patch what the
+ * `patch` option says (all by default; none; or a pattern, see sled_patch.h).
+ * At finalize: unpatch what init patched, and resolve gcc-instrumented functions' names.
+ * At flush: the metadata block gets FR_TE_OBJECT (each object with sleds or with
+ * gcc-instrumented functions: index, id range, load bias, path) and FR_TE_FUNCTION (each
+ * function: id, object, address, name) events.
+ */
+#define _GNU_SOURCE
+#include "functrace/finstrument.h"
+#include "functrace/instr_map.h"
+#include "core/options.h"
+#include "core/recorder.h"
+#include "functrace/sled_patch.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The recorder behind the XRay handler types (the same registers: id, kind[, arg]). */
+static void record_arg1(int32_t id, int kind, uint64_t arg)
+{
+    (void)kind;
+    fr_record_function_arg((uint32_t)id, arg);
+}
+
+#define RECORD_FUNCTION ((void (*)(int32_t, int))fr_record_function)
+#define RECORD_CUSTOM ((void (*)(void *, size_t))fr_record_custom)
+
+void fr_functrace_install_recorder(int force)
+{
+    struct fr_sled_handlers *h = &fr_sled_handlers;
+    if (force) {
+        __atomic_store_n(&h->function, RECORD_FUNCTION, __ATOMIC_RELEASE);
+        __atomic_store_n(&h->function_arg1, record_arg1, __ATOMIC_RELEASE);
+        __atomic_store_n(&h->custom_event, RECORD_CUSTOM, __ATOMIC_RELEASE);
+        __atomic_store_n(&h->typed_event, fr_record_typed, __ATOMIC_RELEASE);
+        return;
+    }
+    /* Only where nothing is installed: a handler the program set stays. */
+    void (*f)(int32_t, int) = NULL;
+    __atomic_compare_exchange_n(&h->function, &f, RECORD_FUNCTION, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    void (*a)(int32_t, int, uint64_t) = NULL;
+    if (f == NULL)   /* the recorder took the plain handler: take arg1 too */
+        __atomic_compare_exchange_n(&h->function_arg1, &a, record_arg1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+    void (*c)(void *, size_t) = NULL;
+    __atomic_compare_exchange_n(&h->custom_event, &c, RECORD_CUSTOM, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    void (*t)(uint16_t, const void *, size_t) = NULL;
+    __atomic_compare_exchange_n(&h->typed_event, &t, fr_record_typed, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+}
+
+static int patched_at_init;
+
+static void after_init(const struct fr_options *opts)
+{
+    fr_instr_map_refresh();
+    fr_functrace_install_recorder(0);
+    const char *patch = opts && opts->patch[0] ? opts->patch : "all";
+    if (!strcmp(patch, "none") || fr_instr_sled_total() == 0)
+        return;
+    fr_patch_status st = fr_sled_patch_pattern(patch, 1);
+    if (st == FR_PATCH_SUCCESS) {
+        patched_at_init = 1;
+    } else {
+        char msg[1200];
+        int n = snprintf(msg, sizeof msg, "flightrec: patch=%s: %s\n", patch,
+                         fr_sled_pattern_valid(patch) || !strcmp(patch, "all")
+                             ? "patching failed (mprotect refused?)"
+                             : "not a pattern (items separated by ':', each a name glob, "
+                               "an id or an id range N-M)");
+        if (n > 0)
+            (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    }
+}
+
+static void before_finalize(void)
+{
+    if (patched_at_init) {
+        fr_sled_patch_all(0);
+        patched_at_init = 0;
+    }
+    fr_finstrument_resolve_names();
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+static void put_str16(uint8_t *p, size_t *len, const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > max)
+        n = max;
+    uint16_t n16 = (uint16_t)n;
+    memcpy(p + *len, &n16, 2);
+    memcpy(p + *len + 2, s, n);
+    *len += 2 + n;
+}
+
+#define MAX_NAME 1024
+#define MAX_OBJECTS_MARKED 1024
+
+static void emit_metadata(fr_meta_writer *w, void *ctx)
+{
+    (void)ctx;
+    uint32_t n = fr_instr_object_count();
+    static uint8_t used[MAX_OBJECTS_MARKED];   /* flushes are serialised by the core */
+    memset(used, 0, sizeof used);
+    fr_finstrument_mark_objects(used, n < MAX_OBJECTS_MARKED ? n : MAX_OBJECTS_MARKED);
+    uint8_t p[32 + 4096];
+    for (uint32_t i = 0; i < n; i++) {
+        const struct fr_instr_object *o = fr_instr_object_at(i);
+        if (!o->function_count && !(i < MAX_OBJECTS_MARKED && used[i]))
+            continue;
+        /* FR_TE_OBJECT: u32 index; u32 first id; u32 last id; u64 load bias; str16 path */
+        uint64_t bias = o->bias;
+        memcpy(p, &o->index, 4);
+        memcpy(p + 4, &o->first_id, 4);
+        memcpy(p + 8, &o->last_id, 4);
+        memcpy(p + 12, &bias, 8);
+        size_t len = 20;
+        put_str16(p, &len, o->path, 4096);
+        fr_meta_emit(w, FR_TE_OBJECT, p, len);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct fr_instr_object *o = fr_instr_object_at(i);
+        for (size_t k = 0; k < o->function_count; k++) {
+            /* FR_TE_FUNCTION: u32 id; u32 object index; u64 address; str16 name */
+            uint32_t id = o->first_id + (uint32_t)k;
+            uint64_t address = o->functions[k].address;
+            memcpy(p, &id, 4);
+            memcpy(p + 4, &o->index, 4);
+            memcpy(p + 8, &address, 8);
+            size_t len = 16;
+            put_str16(p, &len, o->functions[k].name, MAX_NAME);
+            fr_meta_emit(w, FR_TE_FUNCTION, p, len);
+        }
+    }
+    fr_finstrument_emit(w);
+}
+
+__attribute__((constructor)) static void functrace_register(void)
+{
+    static const fr_lifecycle_hooks hooks = {after_init, before_finalize};
+    fr_meta_register_source(emit_metadata, NULL);
+    fr_lifecycle_register_hooks(&hooks);
+}
+
+/* Referenced by the static library's users (see CMake: --undefined) so that this file,
+ * and with it the hooks above, is linked even when the program calls nothing of ours. */
+__attribute__((visibility("default"))) const char fr_functrace_anchor = 1;
