@@ -315,7 +315,8 @@ def check_formats_and_options():
         with open(bad, "wb") as f:
             f.write(data[:cut])
         for cmd in ("account", "stack", "graph"):
-            p = fr(cmd, bad, expect=1)
+            # a cut header is not a trace; a cut block is read up to the cut, with a warning
+            p = fr(cmd, bad, expect=1 if cut < 32 else 0)
             check(bad in p.stderr and "offset" in p.stderr, f"{cmd} {bad}: message {p.stderr!r}")
 
 

@@ -74,6 +74,18 @@ if(TARGET functrace_record_static)
             ${LLVM_XRAY} $<TARGET_FILE:functrace_record_static> ${CMAKE_CURRENT_BINARY_DIR}/reader_recorded)
 endif()
 
+# A real trace cut at every offset (a crash, a full disk): every whole record before the
+# cut is read (reader, record by record and in batches), the CLI warns and exits 0.
+if(TARGET functrace_record_static)
+  add_executable(reader_cut_check ${CMAKE_CURRENT_SOURCE_DIR}/reader_cut_check.c)
+  target_link_libraries(reader_cut_check PRIVATE flightrec_reader)
+  add_test(NAME reader_cut_recorded
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_cut.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:reader_cut_check> $<TARGET_FILE:functrace_record_static>
+            ${CMAKE_CURRENT_BINARY_DIR}/reader_cut)
+  set_tests_properties(reader_cut_recorded PROPERTIES TIMEOUT 300)
+endif()
+
 # Streaming: peak memory does not grow with the trace (not under sanitizers: their
 # allocator and shadow memory blur the numbers).
 add_executable(reader_tb_big ${CMAKE_CURRENT_SOURCE_DIR}/reader_tb_big.c)

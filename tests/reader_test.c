@@ -76,6 +76,8 @@ typedef struct all {
     int n;
     fr_read_status end;
     char err[512];
+    char cut[512];   /* fr_reader_truncation's message, "" if none */
+    uint64_t cut_at;
 } all;
 
 /* Reads every record; payloads are not kept (pointers expire). */
@@ -93,6 +95,8 @@ static void read_all(const void *data, size_t size, all *a)
         a->n++;
     if (a->end == FR_READ_ERROR)
         snprintf(a->err, sizeof a->err, "%s", fr_reader_error(r));
+    const char *cut = fr_reader_truncation(r, &a->cut_at);
+    snprintf(a->cut, sizeof a->cut, "%s", cut ? cut : "");
     fr_reader_close(r);
 }
 
@@ -331,11 +335,13 @@ static void test_basic_mode(void **state)
     expect_fn(&a.rec[4], FR_REC_EXIT, 78, 6, 120);
     assert_int_equal(a.rec[4].cpu, 2);
 
-    m.n -= 5; /* a cut record */
+    m.n -= 5; /* a cut record: the records before it are read, the cut is reported */
     read_all(m.b, m.n, &a);
-    assert_int_equal(a.end, FR_READ_ERROR);
-    assert_string_equal(a.err, "t.xray: offset 128: expected a 32-byte basic-mode record, "
-                               "found the end of the file");
+    assert_int_equal(a.end, FR_READ_EOF);
+    assert_int_equal(a.n, 3);   /* tid 78's block record comes with its first record */
+    assert_string_equal(a.cut, "t.xray: offset 128: the file ends inside a 32-byte basic-mode "
+                               "record");
+    assert_int_equal(a.cut_at, 128);
 }
 
 /* ------------------------------------------------------------------ malformed input */
@@ -377,9 +383,19 @@ static void test_errors(void **state)
 
     m.n = 0;
     header(&m, 5, FR_XRAY_TYPE_FDR, 0);
-    preamble(&m, 1000);
-    expect_error(&m, "t.xray: offset 32: expected a block of at most 48 bytes (to the end of "
-                     "the file), BufferExtents says 1000");
+    preamble(&m, 1000);   /* a block cut in its preamble: nothing to return, no error */
+    all a;
+    read_all(m.b, m.n, &a);
+    assert_int_equal(a.end, FR_READ_EOF);
+    assert_int_equal(a.n, 0);
+    assert_string_equal(a.cut, "t.xray: offset 96: the file ends inside a block's preamble (the "
+                               "block that begins at offset 32 should end at offset 1048)");
+
+    m.n = 0;
+    header(&m, 5, FR_XRAY_TYPE_FDR, 0);
+    preamble(&m, UINT64_MAX - 40);  /* a size no file can have */
+    expect_error(&m, "t.xray: offset 32: expected a block of at most 18446744073709551567 bytes, "
+                     "BufferExtents says 18446744073709551575");
 
     m.n = 0;
     header(&m, 5, FR_XRAY_TYPE_FDR, 0);
@@ -422,16 +438,32 @@ static void test_truncated_everywhere(void **state)
     const uint8_t *p = fr_tb_bytes(b, &n);
     uint8_t *copy = malloc(n);
     int ok = 0;
+    all whole;
+    read_all(p, n, &whole);
+    assert_int_equal(whole.end, FR_READ_EOF);
     for (size_t cut = 0; cut < n; cut++) {
         memcpy(copy, p, cut); /* an exact-size buffer: ASan sees any over-read */
         all a;
         read_all(copy, cut, &a);
-        if (a.end == FR_READ_EOF) {
+        if (cut < 32) {   /* no header: not a trace */
+            assert_int_equal(a.end, FR_READ_ERROR);
+            assert_non_null(strstr(a.err, "t.xray: offset "));
+            continue;
+        }
+        /* Read up to the cut: a prefix of the whole file's records, then EOF. */
+        assert_int_equal(a.end, FR_READ_EOF);
+        assert_true(a.n <= whole.n);
+        for (int i = 0; i < a.n; i++) {
+            assert_int_equal(a.rec[i].kind, whole.rec[i].kind);
+            assert_int_equal(a.rec[i].offset, whole.rec[i].offset);
+            assert_int_equal(a.rec[i].arg, whole.rec[i].arg);
+        }
+        if (!a.cut[0]) {
             ok++; /* only at a block boundary: the header and the end of the metadata block */
             assert_true(cut == 32 || cut == 32 + 16 + 64 + 16 + 19);
         } else {
-            assert_int_equal(a.end, FR_READ_ERROR);
-            assert_non_null(strstr(a.err, "t.xray: offset "));
+            assert_non_null(strstr(a.cut, "t.xray: offset "));
+            assert_true(a.cut_at <= cut);
         }
     }
     assert_int_equal(ok, 2);

@@ -7,6 +7,7 @@
  */
 #include "cli_common.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,8 +281,23 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
             t->failed = true;
             return s;
         }
-        if (s != FR_READ_OK)
+        if (s != FR_READ_OK) {
+            uint64_t at;
+            const char *cut = fr_reader_truncation(t->reader, &at);
+            if (cut && !t->truncated) {
+                /* A cut trace is what a flight recorder leaves after a crash or a full
+                 * disk: what it holds is shown, and the exit status stays 0. */
+                if (t->progress_tick)
+                    fputs("\r\033[K", stderr);
+                t->progress_tick = 0;
+                fprintf(stderr, "flightrec %s: warning: %s; every whole record before offset "
+                                "%" PRIu64 " was read (the trace was cut short)\n",
+                        t->command, cut, at);
+                t->truncated = true;
+                t->truncated_at = at;
+            }
             return s;
+        }
         if (t->progress && !(t->records % PROGRESS_EVERY))
             show_progress(t);
         if (!t->has_start && rec->kind == FR_REC_BLOCK && rec->tid != 0) {

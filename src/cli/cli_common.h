@@ -38,6 +38,9 @@ typedef struct fr_cli_trace {
     bool          return_meta;  /* fr_cli_next also returns our FR_TE_* metadata records
                                    (default false: they are consumed into .meta) */
     bool          failed;       /* a read error was reported */
+    bool          truncated;    /* the file ends inside a block or record (warned; every
+                                   whole record before truncated_at was returned) */
+    uint64_t      truncated_at;
     uint64_t      records;      /* returned by fr_cli_next so far */
     uint64_t      meta_end;     /* records before this offset were read into .meta at open */
     /* progress display */
@@ -50,7 +53,10 @@ typedef struct fr_cli_trace {
  * the executable recorded in the trace if it exists (silently skipped if it does not).
  * Returns FR_EXIT_OK, or prints a message and returns FR_EXIT_BAD_INPUT. */
 int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
-/* Next record (FR_READ_OK / FR_READ_EOF / FR_READ_ERROR: message already printed). */
+/* Next record (FR_READ_OK / FR_READ_EOF / FR_READ_ERROR: message already printed).
+ * A cut trace (fr_reader_truncation) ends with FR_READ_EOF after a warning on stderr,
+ * "flightrec CMD: warning: FILE: offset N: the file ends inside ...": not an error, the
+ * exit status stays 0 (docs/READER.md). */
 int  fr_cli_next(fr_cli_trace *t, fr_record *rec);
 /* Batch of plain function records (see fr_reader_next_functions), counted and shown in
  * the progress line as fr_cli_next would. 0: call fr_cli_next for the next record. */

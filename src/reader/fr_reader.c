@@ -40,6 +40,7 @@ enum block_state {
     WANT_CPU,
     IN_BODY,
     READ_FAILED,      /* after an error: nothing more is read */
+    READ_CUT,         /* the data ended inside a block or record: nothing more to read */
 };
 
 struct fr_reader {
@@ -59,6 +60,9 @@ struct fr_reader {
     uint64_t pos;             /* offset of the next record */
     bool     failed;
     char     err[512];
+    bool     cut;             /* the data ended inside a block or a record */
+    uint64_t cut_off;
+    char     cut_msg[512];
 
     /* FDR state */
     enum block_state st;
@@ -103,6 +107,30 @@ static fr_read_status truncated(fr_reader *r, uint64_t off, const char *what)
     if (r->io_error)
         return fail(r, off, "expected %s: read error: %s", what, strerror(errno));
     return fail(r, off, "expected %s, found the end of the file", what);
+}
+
+/* The data end inside `what`, which begins at off: a trace cut short (a crash, a full
+ * disk, a copy still running). Not an error: every whole record before off has been
+ * returned, and the read ends here (FR_READ_EOF, fr_reader_truncation says where). A read
+ * error is still an error. */
+static fr_read_status cut_short(fr_reader *r, uint64_t off, const char *what)
+{
+    if (r->io_error)
+        return truncated(r, off, what);
+    if (!r->cut) {
+        int n = snprintf(r->cut_msg, sizeof r->cut_msg, "%s: offset %llu: the file ends inside %s",
+                         r->name, (unsigned long long)off, what);
+        if (n > 0 && (size_t)n < sizeof r->cut_msg && r->st != BETWEEN_BLOCKS &&
+            r->block_end != UINT64_MAX)
+            snprintf(r->cut_msg + n, sizeof r->cut_msg - (size_t)n,
+                     " (the block that begins at offset %llu should end at offset %llu)",
+                     (unsigned long long)r->block_start, (unsigned long long)r->block_end);
+        r->cut = true;
+        r->cut_off = off;
+    }
+    r->pos = off;
+    r->st = READ_CUT;
+    return FR_READ_EOF;
 }
 
 /* ------------------------------------------------------------------ byte window */
@@ -315,6 +343,15 @@ void fr_reader_close(fr_reader *r)
 
 const fr_trace_info *fr_reader_info(const fr_reader *r) { return &r->info; }
 const char *fr_reader_error(const fr_reader *r) { return r->failed ? r->err : ""; }
+
+const char *fr_reader_truncation(const fr_reader *r, uint64_t *offset)
+{
+    if (!r->cut || r->failed)
+        return NULL;
+    if (offset)
+        *offset = r->cut_off;
+    return r->cut_msg;
+}
 uint64_t fr_reader_position(const fr_reader *r) { return r->pos; }
 
 /* ------------------------------------------------------------------ FDR */
@@ -374,16 +411,15 @@ static int begin_block(fr_reader *r)
         return -1;
     }
     p = need(r, off, FR_XRAY_METADATA_SIZE);
-    if (!p) {
-        truncated(r, off, "a 16-byte BufferExtents record");
-        return -1;
-    }
+    if (!p)
+        return cut_short(r, off, "a 16-byte BufferExtents record") == FR_READ_EOF ? 0 : -1;
     uint64_t n = rd64(p + 1);
     uint64_t body = off + FR_XRAY_METADATA_SIZE;
-    uint64_t room = r->size_known ? r->info.file_size - body : UINT64_MAX - body;
-    if (n > room) {
-        fail(r, off, "expected a block of at most %llu bytes (to the end of the file), "
-                     "BufferExtents says %llu", (unsigned long long)room, (unsigned long long)n);
+    /* A block that passes the end of the file is a cut trace: its records are read up to
+     * the cut (need() finds the end). Only a size no file can have is an error. */
+    if (n > UINT64_MAX - body) {
+        fail(r, off, "expected a block of at most %llu bytes, BufferExtents says %llu",
+             (unsigned long long)(UINT64_MAX - body), (unsigned long long)n);
         return -1;
     }
     r->pos = body;
@@ -518,7 +554,7 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         }
         const uint8_t *data = need(r, next, (size_t)size);
         if (!data)
-            return truncated(r, next, "the event's payload");
+            return cut_short(r, off, kind == FR_MD_TYPED_EVENT ? "a typed event" : "a custom event");
         fill_thread(r, out, kind == FR_MD_TYPED_EVENT ? FR_REC_TYPED : FR_REC_CUSTOM, off);
         out->tsc = tsc;
         out->cpu = cpu;
@@ -558,16 +594,27 @@ static fr_read_status fdr_function(fr_reader *r, fr_record *out, const uint8_t *
     unsigned kind = (word >> 1) & 7;
     if (kind > FR_FN_ENTER_ARG)
         return fail(r, off, "expected a function record kind 0..3, found %u", kind);
-    r->tsc += rd32(p + 4);
+    uint32_t delta = rd32(p + 4);   /* p may move with the window below */
+    r->tsc += delta;
     fill_thread(r, out, (fr_record_kind)kind, off);
     out->function_id = word >> 4;
     r->pos = off + FR_XRAY_FUNCTION_RECORD_SIZE;
     r->after_function = true;
     if (kind == FR_FN_ENTER_ARG && r->block_end - r->pos >= FR_XRAY_METADATA_SIZE) {
-        const uint8_t *a = need(r, r->pos, FR_XRAY_METADATA_SIZE);
-        if (a && a[0] == FR_MD_BYTE0(FR_MD_CALL_ARGUMENT)) {
+        const uint8_t *a = need(r, r->pos, 1);
+        bool more = a || r->io_error || r->info.version > 1;  /* v1: the file may end here */
+        if (a && a[0] == FR_MD_BYTE0(FR_MD_CALL_ARGUMENT))
+            a = need(r, r->pos, FR_XRAY_METADATA_SIZE);
+        else if (a)
+            more = false;   /* another record follows: this enter has no argument */
+        if (a && more) {
             out->arg = rd64(a + 1);
             r->pos += FR_XRAY_METADATA_SIZE;
+        } else if (more) {
+            /* The file ends in the argument, or right before it where the block says
+             * more follows: the enter is not returned without its argument. */
+            r->tsc -= delta;
+            return cut_short(r, off, "an enter record with its argument");
         }
     }
     return FR_READ_OK;
@@ -576,6 +623,8 @@ static fr_read_status fdr_function(fr_reader *r, fr_record *out, const uint8_t *
 static fr_read_status fdr_next(fr_reader *r, fr_record *out)
 {
     for (;;) {
+        if (r->st == READ_CUT)
+            return FR_READ_EOF;
         if (r->st == BETWEEN_BLOCKS) {
             int b = begin_block(r);
             if (b <= 0)
@@ -596,7 +645,8 @@ static fr_read_status fdr_next(fr_reader *r, fr_record *out)
                 r->block_end = off;
                 continue;
             }
-            return truncated(r, off, "a record (the block's extents end at a later offset)");
+            return cut_short(r, off, r->st == IN_BODY ? "a block, between two records"
+                                                       : "a block's preamble");
         }
         bool metadata = p[0] & 1;
         size_t size = metadata ? FR_XRAY_METADATA_SIZE : FR_XRAY_FUNCTION_RECORD_SIZE;
@@ -606,7 +656,7 @@ static fr_read_status fdr_next(fr_reader *r, fr_record *out)
                         (unsigned long long)r->block_end);
         p = need(r, off, size);
         if (!p)
-            return truncated(r, off, metadata ? "a 16-byte metadata record"
+            return cut_short(r, off, metadata ? "a 16-byte metadata record"
                                               : "an 8-byte function record");
         if (!metadata)
             return fdr_function(r, out, p, off);
@@ -628,7 +678,7 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
             return r->io_error ? truncated(r, off, "a record") : FR_READ_EOF;
         p = need(r, off, FR_BASIC_RECORD_SIZE);
         if (!p)
-            return truncated(r, off, "a 32-byte basic-mode record");
+            return cut_short(r, off, "a 32-byte basic-mode record");
         uint16_t rtype = rd16(p);
         int32_t tid = (int32_t)rd32(p + 16), pid = (int32_t)rd32(p + 20);
         if (rtype == 1) {
@@ -668,7 +718,12 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
         out->function_id = r->last_fid & FR_XRAY_MAX_FUNCTION_ID;
         r->pos = off + FR_BASIC_RECORD_SIZE;
         if (kind == FR_FN_ENTER_ARG) {
-            const uint8_t *a = need(r, r->pos, FR_BASIC_RECORD_SIZE);
+            const uint8_t *a = need(r, r->pos, 1);
+            if (a) {
+                a = need(r, r->pos, FR_BASIC_RECORD_SIZE);
+                if (!a)   /* the file ends inside the next record, maybe the argument */
+                    return cut_short(r, off, "an enter record and the record after it");
+            }
             if (a && rd16(a) == 1 && rd32(a + 4) == r->last_fid && (int32_t)rd32(a + 8) == tid) {
                 out->arg = rd64(a + 16);
                 r->pos += FR_BASIC_RECORD_SIZE;
@@ -694,6 +749,8 @@ static __attribute__((noinline)) fr_read_status next_slow(fr_reader *r, fr_recor
 {
     if (r->failed)
         return FR_READ_ERROR;
+    if (r->cut)
+        return FR_READ_EOF;
     return r->info.type == FR_XRAY_TYPE_NAIVE ? basic_next(r, out) : fdr_next(r, out);
 }
 

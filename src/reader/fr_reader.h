@@ -4,7 +4,8 @@
  *
  * Reads through a fixed-size buffer: memory does not grow with the file. Validates as it
  * goes; on bad input fr_reader_next returns FR_READ_ERROR and fr_reader_error() names the
- * file, the byte offset and what was expected.
+ * file, the byte offset and what was expected. A file that ends inside a block (a cut
+ * trace) is read up to the cut: see fr_reader_truncation.
  */
 #ifndef FLIGHTREC_FR_READER_H
 #define FLIGHTREC_FR_READER_H
@@ -86,6 +87,13 @@ size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t ma
                                 int32_t *tid);
 /* After FR_READ_ERROR: "FILE: offset N: message". */
 const char *fr_reader_error(const fr_reader *r);
+/* After FR_READ_EOF: NULL if the data ended where a block (or basic-mode record) ends.
+ * Otherwise the data were cut short inside a block or a record (a crash, a full disk, a
+ * copy still running): that is not an error, every whole record before the cut has been
+ * returned, and this says where, "FILE: offset N: the file ends inside ...", with N (the
+ * offset of the first byte not read) also in *offset when not NULL. A block whose
+ * BufferExtents reach past the end of the file is read this way, up to the cut. */
+const char *fr_reader_truncation(const fr_reader *r, uint64_t *offset);
 /* Bytes consumed so far (for progress display). */
 uint64_t fr_reader_position(const fr_reader *r);
 

@@ -164,6 +164,8 @@ int cmd_info(int argc, char **argv)
 
     printf("file: %s\n", path);
     printf("size: %" PRIu64 " bytes\n", h->file_size);
+    if (t.truncated)   /* the reader's warning on stderr says what was cut */
+        printf("truncated: at offset %" PRIu64 "\n", t.truncated_at);
     printf("format: XRay %s version %u\n", h->type == FR_XRAY_TYPE_FDR ? "FDR" : "basic", h->version);
     printf("header frequency: %" PRIu64 " Hz%s%s\n", h->ticks_per_second,
            h->flags & FR_XRAY_FLAG_CONSTANT_TSC ? ", constant TSC" : "",
