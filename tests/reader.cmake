@@ -86,6 +86,12 @@ if(TARGET functrace_record_static)
   set_tests_properties(reader_cut_recorded PROPERTIES TIMEOUT 300)
 endif()
 
+# Only regular files are opened, never waited on, no planted link followed.
+add_test(NAME reader_open_regular
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_open.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_tb_sample> ${CMAKE_CURRENT_BINARY_DIR}/reader_open)
+set_tests_properties(reader_open_regular PROPERTIES TIMEOUT 300)
+
 # Streaming: peak memory does not grow with the trace (not under sanitizers: their
 # allocator and shadow memory blur the numbers).
 add_executable(reader_tb_big ${CMAKE_CURRENT_SOURCE_DIR}/reader_tb_big.c)

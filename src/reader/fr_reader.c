@@ -18,6 +18,7 @@
  *    thread and process; an enter-with-argument record is followed by an argument record.
  */
 #include "fr_reader.h"
+#include "regular_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,22 +148,8 @@ static bool fill_from(fr_reader *r, uint64_t off)
         r->win_len = 0;
         if (off != r->read_off) {
             if (lseek(r->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
-                /* Not seekable (a pipe): read and drop. */
-                while (r->read_off < off) {
-                    size_t chunk = r->win_cap;
-                    if (off - r->read_off < chunk)
-                        chunk = (size_t)(off - r->read_off);
-                    ssize_t k = read(r->fd, r->win, chunk);
-                    if (k < 0 && errno == EINTR)
-                        continue;
-                    if (k < 0) {
-                        r->io_error = true;
-                        return false;
-                    }
-                    if (k == 0)
-                        return false;
-                    r->read_off += (uint64_t)k;
-                }
+                r->io_error = true;
+                return false;
             }
             r->read_off = off;
         }
@@ -293,18 +280,18 @@ fr_reader *fr_reader_open(const char *path, char *err, size_t errlen)
         set_err(err, errlen, "out of memory");
         return NULL;
     }
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
-        if (err && errlen)
+    /* Regular files only, never waiting on one (see regular_file.h); the trace's own
+     * path must not be a symbolic link. */
+    r->fd = fr_open_regular(path, FR_OPEN_NOFOLLOW, err, errlen);
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) != 0) {
+        if (r->fd >= 0 && err && errlen)
             snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         fr_reader_close(r);
         return NULL;
     }
-    struct stat st;
-    if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        r->info.file_size = (uint64_t)st.st_size;
-        r->size_known = true;
-    }
+    r->info.file_size = (uint64_t)st.st_size;
+    r->size_known = true;
     r->win_cap = FR_READER_WINDOW;
     r->win = malloc(r->win_cap);
     if (!r->win) {

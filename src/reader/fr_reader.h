@@ -59,7 +59,9 @@ typedef enum fr_read_status {
 } fr_read_status;
 
 /* Opens and validates the header. On failure returns NULL and writes a message
- * ("FILE: offset N: expected ...") into err. */
+ * ("FILE: offset N: expected ...", "FILE: cannot open: ...") into err. Only a regular
+ * file is opened, and path must not be a symbolic link: a FIFO, a device, a directory or
+ * a link is refused without being opened (src/reader/regular_file.h). */
 fr_reader *fr_reader_open(const char *path, char *err, size_t errlen);
 /* Same, over bytes in memory (the fuzzer, tests). The bytes must outlive the reader. */
 fr_reader *fr_reader_open_memory(const void *data, size_t size, const char *name,

@@ -14,6 +14,7 @@
  * addresses (in PIE files the zero field is filled by an R_X86_64_RELATIVE relocation).
  */
 #include "symbols.h"
+#include "regular_file.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -273,14 +274,13 @@ static image *image_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    /* A trace names the files to look into: only regular files, and never wait on one
-     * (a FIFO would block open and read). */
-    im->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* A trace names the files to look into: only regular files, never opening anything
+     * else (links are followed: shared objects are often reached through one). */
+    im->fd = fr_open_regular(path, 0, err, errlen);
     im->path = strdup(path);
-    struct stat st;
-    if (im->fd < 0 || !im->path || fstat(im->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: cannot open the binary%s", path,
-                 im->fd >= 0 && im->path ? " (not a regular file)" : "");
+    if (im->fd < 0 || !im->path) {
+        if (im->fd >= 0)
+            snprintf(err, errlen, "out of memory");
         image_free(im);
         return NULL;
     }

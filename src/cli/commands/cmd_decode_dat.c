@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "eventheader_decode.h"
+#include "regular_file.h"
 
 static void usage(FILE *out)
 {
@@ -68,9 +70,17 @@ int cmd_decode_dat(int argc, char **argv)
         usage(stderr);
         return FR_EXIT_USAGE;
     }
-    FILE *in = fopen(path, "rb");
+    /* Regular files only, never waiting on a FIFO or opening a device, no final link:
+     * the rule for every file the CLI reads (regular_file.h). */
+    char err[512];
+    int fd = fr_open_regular(path, FR_OPEN_NOFOLLOW, err, sizeof err);
+    FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!in) {
-        fprintf(stderr, "flightrec decode-dat: %s: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
+            close(fd);
+        }
+        fprintf(stderr, "flightrec decode-dat: %s\n", err);
         return FR_EXIT_BAD_INPUT;
     }
     const char *base = strrchr(path, '/');

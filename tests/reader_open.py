@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""reader_open.py FLIGHTREC TB_SAMPLE WORKDIR
+
+The CLI opens only regular files, never blocks on one and never follows a link planted
+where a trace should be: every subcommand that reads a file, given /dev/zero (also spelled
+/dev//////zero), a FIFO with no writer, a directory, or a symbolic link to a valid trace
+kept 0600 (as /etc/shadow is: following the link would read it), exits 1 within the
+timeout with a message naming the path and why; --binary with a FIFO or a device is
+refused the same way. The trace itself, named directly, is read (exit 0)."""
+import os, subprocess, sys
+
+flightrec, sample, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+trace = os.path.join(work, "private.xray")
+subprocess.run([sample, trace, "small"], check=True, stdout=subprocess.DEVNULL)
+os.chmod(trace, 0o600)
+fifo = os.path.join(work, "fifo")
+link = os.path.join(work, "link.xray")
+for p in (fifo, link):
+    if os.path.lexists(p):
+        os.unlink(p)
+os.mkfifo(fifo)
+os.symlink(trace, link)
+failures = 0
+
+
+def run(args):
+    try:
+        return subprocess.run([flightrec] + args, capture_output=True, text=True, timeout=10,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def expect(args, code, *words):
+    global failures
+    p = run(args)
+    if p is None:
+        print("HANG:", args)
+        failures += 1
+    elif p.returncode != code or not all(w in p.stderr for w in words):
+        print("FAIL: %s: exit %d (expected %d), stderr %r (expected %r)" % (args, p.returncode, code,
+                                                                         p.stderr[:300], words))
+        failures += 1
+
+
+commands = [["info"], ["dump"], ["account"], ["stack"], ["graph"],
+            ["convert", "--format", "folded", "-o", os.path.join(work, "out.folded")]]
+for cmd in commands:
+    expect(cmd + [trace], 0)
+    expect(cmd + ["/dev/zero"], 1, "/dev/zero: cannot open: not a regular file (a character device)")
+    expect(cmd + ["/dev//////zero"], 1, "/dev//////zero: cannot open: not a regular file")
+    expect(cmd + [fifo], 1, fifo + ": cannot open: not a regular file (a FIFO)")
+    expect(cmd + [work], 1, work + ": cannot open: not a regular file (a directory)")
+    expect(cmd + [link], 1, link + ": cannot open: a symbolic link (not followed")
+    expect(cmd + [trace, "--binary", fifo], 1, fifo, "not a regular file (a FIFO)")
+    expect(cmd + [trace, "--binary", "/dev/zero"], 1, "/dev/zero", "not a regular file")
+for p in ("/dev/zero", fifo, link):
+    expect(["decode-dat", p], 1, p + ": cannot open: ")
+print("%d commands; %d failures" % (len(commands) + 1, failures))
+sys.exit(1 if failures else 0)
