@@ -92,6 +92,13 @@ add_test(NAME reader_open_regular
           $<TARGET_FILE:reader_tb_sample> ${CMAKE_CURRENT_BINARY_DIR}/reader_open)
 set_tests_properties(reader_open_regular PROPERTIES TIMEOUT 300)
 
+# Names with terminal controls, CR/LF and ';' reach no output raw (text_escape.h).
+add_executable(reader_hostile_names ${CMAKE_CURRENT_SOURCE_DIR}/reader_hostile_names.c)
+target_link_libraries(reader_hostile_names PRIVATE fr_trace_builder)
+add_test(NAME reader_escape
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_escape.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_hostile_names> ${CMAKE_CURRENT_BINARY_DIR}/reader_escape)
+
 # Streaming: peak memory does not grow with the trace (not under sanitizers: their
 # allocator and shadow memory blur the numbers).
 add_executable(reader_tb_big ${CMAKE_CURRENT_SOURCE_DIR}/reader_tb_big.c)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
+#include "text_escape.h"
 
 static const char usage_text[] =
     "usage: flightrec account FILE [options]\n"
@@ -92,7 +93,9 @@ static void print_text(fr_acli *c, FILE *out, const struct row *rows, size_t n)
             fr_acli_format_duration(c, rows[i].v[k], buf, sizeof buf);
             fprintf(out, " %10s", buf);
         }
-        fprintf(out, "  %s\n", rows[i].name);
+        fputs("  ", out);
+        fr_text_put(out, rows[i].name);   /* names come from the trace: no raw controls */
+        putc('\n', out);
     }
 }
 
@@ -115,9 +118,10 @@ static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
 {
     fprintf(out, "id,function,calls,total_ns,self_ns,min_ns,median_ns,p90_ns,p99_ns,max_ns,"
                  "closed_by_unwind,open_at_end\n");
+    fr_text_buf esc = {0};
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "%" PRIu32 ",", rows[i].id);
-        csv_field(out, rows[i].name);
+        csv_field(out, fr_text_escape(&esc, rows[i].name));
         fprintf(out, ",%" PRIu64, rows[i].v[BY_CALLS]);
         for (int k = BY_TOTAL; k <= BY_MAX; k++)
         {
@@ -126,6 +130,7 @@ static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
         }
         fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", rows[i].closed_by_unwind, rows[i].open_at_end);
     }
+    fr_text_buf_free(&esc);
 }
 
 static void print_json(fr_acli *c, FILE *out, const struct row *rows, size_t n)

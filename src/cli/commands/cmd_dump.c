@@ -14,6 +14,7 @@
 
 #include "cli_common.h"
 #include "eventheader_decode.h"
+#include "text_escape.h"
 
 static const char *const usage_text =
     "usage: flightrec dump FILE [options]\n"
@@ -104,19 +105,23 @@ static void print_structured_event(FILE *out, const fr_record *r)
         }
         free(json);
     }
-    fprintf(out, " undecoded: %s", err);
+    fputs(" undecoded: ", out);
+    fr_text_put(out, err);   /* may quote the event's own bytes */
 }
 
 static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
 {
     switch (r->kind) {
     case FR_REC_ENTER_ARG:
-        fprintf(out, "%u %s arg=%" PRIu64, r->function_id, fr_cli_name(t, r->function_id), r->arg);
+        fprintf(out, "%u ", r->function_id);
+        fr_text_put(out, fr_cli_name(t, r->function_id));
+        fprintf(out, " arg=%" PRIu64, r->arg);
         break;
     case FR_REC_ENTER:
     case FR_REC_EXIT:
     case FR_REC_TAIL_EXIT:
-        fprintf(out, "%u %s", r->function_id, fr_cli_name(t, r->function_id));
+        fprintf(out, "%u ", r->function_id);
+        fr_text_put(out, fr_cli_name(t, r->function_id));
         break;
     case FR_REC_CUSTOM:
         fprintf(out, "size=%u ", r->size);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
+#include "text_escape.h"
 #include "commands.h"
 #include "u64_map.h"
 
@@ -24,17 +25,18 @@ static const char usage_text[] =
     "all traced time. Edge caller -> callee: calls made and their total time.\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
 
-/* A DOT quoted string's contents: quotes and backslashes escaped. */
-static void dot_escaped(FILE *out, const char *s)
+/* A DOT quoted string's contents: terminal controls escaped (text_escape.h), then
+ * quotes and backslashes for DOT. */
+static void dot_escaped(FILE *out, const char *raw)
 {
+    fr_text_buf esc = {0};
+    const char *s = fr_text_escape(&esc, raw);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
             putc('\\', out);
-        if (*s == '\n')
-            fputs("\\n", out);
-        else
-            putc(*s, out);
+        putc(*s, out);
     }
+    fr_text_buf_free(&esc);
 }
 
 static fr_func_stats *g_fs;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "text_escape.h"
 
 static const char *const usage_text =
     "usage: flightrec info FILE [--binary BIN]\n"
@@ -162,7 +163,8 @@ int cmd_info(int argc, char **argv)
     uint64_t tps = t.ticks_per_second;
     char b1[48], b2[48];
 
-    printf("file: %s\n", path);
+    fr_text_buf e = {0};   /* strings from the trace (and the path) shown escaped */
+    printf("file: %s\n", fr_text_escape(&e, path));
     printf("size: %" PRIu64 " bytes\n", h->file_size);
     if (t.truncated)   /* the reader's warning on stderr says what was cut */
         printf("truncated: at offset %" PRIu64 "\n", t.truncated_at);
@@ -178,9 +180,10 @@ int cmd_info(int argc, char **argv)
                m->clock_source == FR_CLOCK_SOURCE_MONOTONIC ? "monotonic" : "unknown",
                m->ticks_per_second, m->base_tsc, m->base_realtime_ns, m->base_monotonic_ns);
     if (m->has_process) {
-        printf("process: pid %u, ppid %u, name %s\n", m->pid, m->ppid, m->process_name);
-        printf("executable: %s\n", m->executable);
-        printf("command line: %s\n", m->command_line);
+        printf("process: pid %u, ppid %u, name %s\n", m->pid, m->ppid,
+               fr_text_escape(&e, m->process_name));
+        printf("executable: %s\n", fr_text_escape(&e, m->executable));
+        printf("command line: %s\n", fr_text_escape(&e, m->command_line));
     }
     if (m->has_summary) {
         printf("policy: %s\n", policy_name(m->policy));
@@ -194,7 +197,7 @@ int cmd_info(int argc, char **argv)
         for (size_t i = 0; i < m->n_objects; i++)
             printf("object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,
                    m->objects[i].first_id, m->objects[i].last_id, m->objects[i].load_bias,
-                   m->objects[i].path);
+                   fr_text_escape(&e, m->objects[i].path));
     printf("functions in trace table: %zu\n", m->n_functions);
     printf("lost-record markers: %" PRIu64 "\n", lost);
 
@@ -242,13 +245,14 @@ int cmd_info(int argc, char **argv)
                 continue;
             printf(", name %s, written %" PRIu64 ", dropped %" PRIu64 " (%" PRIu64
                    " bytes), below threshold %" PRIu64,
-                   s->name[0] ? s->name : "-", s->records_written, s->records_dropped,
+                   s->name[0] ? fr_text_escape(&e, s->name) : "-", s->records_written, s->records_dropped,
                    s->bytes_dropped, s->calls_below_threshold);
         }
         putchar('\n');
     }
     free(list);
     free(threads.slots);
+    fr_text_buf_free(&e);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fr_cli_close(&t);
         return fr_cli_input_error(cmd, "cannot write the output");

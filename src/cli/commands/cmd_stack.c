@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
+#include "text_escape.h"
 #include "commands.h"
 
 static const char usage_text[] =
@@ -58,8 +59,10 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
             fputs(json ? ", " : sep, out);
         if (json)
             fr_acli_json_string(out, fr_acli_name(c, ids[d]));
+        else if (!strcmp(sep, ";"))   /* folded: ';' and newlines would split the stack */
+            fr_text_put_frame(out, fr_acli_name(c, ids[d]));
         else
-            fputs(fr_acli_name(c, ids[d]), out);
+            fr_text_put(out, fr_acli_name(c, ids[d]));
     }
     if (json)
         putc(']', out);
