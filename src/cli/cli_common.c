@@ -212,7 +212,7 @@ int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const ch
     if (!t->reader)
         return fr_cli_input_error(command, "%s", err);
     t->info = fr_reader_info(t->reader);
-    /* A pipe cannot be read twice: then names and clock come only from --binary. */
+    /* An empty file has no metadata block to read. */
     if (t->info->file_size > 0)
         t->meta_end = prescan_metadata(t);
 
