@@ -15,7 +15,7 @@ add_test(NAME reader_builder_llvm_xray
 
 # The reader, metadata and the CLI's time helpers (cli_common.c compiled in).
 add_executable(reader_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_test.c
-  ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c)
+  ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c ${CMAKE_SOURCE_DIR}/src/cli/text_escape.c)
 target_include_directories(reader_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
 target_link_libraries(reader_test PRIVATE flightrec_reader fr_trace_builder fr_testlib)
 add_test(NAME reader_unit COMMAND reader_test)

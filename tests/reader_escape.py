@@ -7,7 +7,8 @@ CSV), stack (text and folded) and graph print no control byte but the line ends,
 control, only valid UTF-8, and each name in its escaped form (as computed here); every
 output has exactly its number of lines (a raw LF would add one). `stack --format folded`
 maps ';' and newlines as `convert --format folded` does: its lines are convert's, with
-the remaining controls escaped, and each has its count."""
+the remaining controls escaped, and each has its count. Messages on stderr escape the
+path they quote."""
 import os, re, subprocess, sys
 
 flightrec, gen, work = sys.argv[1:4]
@@ -105,5 +106,15 @@ for line in open(conv, "rb").read().splitlines():
     want.append(b";".join(esc(f, frame=True) for f in frames.split(b";")) + b" " + count)
 check(sorted(folded.splitlines()) == sorted(want),
       "stack folded %r != convert folded %r" % (sorted(folded.splitlines()), sorted(want)))
+# Messages quote the path, which may hold controls too: a cut copy named with ESC and LF.
+odd = os.path.join(work, "cut\x1b]0;x\a\nname.fr").encode()
+with open(odd, "wb") as f:
+    f.write(open(trace, "rb").read()[:-3])
+for args, lines in ((["dump"], 1), (["info"], 1), (["account"], 2)):   # account: + its summary
+    p = subprocess.run([flightrec.encode()] + [a.encode() for a in args] + [odd], capture_output=True)
+    check(p.returncode == 0 and b"warning: " + esc(odd) + b": offset " in p.stderr and
+          not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", p.stderr.replace(b"\n", b"")) and
+          p.stderr.count(b"\n") == lines,
+          "%s on a cut file with ESC in its name: exit %d, stderr %r" % (args, p.returncode, p.stderr))
 print("%d names, 7 outputs; %d failures" % (len(NAMES), failures))
 sys.exit(1 if failures else 0)

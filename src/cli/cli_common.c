@@ -6,6 +6,7 @@
  * the first record is handed out; the second reader then streams the whole file.
  */
 #include "cli_common.h"
+#include "text_escape.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,9 +22,29 @@
 
 static void vmessage(const char *command, const char *fmt, va_list ap)
 {
+    /* Messages quote paths and arguments, which may hold terminal controls. */
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (msg)
+        vsnprintf(msg, (size_t)n + 1, fmt, again);
+    va_end(again);
     fprintf(stderr, "flightrec %s: ", command);
-    vfprintf(stderr, fmt, ap);
+    fr_text_put(stderr, msg ? msg : "(message lost: out of memory)");
     fputc('\n', stderr);
+    free(msg);
+}
+
+static void message(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void message(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(command, fmt, ap);
+    va_end(ap);
 }
 
 int fr_cli_usage_error(const char *command, const char *fmt, ...)
@@ -290,9 +311,8 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
                 if (t->progress_tick)
                     fputs("\r\033[K", stderr);
                 t->progress_tick = 0;
-                fprintf(stderr, "flightrec %s: warning: %s; every whole record before offset "
-                                "%" PRIu64 " was read (the trace was cut short)\n",
-                        t->command, cut, at);
+                message(t->command, "warning: %s; every whole record before offset %" PRIu64
+                                    " was read (the trace was cut short)", cut, at);
                 t->truncated = true;
                 t->truncated_at = at;
             }
