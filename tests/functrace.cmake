@@ -60,6 +60,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_xray_fdr.sh $<TARGET_FILE:functrace_xray_fdr>
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_fdr_work ${LLVM_XRAY})
 
+  # C++ names (namespace, template, virtual, lambda, std::thread) demangled in every output.
+  functrace_xray_program(functrace_cxx_names functrace_cxx_names.cpp "flightrec;Threads::Threads")
+  add_test(NAME functrace_cxx_names
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_names.sh $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:functrace_cxx_names> ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_work)
+
   # C++ exceptions through traced frames.
   add_executable(functrace_exception ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_exception.cpp)
   target_compile_options(functrace_exception PRIVATE ${FUNCTRACE_XRAY_FLAGS} -O2)
@@ -76,4 +82,9 @@ if(FUNCTRACE_GCC)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_gcc.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_gcc_work ${LLVM_XRAY})
   set_tests_properties(functrace_gcc PROPERTIES LABELS no_asan)
+  add_test(NAME functrace_cxx_names_gcc
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_names.sh $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_names.cpp
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_gcc_work gcc)
+  set_tests_properties(functrace_cxx_names_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
 endif()

@@ -248,6 +248,7 @@ int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const ch
             fr_cli_close(t);
             return fr_cli_input_error(command, "%s", err);
         }
+        fr_symbols_prefer_binary(t->symbols);
     } else if (t->meta.executable && t->meta.executable[0] &&
                access(t->meta.executable, R_OK) == 0) {
         /* The recorded executable may have been rebuilt or moved: best effort. */

@@ -74,6 +74,7 @@ typedef struct cache_slot {
 
 struct fr_symbols {
     image *binary;                   /* --binary: object 0, and the source of map ids */
+    bool binary_names_first;         /* --binary given: its symbols win over the trace's names */
     object_ref *objects;     size_t n_objects;
     function_ref *functions; size_t n_functions; /* sorted by id */
     cache_slot *cache;       size_t cache_cap, cache_used;
@@ -547,8 +548,18 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
     if (c->name)
         return c->name;
     const function_ref *f = trace_function(s, function_id);
+    if (s->binary_names_first) {
+        uint64_t addr;
+        image *im = locate(s, function_id, &addr);
+        const elf_symbol *sym = im == s->binary ? find_symbol(im, addr) : NULL;
+        if (sym) {
+            c->name = demangle(sym->name);
+            return c->name ? c->name : s->fallback;
+        }
+    }
     if (f && f->name[0]) {
-        c->name = strdup(f->name);
+        /* Recorders store the linker's (mangled) name; people read the demangled one. */
+        c->name = demangle(f->name);
     } else {
         uint64_t addr;
         image *im = locate(s, function_id, &addr);
@@ -556,6 +567,11 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
         c->name = sym ? demangle(sym->name) : strdup(s->fallback);
     }
     return c->name ? c->name : s->fallback;
+}
+
+void fr_symbols_prefer_binary(fr_symbols *s)
+{
+    s->binary_names_first = true;
 }
 
 int fr_symbols_location(fr_symbols *s, uint32_t function_id, const char **file, int *line)

@@ -1,9 +1,10 @@
 /*
  * symbols.h - function id -> name (and file:line).
  * Sources, in order of preference: the trace's own function table (FR_TE_FUNCTION),
- * then the binary (--binary, or the executable recorded in the trace): its
- * xray_instr_map (ids assigned exactly as llvm-xray does), ELF symbols (C++ demangled),
- * DWARF line info via elfutils' libdw.
+ * then the binary (--binary, or the executable recorded in the trace; first if
+ * fr_symbols_prefer_binary): its xray_instr_map (ids assigned exactly as llvm-xray
+ * does), ELF symbols, DWARF line info via elfutils' libdw. C++ names from either
+ * source are demangled.
  */
 #ifndef FLIGHTREC_SYMBOLS_H
 #define FLIGHTREC_SYMBOLS_H
@@ -17,6 +18,9 @@ fr_symbols *fr_symbols_new(void);
 void fr_symbols_free(fr_symbols *s);
 /* Loads a binary's instrumentation map and symbols. Returns 0, or -1 with a message. */
 int  fr_symbols_load_binary(fr_symbols *s, const char *path, char *err, size_t errlen);
+/* Names of functions of the loaded binary come from its symbols even where the trace
+ * has its own (what an explicit --binary promises). */
+void fr_symbols_prefer_binary(fr_symbols *s);
 /* Takes names (and addresses to resolve) from the trace's own tables. */
 void fr_symbols_add_trace_meta(fr_symbols *s, const fr_trace_meta *m);
 /* Never NULL: falls back to "#<id>". The string lives as long as s. */
