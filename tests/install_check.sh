@@ -21,7 +21,29 @@ libdir=$(dirname "$(find "$prefix" -name 'libflightrec.so' | head -1)")
 
 for exe in "$work/consumer/consumer_cmake" "$work/consumer/consumer_cmake_static" "$work/consumer_pc"; do
   out=$work/$(basename "$exe").fr
-  LD_LIBRARY_PATH=$libdir "$exe" "$out"
+  # No LD_LIBRARY_PATH: the pkg-config line carries -rpath, CMake adds the build RPATH.
+  env -u LD_LIBRARY_PATH "$exe" "$out"
   "$llvm_xray" fdr-dump -verify "$out" >/dev/null
   echo "ok: $(basename "$exe") wrote a trace llvm-xray verifies"
 done
+
+# The installed `flightrec record` points its program at <prefix>/lib, not the build tree:
+# a gcc-instrumented program linked without -rpath reports the LD_LIBRARY_PATH it got.
+cat >"$work/ldpath.c" <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+void report(const char *path) { FILE *f = fopen(path, "w"); fprintf(f, "%s\n", getenv("LD_LIBRARY_PATH")); fclose(f); }
+int main(int argc, char **argv) { if (argc > 1) report(argv[1]); return 0; }
+EOF2
+gcc -O1 -finstrument-functions -o "$work/ldpath" "$work/ldpath.c" \
+    -I"$prefix/include" -L"$libdir" -lflightrec
+env -u LD_LIBRARY_PATH "$prefix/bin/flightrec" record -o "$work/ldpath.fr" -- "$work/ldpath" "$work/ldpath.txt" >/dev/null
+got=$(cat "$work/ldpath.txt")
+real_libdir=$(cd "$libdir" && pwd -P)
+case ":$got:" in *"$(realpath "$build")"*|*":$build:"*) echo "FAIL: installed record points at the build tree: $got"; exit 1;; esac
+ok=no
+IFS=: read -ra parts <<<"$got"
+for d in "${parts[@]}"; do [ "$(cd "$d" 2>/dev/null && pwd -P)" = "$real_libdir" ] && ok=yes; done
+[ $ok = yes ] || { echo "FAIL: installed record's LD_LIBRARY_PATH lacks $libdir: $got"; exit 1; }
+"$llvm_xray" fdr-dump -verify "$work/ldpath.fr" >/dev/null
+echo "ok: installed flightrec record runs a program against $libdir, no LD_LIBRARY_PATH given"

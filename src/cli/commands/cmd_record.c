@@ -8,9 +8,9 @@
  * otherwise nothing would be recorded and we say why instead of running it.
  * The options reach the runtime through FLIGHTREC_OPTIONS (start=1 output=... patch=...),
  * appended after the caller's own FLIGHTREC_OPTIONS so ours win. libflightrec.so is made
- * findable through LD_LIBRARY_PATH (build and install library directories, after the
- * caller's). The program runs as our child (fork + exec); its exit status is ours (128+N
- * when killed by signal N).
+ * findable through LD_LIBRARY_PATH (the build tree's library directory when run from it,
+ * else <bindir>/../<libdir>, after the caller's). The program runs as our child (fork +
+ * exec); its exit status is ours (128+N when killed by signal N).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -32,8 +32,8 @@
 #ifndef FLIGHTREC_BUILD_LIBDIR
 #define FLIGHTREC_BUILD_LIBDIR ""
 #endif
-#ifndef FLIGHTREC_INSTALL_LIBDIR
-#define FLIGHTREC_INSTALL_LIBDIR ""
+#ifndef FLIGHTREC_INSTALL_LIBDIR_REL
+#define FLIGHTREC_INSTALL_LIBDIR_REL "lib"
 #endif
 
 static void usage(FILE *out)
@@ -195,9 +195,30 @@ static int append_option(char **buf, const char *key, const char *value)
     return 0;
 }
 
+/* The library directory that belongs to this flightrec: the build tree's when we run from
+ * it, else <our dir>/../<libdir> (an installed flightrec must not point its program at a
+ * build tree that may be stale or gone). */
+static char *own_library_dir(void)
+{
+    char exe[PATH_MAX], build[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    if (FLIGHTREC_BUILD_LIBDIR[0] && realpath(FLIGHTREC_BUILD_LIBDIR, build) && !strcmp(build, exe))
+        return strdup(exe);
+    char *dir;
+    return asprintf(&dir, "%s/../%s", exe, FLIGHTREC_INSTALL_LIBDIR_REL) < 0 ? NULL : dir;
+}
+
 static void add_library_path(void)
 {
-    const char *dirs[] = {FLIGHTREC_BUILD_LIBDIR, FLIGHTREC_INSTALL_LIBDIR};
+    char *own = own_library_dir();
+    const char *dirs[] = {own ? own : ""};
     const char *old = getenv("LD_LIBRARY_PATH");
     char *value = old && *old ? strdup(old) : strdup("");
     for (size_t i = 0; value && i < sizeof dirs / sizeof dirs[0]; i++) {
@@ -213,6 +234,7 @@ static void add_library_path(void)
     if (value && *value)
         setenv("LD_LIBRARY_PATH", value, 1);
     free(value);
+    free(own);
 }
 
 /* OUTPUT with %p replaced by PID (and %% by %), as the runtime does. */
