@@ -3,6 +3,10 @@
 #include <string.h>
 #include "commands.h"
 
+#ifndef FLIGHTREC_VERSION
+#error "FLIGHTREC_VERSION is set by CMakeLists.txt from project(VERSION)"
+#endif
+
 struct subcommand {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -22,7 +26,8 @@ static const struct subcommand subcommands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: flightrec COMMAND [ARGS...]   (flightrec COMMAND --help for more)\n\ncommands:\n");
+    fprintf(out, "usage: flightrec COMMAND [ARGS...]   (flightrec COMMAND --help for more)\n"
+                 "       flightrec --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(out, "  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
 }
@@ -32,6 +37,10 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage(stderr);
         return FR_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("flightrec %s\n", FLIGHTREC_VERSION);
+        return FR_EXIT_OK;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
