@@ -36,10 +36,13 @@ check() { # check OUTPUT-NAME FILE
 "$fr" account "$trace" >"$work/account.txt" 2>/dev/null;  check account "$work/account.txt"
 "$fr" stack "$trace" >"$work/stack.txt" 2>/dev/null;      check stack "$work/stack.txt"
 "$fr" dump "$trace" >"$work/dump.txt" 2>/dev/null;        check dump "$work/dump.txt"
-for f in chrome folded svg yaml; do
+for f in chrome folded yaml; do
   "$fr" convert "$trace" --format $f -o "$work/out.$f" 2>/dev/null
   check "convert $f" "$work/out.$f"
 done
+# Weighted by calls: by time, a short call (area_of) may be narrower than the SVG draws.
+"$fr" convert "$trace" --format svg --weight calls -o "$work/out.svg" 2>/dev/null
+check "convert svg" "$work/out.svg"
 # Known counts: Box<long>::get 10+5 times, sum_boxes twice, Square::area once.
 for pair in '15|ns::Box<long>::get(int) const' '2|sum_boxes(int)' '1|ns::Square::area() const'; do
   n=${pair%%|*} f=${pair#*|}
