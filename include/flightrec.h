@@ -8,6 +8,12 @@
  * Options (FLIGHTREC_OPTIONS or the string given to fr_init): key=value pairs separated
  * by spaces or commas:
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)
+ *                      Written to "<dir>/.<name>.<random>.tmp" (O_EXCL|O_NOFOLLOW, in the
+ *                      target's directory) then renamed over PATH; a symlink at PATH is
+ *                      replaced, not followed. A FIFO or character device (/dev/null,
+ *                      /dev/stdout) is written in place; a FIFO with no reader fails, no hang.
+ *   file_mode=OCTAL    permission bits of the trace file (default 0600, at most 0777; umask
+ *                      still applies)
  *   buffer_size=BYTES  size of one buffer (K/M/G suffixes; default 64K, at least 1K)
  *   buffers=N          number of buffers in the pool (default 64)
  *   policy=overwrite|discard   when a thread's buffers are full: keep newest (default) /

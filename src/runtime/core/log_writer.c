@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdio.h> /* rename */
+#include <sys/stat.h>
+#include <time.h>
 #include "core/log_writer.h"
 #include "core/recorder.h"
 #include "core/buffer_pool.h"
@@ -218,20 +220,77 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
                    buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);
 }
 
-int fr_write_trace(const char *path)
+/* A name for the temporary file next to the target ("<dir>/.<base>.XXXXXXXX.tmp") that
+ * another user cannot guess ahead of time; O_EXCL makes a guessed name merely fail (we try
+ * another), never a file or link someone planted. */
+static int open_temp(const char *path, char *tmp, size_t cap)
 {
-    char tmp[FR_OPTIONS_PATH_MAX + 8];
-    size_t len = strlen(path);
-    if (len + 5 > sizeof tmp)
-        return ENAMETOOLONG;
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = path + dirlen;
+    size_t baselen = strlen(base);
+    if (dirlen + 1 + baselen + 1 + 16 + 5 > cap)
+        return -ENAMETOOLONG;
+    static uint64_t counter;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
+                     ((uint64_t)getpid() << 32) ^
+                     (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull);
+        x ^= x >> 31;
+        x *= 0x94d049bb133111ebull;
+        x ^= x >> 29;
+        char *q = tmp;
+        memcpy(q, path, dirlen);
+        q += dirlen;
+        *q++ = '.';
+        memcpy(q, base, baselen);
+        q += baselen;
+        *q++ = '.';
+        for (int i = 0; i < 16; i++)
+            *q++ = "0123456789abcdef"[(x >> (4 * i)) & 15];
+        memcpy(q, ".tmp", 5);
+        int fd;
+        do
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      (mode_t)fr_opts.file_mode);
+        while (fd < 0 && errno == EINTR);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
+/* FIFOs and character devices (a pipe, /dev/null, /dev/stdout) are written in place: a
+ * rename would replace the device by a regular file. O_NONBLOCK on open so that a FIFO
+ * with no reader fails (ENXIO) instead of hanging the program at exit. */
+static int open_in_place(const char *path)
+{
     int fd;
     do
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return errno;
+        return -errno;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int fr_write_trace(const char *path)
+{
+    char tmp[FR_OPTIONS_PATH_MAX + 32];
+    struct stat st;
+    /* stat, not lstat: a symlink to a FIFO or device is written in place through the link;
+     * any other symlink is replaced by the trace (rename replaces the link itself). */
+    int in_place = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+    int fd = in_place ? open_in_place(path) : open_temp(path, tmp, sizeof tmp);
+    if (fd < 0)
+        return -fd;
     struct fr_out o = { .fd = fd, .buf = out_buffer, .cap = sizeof out_buffer };
     write_header(&o);
     write_metadata_block(&o);
@@ -255,6 +314,8 @@ int fr_write_trace(const char *path)
     int err = o.error;
     if (close(fd) != 0 && !err && errno != EINTR)
         err = errno;
+    if (in_place)
+        return err;
     if (!err && rename(tmp, path) != 0)
         err = errno;
     if (err)

@@ -28,6 +28,7 @@ void fr_options_defaults(struct fr_options *o)
     o->policy = FR_POLICY_OVERWRITE;
     strcpy(o->patch, "all");
     o->clock = FR_CLOCK_AUTO;
+    o->file_mode = 0600;
 }
 
 static void complain(const char *origin, const char *what, const char *key, size_t keylen,
@@ -167,6 +168,20 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
     if (is_key(k, kl, "no_file_flush")) {
         if (parse_bool(v, vl, &b)) return -1;
         o->no_file_flush = b;
+        return 0;
+    }
+    if (is_key(k, kl, "file_mode")) {
+        /* octal permission bits only: no setuid/setgid/sticky on a trace */
+        char m[8];
+        if (vl == 0 || vl >= sizeof m)
+            return -1;
+        memcpy(m, v, vl);
+        m[vl] = 0;
+        char *end;
+        unsigned long mode = strtoul(m, &end, 8);
+        if (*end || m[0] == '-' || m[0] == '+' || mode > 0777)
+            return -1;
+        o->file_mode = (uint32_t)mode;
         return 0;
     }
     if (is_key(k, kl, "grace_period_ms")) /* XRay compat: accepted, nothing to wait for */

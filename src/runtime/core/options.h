@@ -25,6 +25,7 @@ struct fr_options {
                                stored as given, parsed by the events part */
     int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */
     bool     no_file_flush; /* XRay compat: finalize/exit do not write a file */
+    uint32_t file_mode;     /* permission bits of a trace file we create (default 0600) */
 };
 
 /* Sets every field to its default. */
