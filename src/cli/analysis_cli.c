@@ -83,7 +83,9 @@ const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n)
 void fr_acli_report_unmatched(const fr_acli *c)
 {
     const fr_call_tracker_stats *s = fr_analysis_stats(c->analysis);
-    fprintf(stderr,
+    /* Only news is reported: a line of zeros after every analysis is noise (issue 13). */
+    if (s->unmatched_exits || s->closed_by_unwind || s->open_at_end || s->discarded_at_lost)
+        fprintf(stderr,
             "flightrec %s: %" PRIu64 " calls in %" PRIu32 " threads; unmatched: %" PRIu64
             " exits without an enter (dropped), %" PRIu64 " calls closed by an unwind, %" PRIu64
             " calls open at the end, %" PRIu64 " calls cut by lost records\n",
