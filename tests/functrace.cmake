@@ -88,3 +88,15 @@ if(FUNCTRACE_GCC)
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_gcc_work gcc)
   set_tests_properties(functrace_cxx_names_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
 endif()
+
+# ymm registers kept across __xray_CustomEvent/__xray_TypedEvent whose handlers end in
+# vzeroupper; again with glibc's AVX-512 paths off (its AVX2 memcpy ends in vzeroupper).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  add_executable(functrace_avx_events ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_avx_events.c)
+  target_link_libraries(functrace_avx_events PRIVATE flightrec_static)
+  add_test(NAME functrace_avx_events COMMAND functrace_avx_events)
+  add_test(NAME functrace_avx_events_avx2 COMMAND functrace_avx_events)
+  set_tests_properties(functrace_avx_events functrace_avx_events_avx2 PROPERTIES SKIP_RETURN_CODE 77)
+  set_tests_properties(functrace_avx_events_avx2 PROPERTIES
+    ENVIRONMENT "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
+endif()

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "functrace/sled_patch.h"
 
+#include <cpuid.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -167,4 +168,26 @@ int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled
     default:
         return -1;
     }
+}
+
+/* ------------------------------------------------------------------ event state save */
+/* What __xray_CustomEvent/__xray_TypedEvent save with xsave: the components the OS
+ * enabled in XCR0, in an area of the size CPUID leaf 0xD gives for them. Zero size
+ * (no xsave, or before this runs) makes the trampolines fall back to fxsave. */
+uint64_t fr_arch_xsave_mask;
+uint32_t fr_arch_xsave_size;
+
+__attribute__((constructor)) static void xsave_probe(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE))
+        return;
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if (__get_cpuid_max(0, NULL) < 0xD)
+        return;
+    __cpuid_count(0xD, 0, eax, ebx, ecx, edx);
+    /* EBX: bytes for the components XCR0 enables now, header included. */
+    fr_arch_xsave_mask = ((uint64_t)hi << 32) | lo;
+    fr_arch_xsave_size = ebx;
 }

@@ -22,7 +22,9 @@
  * __xray_CustomEvent / __xray_TypedEvent are called by clang's event sleds in the middle
  * of a function: every register and the flags may be live, and the stack is NOT aligned
  * (compiler-rt 14 crashes there). They realign, save the flags, all caller-saved
- * general registers and the whole x87/SSE state (fxsave; events are rare), then call.
+ * general registers and the whole x87/SSE/AVX/AVX-512 state the OS enabled (xsave with
+ * the XCR0 mask: glibc's AVX2 memcpy in a handler ends in vzeroupper, which fxsave alone
+ * would not undo; events are rare), then call.
  */
 
 #include "port_defs.h"
@@ -196,6 +198,10 @@ FUNCTION fr_tramp_exit
 END fr_tramp_exit
 
 /* ------------------------------------------------------------------ event calls */
+/* General registers are pushed below the saved flags (rbp-relative, before realigning);
+ * the vector state goes into an area aligned for xsave: the XCR0 components
+ * (fr_arch_xsave_mask, size fr_arch_xsave_size from CPUID 0xD, set at start-up), or the
+ * 512-byte fxsave area when xsave is not available or not yet probed. */
 .macro EVENT_TRAMPOLINE name, slot
     .p2align 4
     .globl \name
@@ -208,33 +214,67 @@ END fr_tramp_exit
     movq %rsp, %rbp
     .cfi_def_cfa_register %rbp
     pushfq
-    andq $-16, %rsp
-    subq $592, %rsp                 /* 512 fxsave area (aligned) + 9 registers + pad */
-    fxsave64 0(%rsp)
-    movq %rax, 512(%rsp)
+    pushq %rax
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    pushq %r11
+    cld                             /* the handler may assume DF=0, as the ABI says */
+    movl fr_arch_xsave_size(%rip), %eax
+    testl %eax, %eax
+    je 2f
+    subq %rax, %rsp
+    andq $-64, %rsp
+    /* xrstor faults unless the header's XCOMP_BV and reserved bytes are zero, and
+     * xsave writes only XSTATE_BV there. */
+    xorl %ecx, %ecx
+    movq %rcx, 512(%rsp)
     movq %rcx, 520(%rsp)
-    movq %rdx, 528(%rsp)
-    movq %rsi, 536(%rsp)
-    movq %rdi, 544(%rsp)
-    movq %r8, 552(%rsp)
-    movq %r9, 560(%rsp)
-    movq %r10, 568(%rsp)
-    movq %r11, 576(%rsp)
+    movq %rcx, 528(%rsp)
+    movq %rcx, 536(%rsp)
+    movq %rcx, 544(%rsp)
+    movq %rcx, 552(%rsp)
+    movq %rcx, 560(%rsp)
+    movq %rcx, 568(%rsp)
+    movl fr_arch_xsave_mask(%rip), %eax
+    movl fr_arch_xsave_mask+4(%rip), %edx
+    xsave64 0(%rsp)
     movq fr_sled_handlers+\slot(%rip), %rax
     testq %rax, %rax
     je 1f
+    movq -48(%rbp), %rdi            /* the handler's arguments, as the caller passed them */
+    movq -40(%rbp), %rsi
+    movq -32(%rbp), %rdx
     call *%rax
-1:  movq 512(%rsp), %rax
-    movq 520(%rsp), %rcx
-    movq 528(%rsp), %rdx
-    movq 536(%rsp), %rsi
-    movq 544(%rsp), %rdi
-    movq 552(%rsp), %r8
-    movq 560(%rsp), %r9
-    movq 568(%rsp), %r10
-    movq 576(%rsp), %r11
-    fxrstor64 0(%rsp)
-    leaq -8(%rbp), %rsp
+1:  movl fr_arch_xsave_mask(%rip), %eax
+    movl fr_arch_xsave_mask+4(%rip), %edx
+    xrstor64 0(%rsp)
+    jmp 4f
+2:  subq $512, %rsp
+    andq $-16, %rsp
+    fxsave64 0(%rsp)
+    movq fr_sled_handlers+\slot(%rip), %rax
+    testq %rax, %rax
+    je 3f
+    movq -48(%rbp), %rdi
+    movq -40(%rbp), %rsi
+    movq -32(%rbp), %rdx
+    call *%rax
+3:  fxrstor64 0(%rsp)
+4:  leaq -80(%rbp), %rsp
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rax
     popfq
     popq %rbp
     .cfi_def_cfa %rsp, 8
