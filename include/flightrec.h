@@ -6,7 +6,9 @@
  * at exit, on a signal or on a crash. Link with -lflightrec (pkg-config flightrec).
  *
  * Options (FLIGHTREC_OPTIONS or the string given to fr_init): key=value pairs separated
- * by spaces or commas:
+ * by spaces or commas. In a secure-execution process (setuid/setgid, AT_SECURE) the
+ * environment (FLIGHTREC_OPTIONS, XRAY_OPTIONS, XRAY_FDR_OPTIONS) is ignored: only fr_init's
+ * string applies. A start=1 start-up that fails says why on stderr.
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)
  *                      Written to "<dir>/.<name>.<random>.tmp" (O_EXCL|O_NOFOLLOW, in the
  *                      target's directory) then renamed over PATH; a symlink at PATH is

@@ -118,7 +118,7 @@ fr_status fr_init(const char *options)
 
     struct fr_options o;
     fr_options_defaults(&o);
-    int bad = fr_options_parse(&o, getenv("FLIGHTREC_OPTIONS"), "FLIGHTREC_OPTIONS");
+    int bad = fr_options_parse(&o, secure_getenv("FLIGHTREC_OPTIONS"), "FLIGHTREC_OPTIONS");
     bad |= fr_options_parse(&o, options, "fr_init");
     char path[FR_OPTIONS_PATH_MAX];
     int32_t pid = (int32_t)getpid();
@@ -309,12 +309,22 @@ void fr_get_stats(fr_stats *out)
 
 __attribute__((constructor)) static void start_from_environment(void)
 {
-    const char *env = getenv("FLIGHTREC_OPTIONS");
+    /* secure_getenv: in a setuid/setgid (AT_SECURE) process the environment belongs to the
+     * less privileged caller; it must neither turn tracing on nor choose files. */
+    const char *env = secure_getenv("FLIGHTREC_OPTIONS");
     if (!env)
         return;
     struct fr_options o;
     fr_options_defaults(&o);
     fr_options_parse(&o, env, NULL); /* quietly: fr_init reports bad options */
-    if (o.start)
-        fr_init(NULL);
+    if (!o.start)
+        return;
+    fr_status r = fr_init(NULL);
+    if (r != FR_OK) {
+        /* Nobody else sees the result of a start-up init: say why there will be no trace. */
+        const char *why = fr_status_string(r);
+        fr_write_stderr("flightrec: start=1: not recording: ", 35);
+        fr_write_stderr(why, strlen(why));
+        fr_write_stderr("\n", 1);
+    }
 }

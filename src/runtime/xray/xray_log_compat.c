@@ -110,7 +110,7 @@ static int option_value(const char *text, const char *key, char *out, size_t cap
 static int xray_log_path(char *out, size_t cap)
 {
     char base[1024] = "xray-log.";
-    option_value(getenv("XRAY_OPTIONS"), "xray_logfile_base", base, sizeof base);
+    option_value(secure_getenv("XRAY_OPTIONS"), "xray_logfile_base", base, sizeof base);
     char exe[1024];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
@@ -136,7 +136,7 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
     char local[8192] = "";
     char path[2048] = "";
     int has_output = 0;
-    int bad = translate(getenv("XRAY_FDR_OPTIONS"), local, sizeof local, &has_output);
+    int bad = translate(secure_getenv("XRAY_FDR_OPTIONS"), local, sizeof local, &has_output);
     if (buffer_size || max_buffers) {   /* __xray_log_init's explicit sizes */
         char sizes[64];
         snprintf(sizes, sizeof sizes, "buffer_size=%zu buffer_max=%zu", buffer_size, max_buffers);
@@ -144,7 +144,7 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
     }
     if (args && args_size == 0)   /* a flag string, as __xray_log_init_mode passes it */
         bad |= translate((const char *)args, local, sizeof local, &has_output);
-    const char *env = getenv("FLIGHTREC_OPTIONS");
+    const char *env = secure_getenv("FLIGHTREC_OPTIONS");
     int env_patch = env && strstr(env, "patch=") != NULL;
     if (env && strstr(env, "output="))
         has_output = 1;
