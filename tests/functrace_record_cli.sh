@@ -50,5 +50,14 @@ printf 'int main(void) { return 7; }\n' >seven.c
 if cc seven.c -o seven -L"$(dirname "$fr")" -lflightrec -Wl,-rpath,"$(dirname "$fr")" 2>/dev/null; then
   expect_rc 7 "exit status propagated" "$fr" record --no-check -o s.fr -- ./seven
 fi
+
+# Patterns that match nothing say so (issue 10): a name, an id past the last one.
+for pat in nosuch 999; do
+  "$fr" record -o nomatch.fr --filter "$pat" -- "$prog" >/dev/null 2>nomatch.err || true
+  grep -q "patch=$pat: matches no instrumented function" nomatch.err ||
+    fail "--filter $pat: no message ($(cat nomatch.err))"
+done
+"$fr" record -o match.fr --filter fib -- "$prog" >/dev/null 2>match.err
+grep -q "matches no" match.err && fail "--filter fib: said it matched nothing"
 [ $status = 0 ] && echo "ok: flightrec record checks, options, filter, exit status"
 exit $status

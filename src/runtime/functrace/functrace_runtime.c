@@ -68,6 +68,15 @@ static void after_init(const struct fr_options *opts)
     fr_patch_status st = fr_sled_patch_pattern(patch, 1);
     if (st == FR_PATCH_SUCCESS) {
         patched_at_init = 1;
+        if (strcmp(patch, "all") && fr_sled_pattern_hits() == 0) {
+            char msg[1200];
+            int n = snprintf(msg, sizeof msg,
+                             "flightrec: patch=%s: matches no instrumented function "
+                             "(ids are 1-%u); nothing will be traced\n",
+                             patch, (unsigned)fr_instr_max_function_id());
+            if (n > 0)
+                (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        }
     } else {
         char msg[1200];
         int n = snprintf(msg, sizeof msg, "flightrec: patch=%s: %s\n", patch,

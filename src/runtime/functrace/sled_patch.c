@@ -174,6 +174,10 @@ static int item_matches(const char *item, size_t len, const struct fr_instr_func
     return fnmatch(glob, f->name, 0) == 0;
 }
 
+/* Sleds the last pattern chose: 0 tells the user the pattern matched nothing. Written
+ * only while `patching` is held. */
+static uint32_t pattern_hits;
+
 static int select_pattern(const struct fr_instr_object *o, const struct fr_instr_function *f,
                           uint32_t id, void *ctx)
 {
@@ -181,8 +185,10 @@ static int select_pattern(const struct fr_instr_object *o, const struct fr_instr
     const char *p = ctx;
     while (*p) {
         size_t len = strcspn(p, ":");
-        if (len && item_matches(p, len, f, id))
+        if (len && item_matches(p, len, f, id)) {
+            pattern_hits++;
             return 1;
+        }
         p += len;
         if (*p == ':')
             p++;
@@ -215,5 +221,11 @@ fr_patch_status fr_sled_patch_pattern(const char *pattern, int enable)
         return fr_sled_patch_all(0);
     if (!fr_sled_pattern_valid(pattern))
         return FR_PATCH_FAILED;
+    pattern_hits = 0;
     return apply_everywhere(select_pattern, (void *)pattern, enable);
+}
+
+uint32_t fr_sled_pattern_hits(void)
+{
+    return pattern_hits;
 }

@@ -51,5 +51,7 @@ fr_patch_status fr_sled_patch_function(uint32_t id, int enable);
 fr_patch_status fr_sled_patch_pattern(const char *pattern, int enable);
 /* Nonzero if PATTERN is well formed (for option checking). */
 int fr_sled_pattern_valid(const char *pattern);
+/* How many sleds the last fr_sled_patch_pattern with a pattern (not all/none) chose. */
+uint32_t fr_sled_pattern_hits(void);
 
 #endif
