@@ -23,7 +23,8 @@
  *   threshold_us=N     calls shorter than N microseconds leave no records (default 0)
  *   start=1            initialise (and patch) at program start-up
  *   patch=all|none|PATTERN     which instrumented functions to patch
- *   crash_dump=1       write the buffers to `output` on a fatal signal
+ *   crash_dump=0       the only accepted value for now: crash dumps on a fatal signal
+ *                      are not built yet, so crash_dump=1 is rejected as a bad option
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  *   clock=auto|tsc|monotonic   the timestamp source (auto: the TSC if CPUID says it is
  *                      invariant, else CLOCK_MONOTONIC)

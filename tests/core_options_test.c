@@ -30,7 +30,7 @@ static void test_separators_and_values(void **state)
     fr_options_defaults(&o);
     assert_int_equal(fr_options_parse(&o, " output=/tmp/t-%p.fr,buffer_size=16k  buffers=3,"
                                           "policy=discard threshold_us=25 start=1 patch=foo* "
-                                          "crash_dump=true clock=monotonic", "test"), 0);
+                                          "crash_dump=false clock=monotonic", "test"), 0);
     assert_string_equal(o.output, "/tmp/t-%p.fr");
     assert_int_equal(o.buffer_size, 16384);
     assert_int_equal(o.buffers, 3);
@@ -38,7 +38,9 @@ static void test_separators_and_values(void **state)
     assert_int_equal(o.threshold_us, 25);
     assert_true(o.start);
     assert_string_equal(o.patch, "foo*");
-    assert_true(o.crash_dump);
+    assert_false(o.crash_dump);
+    /* crash dumps are not built: asking for one is refused, not silently ignored */
+    assert_int_not_equal(fr_options_parse(&o, "crash_dump=1", "test"), 0);
     assert_int_equal(o.clock, FR_CLOCK_MONO);
     /* buffer sizes are rounded up to 8 bytes; M suffix */
     assert_int_equal(fr_options_parse(&o, "buffer_size=2001", "test"), 0);
