@@ -11,3 +11,5 @@ add_test(NAME hostile_startup COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hostile_startu
 add_test(NAME hostile_setuid COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hostile_setuid.sh
          $<TARGET_FILE:hostile_idle>)
 set_tests_properties(hostile_startup hostile_setuid PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+# ulimit -v leaves no room for ASan's shadow memory: this test runs in the normal build only.
+set_tests_properties(hostile_startup PROPERTIES LABELS no_asan)
