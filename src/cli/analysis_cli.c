@@ -83,8 +83,10 @@ const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n)
 void fr_acli_report_unmatched(const fr_acli *c)
 {
     const fr_call_tracker_stats *s = fr_analysis_stats(c->analysis);
-    /* Only news is reported: a line of zeros after every analysis is noise (issue 13). */
-    if (s->unmatched_exits || s->closed_by_unwind || s->open_at_end || s->discarded_at_lost)
+    /* Only news is reported: a line of zeros after every analysis is noise (issue 13),
+     * unless -v asked for it. */
+    if (c->verbose || s->unmatched_exits || s->closed_by_unwind || s->open_at_end ||
+        s->discarded_at_lost)
         fprintf(stderr,
             "flightrec %s: %" PRIu64 " calls in %" PRIu32 " threads; unmatched: %" PRIu64
             " exits without an enter (dropped), %" PRIu64 " calls closed by an unwind, %" PRIu64
@@ -113,39 +115,17 @@ void fr_acli_json_header(const fr_acli *c, FILE *out)
 
 void fr_acli_json_string(FILE *out, const char *s)
 {
-    putc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            putc(*p, out);
-    }
-    putc('"', out);
+    fr_cli_json_string(out, s);
 }
 
 FILE *fr_acli_open_output(const char *command, const char *path)
 {
-    if (!path || !strcmp(path, "-"))
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fr_cli_input_error(command, "cannot write %s: %s", path, strerror(errno));
-    return f;
+    return fr_cli_open_output(command, path);
 }
 
 int fr_acli_close_output(const char *command, const char *path, FILE *out)
 {
-    int bad = ferror(out);
-    if (out == stdout)
-        bad |= fflush(out) != 0;
-    else
-        bad |= fclose(out) != 0;
-    if (bad)
-        return fr_cli_input_error(command, "error writing %s",
-                                  path && strcmp(path, "-") ? path : "standard output");
-    return 0;
+    return fr_cli_close_output(command, path, out);
 }
 
 int fr_acli_parse_count(const char *command, const char *option, const char *arg, uint64_t *out)

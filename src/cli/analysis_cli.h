@@ -7,6 +7,7 @@
 #ifndef FLIGHTREC_ANALYSIS_CLI_H
 #define FLIGHTREC_ANALYSIS_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis.h"
@@ -16,6 +17,8 @@ typedef struct fr_acli {
     fr_cli_trace  trace;            /* path, names, clock */
     fr_analysis  *analysis;
     uint64_t      ticks_per_second; /* the trace's, or 10^9 (with a warning) if unknown */
+    bool          verbose;          /* -v: the summary line even when all calls matched
+                                       (set after fr_acli_run) */
 } fr_acli;
 
 /* Reads the trace at path into a new analysis of the given kinds (FR_ANALYZE_*), with
@@ -31,7 +34,8 @@ const char *fr_acli_name(fr_acli *c, uint32_t function_id);
 void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
 /* Nanoseconds with 3 decimals, exact ("1234.567"), for CSV and JSON. */
 const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
-/* One stderr line: calls, threads and every kind of unmatched record. */
+/* One stderr line: calls, threads and every kind of unmatched record; printed when
+ * something was unmatched or c->verbose. */
 void fr_acli_report_unmatched(const fr_acli *c);
 /* Writes the trace and the unmatched counts as JSON object members (no braces). */
 void fr_acli_json_header(const fr_acli *c, FILE *out);

@@ -5,13 +5,18 @@
  * metadata block(s) (tid 0, only typed events) so names and the clock are known before
  * the first record is handed out; the second reader then streams the whole file.
  */
+#define _GNU_SOURCE
 #include "cli_common.h"
 #include "text_escape.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,6 +95,76 @@ int fr_cli_option(const char *command, int argc, char **argv, int *i, const char
     }
     *value = argv[++*i];
     return 1;
+}
+
+/* ------------------------------------------------------------------ outputs */
+
+FILE *fr_cli_open_output(const char *command, const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fr_cli_input_error(command, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+int fr_cli_close_output(const char *command, const char *path, FILE *out)
+{
+    int bad = ferror(out);
+    if (out == stdout)
+        bad |= fflush(out) != 0;
+    else
+        bad |= fclose(out) != 0;
+    if (bad)
+        return fr_cli_input_error(command, "error writing %s",
+                                  path && strcmp(path, "-") ? path : "standard output");
+    return 0;
+}
+
+void fr_cli_json_string(FILE *out, const char *s)
+{
+    putc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else
+            putc(*p, out);
+    }
+    putc('"', out);
+}
+
+int fr_cli_parse_color(const char *command, const char *when, int *mode)
+{
+    if (!when || !strcmp(when, "auto"))
+        *mode = FR_COLOR_AUTO;
+    else if (!strcmp(when, "always"))
+        *mode = FR_COLOR_ALWAYS;
+    else if (!strcmp(when, "never"))
+        *mode = FR_COLOR_NEVER;
+    else {
+        fr_cli_usage_error(command, "--color: expected auto, always or never, found '%s'", when);
+        return -1;
+    }
+    return 0;
+}
+
+bool fr_cli_use_color(int mode, FILE *out)
+{
+    if (mode != FR_COLOR_AUTO)
+        return mode == FR_COLOR_ALWAYS;
+    const char *term = getenv("TERM"), *no = getenv("NO_COLOR");
+    return isatty(fileno(out)) && term && strcmp(term, "dumb") && !(no && *no);
+}
+
+fr_cli_colors fr_cli_colors_for(bool on)
+{
+    if (!on)
+        return (fr_cli_colors){"", "", "", "", "", "", ""};
+    return (fr_cli_colors){"\033[1m", "\033[32m", "\033[34m", "\033[33m", "\033[35m",
+                           "\033[2m", "\033[0m"};
 }
 
 /* ------------------------------------------------------------------ time */
@@ -196,12 +271,83 @@ static bool is_metadata_block_record(const fr_record *r)
                            r->kind == FR_REC_CUSTOM);
 }
 
+static fr_reader *open_reader(fr_cli_trace *t, char *err, size_t errlen)
+{
+    if (t->spool)
+        return fr_reader_open_memory(t->spool, t->spool_size, t->path, err, errlen);
+    return fr_reader_open(t->path, err, errlen);
+}
+
+/* Standard input ("-") copied to an unlinked temporary file and mapped: the trace is
+ * read twice (metadata ahead, then all), and a pipe can be read only once. The copy is
+ * in $TMPDIR (or /tmp), so memory does not grow with the trace. */
+static int spool_stdin(fr_cli_trace *t)
+{
+    if (isatty(STDIN_FILENO))
+        return fr_cli_usage_error(t->command, "'-' reads a trace from standard input, "
+                                  "which is a terminal here");
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/flightrec-stdin-XXXXXX", dir);
+        fd = mkostemp(tmpl, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(tmpl);
+    }
+    if (fd < 0)
+        return fr_cli_input_error(t->command, "cannot create a temporary file in %s for "
+                                  "standard input: %s", dir, strerror(errno));
+    static char buf[1 << 16];
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            close(fd);
+            return fr_cli_input_error(t->command, "reading standard input: %s", strerror(errno));
+        }
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                close(fd);
+                return fr_cli_input_error(t->command, "copying standard input to %s: %s",
+                                          dir, w < 0 ? strerror(errno) : "short write");
+            }
+            off += w;
+        }
+        total += (uint64_t)n;
+    }
+    static const char empty[1];
+    if (total == 0) {
+        t->spool = (void *)empty;
+    } else {
+        void *p = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            close(fd);
+            return fr_cli_input_error(t->command, "mapping standard input's copy: %s",
+                                      strerror(errno));
+        }
+        t->spool = p;
+    }
+    t->spool_size = total;
+    close(fd);
+    return FR_EXIT_OK;
+}
+
 /* Reads the leading metadata blocks; returns the offset where they end. Notes the
  * first thread block's TSC. */
 static uint64_t prescan_metadata(fr_cli_trace *t)
 {
     char err[512];
-    fr_reader *r = fr_reader_open(t->path, err, sizeof err);
+    fr_reader *r = open_reader(t, err, sizeof err);
     if (!r)
         return 0;
     fr_record rec;
@@ -229,9 +375,17 @@ int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const ch
     fr_trace_meta_init(&t->meta);
 
     char err[768];
-    t->reader = fr_reader_open(path, err, sizeof err);
-    if (!t->reader)
+    if (!strcmp(path, "-")) {
+        int rc = spool_stdin(t);
+        if (rc)
+            return rc;
+        t->path = "<stdin>";
+    }
+    t->reader = open_reader(t, err, sizeof err);
+    if (!t->reader) {
+        fr_cli_close(t);
         return fr_cli_input_error(command, "%s", err);
+    }
     t->info = fr_reader_info(t->reader);
     /* An empty file has no metadata block to read. */
     if (t->info->file_size > 0)
@@ -359,6 +513,8 @@ int fr_cli_close(fr_cli_trace *t)
     fr_reader_close(t->reader);
     fr_symbols_free(t->symbols);
     fr_trace_meta_free(&t->meta);
+    if (t->spool && t->spool_size)
+        munmap(t->spool, t->spool_size);
     int rc = t->failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
     memset(t, 0, sizeof *t);
     return rc;

@@ -43,13 +43,17 @@ typedef struct fr_cli_trace {
     uint64_t      truncated_at;
     uint64_t      records;      /* returned by fr_cli_next so far */
     uint64_t      meta_end;     /* records before this offset were read into .meta at open */
+    void         *spool;        /* "-": standard input copied to an unlinked temporary file,
+                                   mapped here (both readers read these bytes) */
+    size_t        spool_size;
     /* progress display */
     bool          progress;
     uint64_t      progress_next_ns;
     unsigned      progress_tick;
 } fr_cli_trace;
 
-/* Opens PATH, reads the metadata (first block), loads symbols from BINARY, or else from
+/* Opens PATH ("-": standard input, which is first copied to an unlinked temporary file
+ * so that the metadata block can be read ahead and names are kept), reads the metadata (first block), loads symbols from BINARY, or else from
  * the executable recorded in the trace if it exists (silently skipped if it does not).
  * Returns FR_EXIT_OK, or prints a message and returns FR_EXIT_BAD_INPUT. */
 int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
@@ -98,5 +102,27 @@ int  fr_cli_input_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* True for "-h" / "--help". */
 bool fr_cli_is_help(const char *arg);
+
+/* ------------------------------------------------------------------ outputs
+ * -o FILE: stdout when path is NULL or "-". Returns NULL after printing why (the caller
+ * exits FR_EXIT_BAD_INPUT: a file we cannot write is an environment problem, not usage). */
+FILE *fr_cli_open_output(const char *command, const char *path);
+/* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */
+int  fr_cli_close_output(const char *command, const char *path, FILE *out);
+/* A JSON string literal, escaped (controls as \u00XX). */
+void fr_cli_json_string(FILE *out, const char *s);
+
+/* --color[=WHEN]: WHEN is auto (default when the option has no value), always or never.
+ * Returns 0 and sets *mode, or prints why and returns -1. */
+enum { FR_COLOR_NEVER, FR_COLOR_AUTO, FR_COLOR_ALWAYS };
+int  fr_cli_parse_color(const char *command, const char *when, int *mode);
+/* Whether to colour what goes to out: always; never; auto = out is a terminal, TERM is
+ * not "dumb" and NO_COLOR is unset (https://no-color.org). */
+bool fr_cli_use_color(int mode, FILE *out);
+/* SGR sequences (empty strings when colour is off). */
+typedef struct fr_cli_colors {
+    const char *bold, *green, *blue, *yellow, *magenta, *dim, *reset;
+} fr_cli_colors;
+fr_cli_colors fr_cli_colors_for(bool on);
 
 #endif

@@ -30,6 +30,9 @@ static void usage(FILE *out)
                  "       flightrec --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(out, "  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out, "\nexit status: 0 success, 1 bad input or environment (unreadable trace,\n"
+                 "unwritable output, a filter that matched nothing), 2 bad usage;\n"
+                 "record: the program's status. Conventions: docs/CLI.md.\n");
 }
 
 int main(int argc, char **argv)

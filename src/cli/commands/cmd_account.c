@@ -14,14 +14,19 @@ static const char usage_text[] =
     "usage: flightrec account FILE [options]\n"
     "Per-function statistics of the calls in trace FILE.\n"
     "\n"
-    "  --sort KEY      calls, total (default), self, min, med, p90, p99, max or name;\n"
-    "                  numbers sort largest first, names alphabetically\n"
-    "  -r, --reverse   reverse the order\n"
-    "  --top N         only the first N functions\n"
-    "  --format F      text (default), csv or json\n"
-    "  --binary BIN    take function names from BIN (else from the trace)\n"
-    "  -o FILE         write to FILE instead of standard output\n"
-    "  -h, --help      this text\n"
+    "  -s, --sort KEY      a column: calls, total (default), self, min, median, p90,\n"
+    "                      p99, max or function; numbers sort largest first, names\n"
+    "                      alphabetically\n"
+    "  -r, --reverse       reverse the order\n"
+    "  --top N             only the first N functions\n"
+    "  -f, --format F      text (default), csv or json\n"
+    "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  -o, --output FILE   write to FILE instead of standard output\n"
+    "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
+    "                      when every call matched\n"
+    "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
+    "  -h, --help          this text\n"
+    "FILE '-' reads the trace from standard input.\n"
     "\n"
     "total is the sum of the calls' durations (a recursive call is counted at each level,\n"
     "as llvm-xray account does); self excludes time in traced callees. Percentiles are\n"
@@ -31,7 +36,9 @@ static const char usage_text[] =
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
 
 enum sort_key { BY_CALLS, BY_TOTAL, BY_SELF, BY_MIN, BY_MED, BY_P90, BY_P99, BY_MAX, BY_NAME };
-static const char *const sort_names[] = {"calls", "total", "self", "min", "med", "p90", "p99", "max", "name"};
+/* The column names; "med" and "name" are the names of earlier versions. */
+static const char *const sort_names[] = {"calls", "total", "self", "min", "median", "p90", "p99", "max", "function"};
+static const char *const sort_aliases[] = {NULL, NULL, NULL, NULL, "med", NULL, NULL, NULL, "name"};
 
 struct row {
     uint32_t    id;
@@ -82,10 +89,11 @@ static struct row *make_rows(fr_acli *c, size_t *n)
     return rows;
 }
 
-static void print_text(fr_acli *c, FILE *out, const struct row *rows, size_t n)
+static void print_text(fr_acli *c, FILE *out, const struct row *rows, size_t n, bool color)
 {
-    fprintf(out, "%10s %10s %10s %10s %10s %10s %10s %10s  %s\n", "calls", "total", "self",
-            "min", "median", "p90", "p99", "max", "function");
+    fr_cli_colors k = fr_cli_colors_for(color);
+    fprintf(out, "%s%10s %10s %10s %10s %10s %10s %10s %10s  %s%s\n", k.bold, "calls", "total",
+            "self", "min", "median", "p90", "p99", "max", "function", k.reset);
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "%10" PRIu64, rows[i].v[BY_CALLS]);
         for (int k = BY_TOTAL; k <= BY_MAX; k++) {
@@ -166,27 +174,32 @@ int cmd_account(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"binary", required_argument, NULL, 'b'},
         {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"color", optional_argument, NULL, 'c'},
+        {"colour", optional_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     const char *format = "text", *binary = NULL, *output = NULL;
     uint64_t top = UINT64_MAX;
+    bool verbose = false;
+    int color = FR_COLOR_AUTO;
     g_key = BY_TOTAL;
     g_reverse = 0;
     optind = 1;
     opterr = 0;   /* our own message for bad options */
     int opt;
-    while ((opt = getopt_long(argc, argv, "ro:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "rs:f:o:vh", options, NULL)) != -1) {
         switch (opt) {
         case 's': {
             size_t k = 0;
-            while (k < sizeof sort_names / sizeof *sort_names && strcmp(optarg, sort_names[k]))
+            while (k < sizeof sort_names / sizeof *sort_names && strcmp(optarg, sort_names[k]) &&
+                   !(sort_aliases[k] && !strcmp(optarg, sort_aliases[k])))
                 k++;
-            if (k == sizeof sort_names / sizeof *sort_names) {
-                fprintf(stderr, "flightrec account: unknown sort key '%s' (calls, total, self, "
-                                "min, med, p90, p99, max, name)\n", optarg);
-                return FR_EXIT_USAGE;
-            }
+            if (k == sizeof sort_names / sizeof *sort_names)
+                return fr_cli_usage_error("account", "unknown sort key '%s' (a column: calls, "
+                                          "total, self, min, median, p90, p99, max, function)",
+                                          optarg);
             g_key = (enum sort_key)k;
             break;
         }
@@ -198,15 +211,18 @@ int cmd_account(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
+        case 'v': verbose = true; break;
+        case 'c':
+            if (fr_cli_parse_color("account", optarg, &color))
+                return FR_EXIT_USAGE;
+            break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
         default:
             return fr_cli_usage_error("account", "bad option or missing value: '%s'", argv[optind - 1]);
         }
     }
-    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-        fprintf(stderr, "flightrec account: unknown format '%s' (text, csv, json)\n", format);
-        return FR_EXIT_USAGE;
-    }
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
+        return fr_cli_usage_error("account", "unknown format '%s' (text, csv, json)", format);
     if (optind != argc - 1) {
         return fr_cli_usage_error("account", optind < argc ? "one trace FILE only" : "no trace FILE given");
     }
@@ -218,6 +234,7 @@ int cmd_account(int argc, char **argv)
         fr_acli_done(&c);
         return rc;
     }
+    c.verbose = verbose;
     size_t n;
     struct row *rows = make_rows(&c, &n);
     FILE *out = rows ? fr_acli_open_output("account", output) : NULL;
@@ -232,7 +249,7 @@ int cmd_account(int argc, char **argv)
     if (top < n)
         n = top;
     if (!strcmp(format, "text"))
-        print_text(&c, out, rows, n);
+        print_text(&c, out, rows, n, fr_cli_use_color(color, out));
     else if (!strcmp(format, "csv"))
         print_csv(&c, out, rows, n);
     else

@@ -34,6 +34,7 @@ static void usage(FILE *out)
         "  --title TEXT         svg: title of the flame graph\n"
         "  --ids                yaml: print function ids, not names (llvm-xray without -symbolize)\n"
         "  -h, --help           this help\n"
+        "FILE '-' reads the trace from standard input.\n"
         "\n"
         "exit codes: 0 success, 1 bad input (the message names the file and byte offset),\n"
         "2 bad usage\n");
@@ -116,7 +117,8 @@ int cmd_convert(int argc, char **argv)
         job.out_path = out_path;
         if (!job.out) {
             fr_cli_close(&trace);
-            return fr_cli_usage_error("convert", "cannot create %s: %s", out_path, strerror(errno));
+            /* the environment, not the command line, is at fault: exit 1 */
+            return fr_cli_input_error("convert", "cannot create %s: %s", out_path, strerror(errno));
         }
     }
     rc = convert(&job);

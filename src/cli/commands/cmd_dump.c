@@ -20,6 +20,7 @@ static const char *const usage_text =
     "usage: flightrec dump FILE [options]\n"
     "Prints one line per record: byte offset, time (us since the trace start), thread,\n"
     "CPU, kind and details (function id and name, argument, event payload).\n"
+    "FILE '-' reads the trace from standard input.\n"
     "\n"
     "options:\n"
     "  --tid TID            only records of this thread\n"
@@ -29,7 +30,14 @@ static const char *const usage_text =
     "                       TIME: a number with unit ns, us (default), ms or s\n"
     "  --meta               also print flightrec's metadata records (FR_TE_* events)\n"
     "  --binary BIN         take symbols from BIN (default: the executable in the trace)\n"
-    "  -h, --help           this text\n";
+    "  -f, --format F       text (default) or json (JSON Lines: one object per record)\n"
+    "  --json               the same as --format json\n"
+    "  -o, --output FILE    write to FILE instead of standard output\n"
+    "  --color[=WHEN]       colour the kind column: auto (default: on a terminal),\n"
+    "                       always or never\n"
+    "  -h, --help           this text\n"
+    "When --tid, --function, --from or --to select no record at all, a warning says so\n"
+    "and the exit status is 1.\n";
 
 static const char *kind_name(const fr_record *r)
 {
@@ -149,6 +157,66 @@ static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
     }
 }
 
+/* Bytes as lowercase hex, for JSON. */
+static void print_hex(FILE *out, const uint8_t *p, uint32_t n)
+{
+    putc('"', out);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(out, "%02x", p[i]);
+    putc('"', out);
+}
+
+/* One JSON object (JSON Lines): the text columns, then the details as members. */
+static void print_json_record(FILE *out, fr_cli_trace *t, const fr_record *r, const char *time)
+{
+    fprintf(out, "{\"offset\": %" PRIu64 ", \"time_us\": %s, \"tid\": %d, \"cpu\": %u, "
+                 "\"kind\": \"%s\"", r->offset, time, r->tid, r->cpu, kind_name(r));
+    switch (r->kind) {
+    case FR_REC_ENTER_ARG:
+    case FR_REC_ENTER:
+    case FR_REC_EXIT:
+    case FR_REC_TAIL_EXIT:
+        fprintf(out, ", \"function_id\": %u, \"function\": ", r->function_id);
+        fr_cli_json_string(out, fr_cli_name(t, r->function_id));
+        if (r->kind == FR_REC_ENTER_ARG)
+            fprintf(out, ", \"arg\": %" PRIu64, r->arg);
+        break;
+    case FR_REC_CUSTOM:
+        fprintf(out, ", \"size\": %u, \"data_hex\": ", r->size);
+        print_hex(out, r->data, r->size);
+        break;
+    case FR_REC_TYPED: {
+        const char *ours = r->event_type >= FR_TE_FIRST && r->event_type <= FR_TE_LAST
+                               ? meta_type_name(r->event_type) : NULL;
+        fprintf(out, ", \"event_type\": %u, \"size\": %u", r->event_type, r->size);
+        if (ours)
+            fprintf(out, ", \"flightrec_type\": \"%s\"", ours);
+        fprintf(out, ", \"data_hex\": ");
+        print_hex(out, r->data, r->size);
+        break;
+    }
+    case FR_REC_BLOCK:
+        fprintf(out, ", \"pid\": %d, \"tsc\": %" PRIu64 ", \"walltime\": %" PRId64 ".%06d",
+                r->pid, r->tsc, r->walltime_sec, r->walltime_usec);
+        break;
+    }
+    fputs("}\n", out);
+}
+
+static const char *kind_color(const fr_cli_colors *k, const fr_record *r)
+{
+    switch (r->kind) {
+    case FR_REC_ENTER:
+    case FR_REC_ENTER_ARG: return k->green;
+    case FR_REC_EXIT:
+    case FR_REC_TAIL_EXIT: return k->blue;
+    case FR_REC_CUSTOM:
+    case FR_REC_TYPED:     return k->yellow;
+    case FR_REC_BLOCK:     return k->magenta;
+    }
+    return "";
+}
+
 static bool is_function(const fr_record *r)
 {
     return r->kind <= FR_REC_ENTER_ARG;
@@ -157,8 +225,9 @@ static bool is_function(const fr_record *r)
 int cmd_dump(int argc, char **argv)
 {
     const char *cmd = "dump", *path = NULL, *binary = NULL, *tid_s = NULL, *fn_s = NULL;
-    const char *from_s = NULL, *to_s = NULL;
+    const char *from_s = NULL, *to_s = NULL, *format = "text", *output = NULL, *color_s = NULL;
     bool meta = false;
+    int color = FR_COLOR_AUTO;
     for (int i = 1; i < argc; i++) {
         int m;
         if (fr_cli_is_help(argv[i])) {
@@ -169,11 +238,21 @@ int cmd_dump(int argc, char **argv)
             (m = fr_cli_option(cmd, argc, argv, &i, "--function", &fn_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--from", &from_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--to", &to_s)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary))) {
+            (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--meta")) {
             meta = true;
+        } else if (!strcmp(argv[i], "--json")) {
+            format = "json";
+        } else if (!strcmp(argv[i], "--color") || !strncmp(argv[i], "--color=", 8)) {
+            color_s = argv[i][7] ? argv[i] + 8 : NULL;
+            if (fr_cli_parse_color(cmd, color_s, &color))
+                return FR_EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
         } else if (!path) {
@@ -184,6 +263,9 @@ int cmd_dump(int argc, char **argv)
     }
     if (!path)
         return fr_cli_usage_error(cmd, "no trace file given");
+    bool json = !strcmp(format, "json");
+    if (!json && strcmp(format, "text"))
+        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
 
     char *end;
     long long tid = 0;
@@ -217,11 +299,22 @@ int cmd_dump(int argc, char **argv)
                                   bad);
     }
 
+    FILE *out = fr_cli_open_output(cmd, output);
+    if (!out) {
+        fr_cli_close(&t);
+        return FR_EXIT_BAD_INPUT;
+    }
+    fr_cli_colors k = fr_cli_colors_for(!json && fr_cli_use_color(color, out));
+
     /* Matching by name: the first time an id is met, compare its name, then remember. */
     uint8_t *name_match = NULL; /* 0 unknown, 1 no, 2 yes; indexed by id, grown on demand */
     size_t name_match_n = 0;
+    bool filtered = tid_s || fn_s || from_s || to_s;
+    uint64_t matched = 0;   /* records the filters selected (not counting context blocks) */
 
-    printf("%-10s %14s %8s %4s %-9s %s\n", "offset", "time_us", "tid", "cpu", "kind", "details");
+    if (!json)
+        fprintf(out, "%s%-10s %14s %8s %4s %-9s %s%s\n", k.bold, "offset", "time_us", "tid", "cpu",
+                "kind", "details", k.reset);
     fr_record r;
     char tbuf[48];
     while (fr_cli_next(&t, &r) == FR_READ_OK) {
@@ -258,15 +351,32 @@ int cmd_dump(int argc, char **argv)
             continue;
         if (r.kind == FR_REC_BLOCK && r.tid == 0 && !meta)
             continue; /* the metadata block's header says nothing without its records */
+        if (r.kind != FR_REC_BLOCK || !fn_s)
+            matched++;
         fr_cli_format_ticks(tbuf, sizeof tbuf, rel, t.ticks_per_second, 6, 3);
-        printf("%-10" PRIu64 " %14s %8d %4u %-9s ", r.offset, tbuf, r.tid, r.cpu, kind_name(&r));
-        print_details(stdout, &t, &r);
-        putchar('\n');
+        if (json) {
+            print_json_record(out, &t, &r, tbuf);
+            continue;
+        }
+        fprintf(out, "%-10" PRIu64 " %14s %8d %4u %s%-9s%s ", r.offset, tbuf, r.tid, r.cpu,
+                kind_color(&k, &r), kind_name(&r), k.reset);
+        print_details(out, &t, &r);
+        putc('\n', out);
     }
     free(name_match);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    rc = fr_cli_close_output(cmd, output, out);
+    if (rc) {
         fr_cli_close(&t);
-        return fr_cli_input_error(cmd, "cannot write the output");
+        return rc;
     }
-    return fr_cli_close(&t);
+    rc = fr_cli_close(&t);
+    if (!rc && filtered && !matched) {
+        /* An empty result is more often a typo than an answer: say so, exit 1. */
+        fr_cli_input_error(cmd, "warning: no record matched%s%s%s%s%s%s%s%s", tid_s ? " --tid " : "",
+                           tid_s ? tid_s : "", fn_s ? " --function " : "", fn_s ? fn_s : "",
+                           from_s ? " --from " : "", from_s ? from_s : "", to_s ? " --to " : "",
+                           to_s ? to_s : "");
+        return FR_EXIT_BAD_INPUT;
+    }
+    return rc;
 }

@@ -16,10 +16,16 @@ static const char usage_text[] =
     "usage: flightrec graph FILE [options]\n"
     "Call graph of trace FILE in Graphviz DOT (render with: dot -Tsvg).\n"
     "\n"
-    "  --top N         only the N functions with the most total time (and their edges)\n"
-    "  --binary BIN    take function names from BIN (else from the trace)\n"
-    "  -o FILE         write to FILE instead of standard output\n"
-    "  -h, --help      this text\n"
+    "  --top N             only the N functions with the most total time (and their\n"
+    "                      edges)\n"
+    "  -f, --format F      dot (the only format; accepted for symmetry with the other\n"
+    "                      commands)\n"
+    "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  -o, --output FILE   write to FILE instead of standard output\n"
+    "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
+    "                      when every call matched\n"
+    "  -h, --help          this text\n"
+    "FILE '-' reads the trace from standard input.\n"
     "\n"
     "Node: function, calls, total time (sum of call durations), self time and its share of\n"
     "all traced time. Edge caller -> callee: calls made and their total time.\n"
@@ -55,15 +61,18 @@ int cmd_graph(int argc, char **argv)
         {"top", required_argument, NULL, 't'},
         {"binary", required_argument, NULL, 'b'},
         {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     const char *binary = NULL, *output = NULL;
+    bool verbose = false;
     uint64_t top = UINT64_MAX;
     optind = 1;
     opterr = 0;   /* our own message for bad options */
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "f:o:vh", options, NULL)) != -1) {
         switch (opt) {
         case 't':
             if (fr_acli_parse_count("graph", "--top", optarg, &top))
@@ -71,6 +80,11 @@ int cmd_graph(int argc, char **argv)
             break;
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "dot"))
+                return fr_cli_usage_error("graph", "unknown format '%s' (dot)", optarg);
+            break;
+        case 'v': verbose = true; break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
         default:
             return fr_cli_usage_error("graph", "bad option or missing value: '%s'", argv[optind - 1]);
@@ -87,6 +101,7 @@ int cmd_graph(int argc, char **argv)
         fr_acli_done(&c);
         return rc;
     }
+    c.verbose = verbose;
     fr_func_stats *fs = c.analysis->functions;
     const fr_call_graph *g = c.analysis->graph;
     size_t n = fr_func_stats_count(fs);

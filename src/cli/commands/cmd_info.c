@@ -12,18 +12,24 @@
 #include "text_escape.h"
 
 static const char *const usage_text =
-    "usage: flightrec info FILE [--binary BIN]\n"
+    "usage: flightrec info FILE [options]\n"
     "Prints the trace's header, clock, process, threads, record counts per kind, drops\n"
-    "and duration.\n"
+    "and duration. Threads that kept no records but whose counts are in the file (all\n"
+    "their calls under the threshold, or every record dropped) are listed too.\n"
+    "FILE '-' reads the trace from standard input.\n"
     "\n"
     "options:\n"
-    "  --binary BIN   take symbols from BIN (only used to count named functions)\n"
-    "  -h, --help     this text\n";
+    "  -f, --format F      text (default: \"key: value\" lines) or json\n"
+    "  --json              the same as --format json\n"
+    "  -o, --output FILE   write to FILE instead of standard output\n"
+    "  --binary BIN        take symbols from BIN (only used to count named functions)\n"
+    "  -h, --help          this text\n";
 
 typedef struct thread_info {
     int32_t  tid, pid;
     uint64_t blocks, records, first_tsc, last_tsc;
     bool     timed, in_use;
+    const fr_meta_thread *stats;   /* the writer's counts for this thread, if any */
 } thread_info;
 
 /* Threads: open addressing on (pid, tid); grows with threads, never with records. */
@@ -88,16 +94,22 @@ static const char *policy_name(uint32_t p)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *cmd = "info", *path = NULL, *binary = NULL;
+    const char *cmd = "info", *path = NULL, *binary = NULL, *format = "text", *output = NULL;
     for (int i = 1; i < argc; i++) {
         int m;
         if (fr_cli_is_help(argv[i])) {
             fputs(usage_text, stdout);
             return FR_EXIT_OK;
         }
-        if ((m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary))) {
+        if ((m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--json")) {
+            format = "json";
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
         } else if (!path) {
@@ -108,6 +120,9 @@ int cmd_info(int argc, char **argv)
     }
     if (!path)
         return fr_cli_usage_error(cmd, "no trace file given");
+    bool json = !strcmp(format, "json");
+    if (!json && strcmp(format, "text"))
+        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
 
     fr_cli_trace t;
     int rc = fr_cli_open(&t, cmd, path, binary);
@@ -163,99 +178,205 @@ int cmd_info(int argc, char **argv)
     uint64_t tps = t.ticks_per_second;
     char b1[48], b2[48];
 
+    /* Threads, sorted, with the writer's per-thread counts; a thread whose counts are in
+     * the file but which kept no records (every call under the threshold, every record
+     * dropped) is listed too: it ran, and its counts say what happened to its calls. */
+    for (size_t k = 0; k < m->n_thread_stats; k++) {
+        const fr_meta_thread *st = &m->thread_stats[k];
+        thread_info *found = NULL;
+        for (size_t i = 0; i < threads.cap && !found; i++)
+            if (threads.slots[i].in_use && threads.slots[i].tid == st->tid)
+                found = &threads.slots[i];
+        if (!found)
+            found = thread_get(&threads, m->has_process ? (int32_t)m->pid : 0, st->tid);
+        if (found)
+            found->stats = st;
+    }
+    thread_info *list = calloc(threads.used ? threads.used : 1, sizeof *list);
+    size_t n = 0, without_records = 0;
+    for (size_t i = 0; list && i < threads.cap; i++)
+        if (threads.slots[i].in_use) {
+            list[n++] = threads.slots[i];
+            without_records += !threads.slots[i].records;
+        }
+    if (list)
+        qsort(list, n, sizeof *list, by_pid_tid);
+    uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
+                         count[FR_REC_ENTER_ARG];
+
+    FILE *out = fr_cli_open_output(cmd, output);
+    if (!out) {
+        free(list);
+        free(threads.slots);
+        fr_cli_close(&t);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (json) {
+        fputs("{\"file\": ", out);
+        fr_cli_json_string(out, t.path);
+        fprintf(out, ", \"size\": %" PRIu64, h->file_size);
+        if (t.truncated)
+            fprintf(out, ", \"truncated_at\": %" PRIu64, t.truncated_at);
+        fprintf(out, ",\n \"format\": {\"type\": \"%s\", \"version\": %u, \"frequency\": %" PRIu64
+                     ", \"constant_tsc\": %s, \"nonstop_tsc\": %s, \"buffer_size\": %" PRIu64 "}",
+                h->type == FR_XRAY_TYPE_FDR ? "fdr" : "basic", h->version, h->ticks_per_second,
+                h->flags & FR_XRAY_FLAG_CONSTANT_TSC ? "true" : "false",
+                h->flags & FR_XRAY_FLAG_NONSTOP_TSC ? "true" : "false", h->buffer_size);
+        if (m->has_clock)
+            fprintf(out, ",\n \"clock\": {\"source\": \"%s\", \"ticks_per_second\": %" PRIu64
+                         ", \"base_tsc\": %" PRIu64 ", \"realtime_ns\": %" PRId64
+                         ", \"monotonic_ns\": %" PRId64 "}",
+                    m->clock_source == FR_CLOCK_SOURCE_TSC ? "tsc" :
+                    m->clock_source == FR_CLOCK_SOURCE_MONOTONIC ? "monotonic" : "unknown",
+                    m->ticks_per_second, m->base_tsc, m->base_realtime_ns, m->base_monotonic_ns);
+        if (m->has_process) {
+            fprintf(out, ",\n \"process\": {\"pid\": %u, \"ppid\": %u, \"name\": ", m->pid, m->ppid);
+            fr_cli_json_string(out, m->process_name);
+            fputs(", \"executable\": ", out);
+            fr_cli_json_string(out, m->executable);
+            fputs(", \"command_line\": ", out);
+            fr_cli_json_string(out, m->command_line);
+            fputc('}', out);
+        }
+        if (m->has_summary)
+            fprintf(out, ",\n \"summary\": {\"policy\": \"%s\", \"buffers\": %u, \"buffer_size\": %" PRIu64
+                         ", \"records_written\": %" PRIu64 ", \"records_dropped\": %" PRIu64
+                         ", \"calls_below_threshold\": %" PRIu64 ", \"threshold_ticks\": %" PRIu64 "}",
+                    policy_name(m->policy), m->buffers, m->buffer_size, m->records_written,
+                    m->records_dropped, m->calls_below_threshold, m->threshold_ticks);
+        fputs(",\n \"objects\": [", out);
+        for (size_t i = 0; i < m->n_objects; i++) {
+            fprintf(out, "%s{\"index\": %u, \"first_id\": %u, \"last_id\": %u, \"load_bias\": %" PRIu64
+                         ", \"path\": ", i ? ", " : "", m->objects[i].index, m->objects[i].first_id,
+                    m->objects[i].last_id, m->objects[i].load_bias);
+            fr_cli_json_string(out, m->objects[i].path);
+            fputc('}', out);
+        }
+        fprintf(out, "],\n \"functions_in_table\": %zu, \"lost_record_markers\": %" PRIu64
+                     ", \"blocks\": %" PRIu64 ",\n \"records\": {\"total\": %" PRIu64
+                     ", \"enter\": %" PRIu64 ", \"enter_arg\": %" PRIu64 ", \"exit\": %" PRIu64
+                     ", \"tail_exit\": %" PRIu64 ", \"custom_events\": %" PRIu64
+                     ", \"typed_events\": %" PRIu64 ", \"structured_events\": %" PRIu64 "}"
+                     ", \"metadata_events\": %" PRIu64,
+                m->n_functions, lost, count[FR_REC_BLOCK],
+                functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED], count[FR_REC_ENTER],
+                count[FR_REC_ENTER_ARG], count[FR_REC_EXIT], count[FR_REC_TAIL_EXIT],
+                count[FR_REC_CUSTOM], count[FR_REC_TYPED], structured, meta_events);
+        if (first <= last)
+            fprintf(out, ",\n \"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64 ", \"duration_us\": %s",
+                    first, last, fr_cli_format_ticks(b1, sizeof b1, (int64_t)(last - first), tps, 6, 3));
+        else
+            fputs(",\n \"duration_us\": 0", out);
+        fprintf(out, ",\n \"threads_without_records\": %zu,\n \"threads\": [", without_records);
+        for (size_t i = 0; i < n; i++) {
+            const thread_info *ti = &list[i];
+            fprintf(out, "%s\n  {\"tid\": %d, \"pid\": %d, \"blocks\": %" PRIu64 ", \"records\": %" PRIu64,
+                    i ? "," : "", ti->tid, ti->pid, ti->blocks, ti->records);
+            if (ti->timed)
+                fprintf(out, ", \"from_us\": %s, \"to_us\": %s",
+                        fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(&t, ti->first_tsc), tps, 6, 3),
+                        fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(&t, ti->last_tsc), tps, 6, 3));
+            if (ti->stats) {
+                const fr_meta_thread *st = ti->stats;
+                fputs(", \"name\": ", out);
+                fr_cli_json_string(out, st->name);
+                fprintf(out, ", \"written\": %" PRIu64 ", \"dropped\": %" PRIu64
+                             ", \"bytes_dropped\": %" PRIu64 ", \"below_threshold\": %" PRIu64,
+                        st->records_written, st->records_dropped, st->bytes_dropped,
+                        st->calls_below_threshold);
+            }
+            fputc('}', out);
+        }
+        fputs("\n ]}\n", out);
+        free(list);
+        free(threads.slots);
+        rc = fr_cli_close_output(cmd, output, out);
+        int crc = fr_cli_close(&t);
+        return rc ? rc : crc;
+    }
+
     fr_text_buf e = {0};   /* strings from the trace (and the path) shown escaped */
-    printf("file: %s\n", fr_text_escape(&e, path));
-    printf("size: %" PRIu64 " bytes\n", h->file_size);
+    fprintf(out, "file: %s\n", fr_text_escape(&e, path));
+    fprintf(out, "size: %" PRIu64 " bytes\n", h->file_size);
     if (t.truncated)   /* the reader's warning on stderr says what was cut */
-        printf("truncated: at offset %" PRIu64 "\n", t.truncated_at);
-    printf("format: XRay %s version %u\n", h->type == FR_XRAY_TYPE_FDR ? "FDR" : "basic", h->version);
-    printf("header frequency: %" PRIu64 " Hz%s%s\n", h->ticks_per_second,
+        fprintf(out, "truncated: at offset %" PRIu64 "\n", t.truncated_at);
+    fprintf(out, "format: XRay %s version %u\n", h->type == FR_XRAY_TYPE_FDR ? "FDR" : "basic", h->version);
+    fprintf(out, "header frequency: %" PRIu64 " Hz%s%s\n", h->ticks_per_second,
            h->flags & FR_XRAY_FLAG_CONSTANT_TSC ? ", constant TSC" : "",
            h->flags & FR_XRAY_FLAG_NONSTOP_TSC ? ", nonstop TSC" : "");
-    printf("header buffer size: %" PRIu64 " bytes\n", h->buffer_size);
+    fprintf(out, "header buffer size: %" PRIu64 " bytes\n", h->buffer_size);
     if (m->has_clock)
-        printf("clock: %s, %" PRIu64 " ticks/s, base tsc %" PRIu64 ", realtime %" PRId64
+        fprintf(out, "clock: %s, %" PRIu64 " ticks/s, base tsc %" PRIu64 ", realtime %" PRId64
                " ns, monotonic %" PRId64 " ns\n",
                m->clock_source == FR_CLOCK_SOURCE_TSC ? "tsc" :
                m->clock_source == FR_CLOCK_SOURCE_MONOTONIC ? "monotonic" : "unknown",
                m->ticks_per_second, m->base_tsc, m->base_realtime_ns, m->base_monotonic_ns);
     if (m->has_process) {
-        printf("process: pid %u, ppid %u, name %s\n", m->pid, m->ppid,
+        fprintf(out, "process: pid %u, ppid %u, name %s\n", m->pid, m->ppid,
                fr_text_escape(&e, m->process_name));
-        printf("executable: %s\n", fr_text_escape(&e, m->executable));
-        printf("command line: %s\n", fr_text_escape(&e, m->command_line));
+        fprintf(out, "executable: %s\n", fr_text_escape(&e, m->executable));
+        fprintf(out, "command line: %s\n", fr_text_escape(&e, m->command_line));
     }
     if (m->has_summary) {
-        printf("policy: %s\n", policy_name(m->policy));
-        printf("buffers: %u of %" PRIu64 " bytes\n", m->buffers, m->buffer_size);
-        printf("records written: %" PRIu64 "\n", m->records_written);
-        printf("records dropped: %" PRIu64 "\n", m->records_dropped);
-        printf("calls below threshold: %" PRIu64 " (threshold %s us)\n", m->calls_below_threshold,
+        fprintf(out, "policy: %s\n", policy_name(m->policy));
+        fprintf(out, "buffers: %u of %" PRIu64 " bytes\n", m->buffers, m->buffer_size);
+        fprintf(out, "records written: %" PRIu64 "\n", m->records_written);
+        fprintf(out, "records dropped: %" PRIu64 "\n", m->records_dropped);
+        fprintf(out, "calls below threshold: %" PRIu64 " (threshold %s us)\n", m->calls_below_threshold,
                fr_cli_format_ticks(b1, sizeof b1, (int64_t)m->threshold_ticks, tps, 6, 3));
     }
     if (m->n_objects)
         for (size_t i = 0; i < m->n_objects; i++)
-            printf("object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,
+            fprintf(out, "object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,
                    m->objects[i].first_id, m->objects[i].last_id, m->objects[i].load_bias,
                    fr_text_escape(&e, m->objects[i].path));
-    printf("functions in trace table: %zu\n", m->n_functions);
-    printf("lost-record markers: %" PRIu64 "\n", lost);
+    fprintf(out, "functions in trace table: %zu\n", m->n_functions);
+    fprintf(out, "lost-record markers: %" PRIu64 "\n", lost);
 
-    uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
-                         count[FR_REC_ENTER_ARG];
-    printf("blocks: %" PRIu64 "\n", count[FR_REC_BLOCK]);
-    printf("records: %" PRIu64 "\n", functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED]);
-    printf("  enter: %" PRIu64 "\n", count[FR_REC_ENTER]);
-    printf("  enter-arg: %" PRIu64 "\n", count[FR_REC_ENTER_ARG]);
-    printf("  exit: %" PRIu64 "\n", count[FR_REC_EXIT]);
-    printf("  tail-exit: %" PRIu64 "\n", count[FR_REC_TAIL_EXIT]);
-    printf("  custom events: %" PRIu64 "\n", count[FR_REC_CUSTOM]);
-    printf("  typed events: %" PRIu64 " (structured events %" PRIu64 ")\n", count[FR_REC_TYPED],
+    fprintf(out, "blocks: %" PRIu64 "\n", count[FR_REC_BLOCK]);
+    fprintf(out, "records: %" PRIu64 "\n", functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED]);
+    fprintf(out, "  enter: %" PRIu64 "\n", count[FR_REC_ENTER]);
+    fprintf(out, "  enter-arg: %" PRIu64 "\n", count[FR_REC_ENTER_ARG]);
+    fprintf(out, "  exit: %" PRIu64 "\n", count[FR_REC_EXIT]);
+    fprintf(out, "  tail-exit: %" PRIu64 "\n", count[FR_REC_TAIL_EXIT]);
+    fprintf(out, "  custom events: %" PRIu64 "\n", count[FR_REC_CUSTOM]);
+    fprintf(out, "  typed events: %" PRIu64 " (structured events %" PRIu64 ")\n", count[FR_REC_TYPED],
            structured);
-    printf("metadata events: %" PRIu64 "\n", meta_events);
+    fprintf(out, "metadata events: %" PRIu64 "\n", meta_events);
     if (first <= last) {
-        printf("first tsc: %" PRIu64 "\n", first);
-        printf("last tsc: %" PRIu64 "\n", last);
-        printf("duration: %s us\n",
+        fprintf(out, "first tsc: %" PRIu64 "\n", first);
+        fprintf(out, "last tsc: %" PRIu64 "\n", last);
+        fprintf(out, "duration: %s us\n",
                fr_cli_format_ticks(b1, sizeof b1, (int64_t)(last - first), tps, 6, 3));
     } else {
-        printf("duration: 0 us (no records)\n");
+        fprintf(out, "duration: 0 us (no records)\n");
     }
 
-    /* Threads, sorted; drop counters from the writer's per-thread statistics if any. */
-    thread_info *list = calloc(threads.used ? threads.used : 1, sizeof *list);
-    size_t n = 0;
-    for (size_t i = 0; list && i < threads.cap; i++)
-        if (threads.slots[i].in_use)
-            list[n++] = threads.slots[i];
-    if (list)
-        qsort(list, n, sizeof *list, by_pid_tid);
-    printf("threads: %zu\n", n);
+    fprintf(out, "threads: %zu", n);
+    if (without_records)
+        fprintf(out, " (%zu kept no records)", without_records);
+    fprintf(out, "\n");
     for (size_t i = 0; i < n; i++) {
         const thread_info *ti = &list[i];
-        printf("thread %d: pid %d, blocks %" PRIu64 ", records %" PRIu64, ti->tid, ti->pid,
+        fprintf(out, "thread %d: pid %d, blocks %" PRIu64 ", records %" PRIu64, ti->tid, ti->pid,
                ti->blocks, ti->records);
         if (ti->timed)
-            printf(", from %s us to %s us",
+            fprintf(out, ", from %s us to %s us",
                    fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(&t, ti->first_tsc), tps, 6, 3),
                    fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(&t, ti->last_tsc), tps, 6, 3));
-        for (size_t k = 0; k < m->n_thread_stats; k++) {
-            const fr_meta_thread *s = &m->thread_stats[k];
-            if (s->tid != ti->tid)
-                continue;
-            printf(", name %s, written %" PRIu64 ", dropped %" PRIu64 " (%" PRIu64
+        if (ti->stats) {
+            const fr_meta_thread *s = ti->stats;
+            fprintf(out, ", name %s, written %" PRIu64 ", dropped %" PRIu64 " (%" PRIu64
                    " bytes), below threshold %" PRIu64,
                    s->name[0] ? fr_text_escape(&e, s->name) : "-", s->records_written, s->records_dropped,
                    s->bytes_dropped, s->calls_below_threshold);
         }
-        putchar('\n');
+        fputc('\n', out);
     }
     free(list);
     free(threads.slots);
     fr_text_buf_free(&e);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fr_cli_close(&t);
-        return fr_cli_input_error(cmd, "cannot write the output");
-    }
-    return fr_cli_close(&t);
+    rc = fr_cli_close_output(cmd, output, out);
+    int crc = fr_cli_close(&t);
+    return rc ? rc : crc;
 }

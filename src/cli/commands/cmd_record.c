@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/options.h"
 
 #ifndef FLIGHTREC_BUILD_LIBDIR
 #define FLIGHTREC_BUILD_LIBDIR ""
@@ -56,6 +57,8 @@ static void usage(FILE *out)
             "                        range N-M\n"
             "  --no-check            run PROGRAM even if it seems not to link libflightrec\n"
             "                        or to have no instrumentation\n"
+            "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
+            "the caller's FLIGHTREC_OPTIONS.\n"
             "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
             "traced, 2 for bad usage.\n");
 }
@@ -168,16 +171,6 @@ static char *resolve_program(const char *prog)
 
 /* ---------------------------------------------------------------- options */
 
-static int is_number(const char *s)
-{
-    if (!s || !*s)
-        return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
 /* Option values travel in a space/comma-separated list: they may not contain either. */
 static int plain_value(const char *s)
 {
@@ -261,14 +254,72 @@ static char *expand_output(const char *output, pid_t pid)
     return out;
 }
 
+/* A record option's value, checked by the runtime's own parser (core/options.c) so that
+ * what it would refuse at start-up is refused here, before the program runs. */
+struct record_option {
+    const char *flag, *key, *hint;
+    const char *value;
+};
+
+static int check_option(const struct record_option *o)
+{
+    struct fr_options opts;
+    fr_options_defaults(&opts);
+    char *pair;
+    if (!plain_value(o->value)) {
+        fprintf(stderr, "flightrec record: %s: the value may not be empty or contain spaces or "
+                        "commas\n", o->flag);
+        return -1;
+    }
+    if (asprintf(&pair, "%s=%s", o->key, o->value) < 0)
+        return -1;
+    int bad = fr_options_parse(&opts, pair, NULL) != 0;
+    free(pair);
+    if (bad)
+        fprintf(stderr, "flightrec record: %s: '%s' is not valid (%s)\n", o->flag, o->value,
+                o->hint);
+    return bad ? -1 : 0;
+}
+
+/* The directory of path must exist and be writable: else the trace would be lost at the
+ * end of the run, after the program did its work. */
+static int check_output_dir(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    int ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "flightrec record: cannot write the trace into %s: %s\n", dir,
+                strerror(errno));
+    free(copy);
+    return ok ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
-    const char *output = "flightrec-%p.fr", *policy = NULL, *buffer_size = NULL,
-               *buffers = NULL, *threshold = NULL, *filter = NULL;
+    enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
+    struct record_option opt[N_OPTIONS] = {
+        [OUTPUT]      = {"--output", "output", "a path", NULL},
+        [POLICY]      = {"--policy", "policy", "overwrite or discard", NULL},
+        [BUFFER_SIZE] = {"--buffer-size", "buffer_size",
+                         "bytes per buffer, 1024 to 1G, K/M/G suffixes allowed", NULL},
+        [BUFFERS]     = {"--buffers", "buffers", "1 to 65536", NULL},
+        [THRESHOLD]   = {"--threshold-us", "threshold_us",
+                         "microseconds, 0 to 3600000000", NULL},
+        [FILTER]      = {"--filter", "patch", "name globs, ids or id ranges separated by ':'",
+                         NULL},
+    };
+    static const struct { const char *name; int slot; } flags[] = {
+        {"-o", OUTPUT}, {"--output", OUTPUT}, {"--policy", POLICY},
+        {"--buffer-size", BUFFER_SIZE}, {"--buffers", BUFFERS},
+        {"--threshold-us", THRESHOLD}, {"--filter", FILTER},
+    };
     int check = 1, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char **slot = NULL;
         if (!strcmp(a, "--")) {
             i++;
             break;
@@ -278,53 +329,56 @@ int cmd_record(int argc, char **argv)
         } else if (!strcmp(a, "--no-check")) {
             check = 0;
             continue;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            slot = &output;
-        } else if (!strcmp(a, "--policy")) {
-            slot = &policy;
-        } else if (!strcmp(a, "--buffer-size")) {
-            slot = &buffer_size;
-        } else if (!strcmp(a, "--buffers")) {
-            slot = &buffers;
-        } else if (!strcmp(a, "--threshold-us")) {
-            slot = &threshold;
-        } else if (!strcmp(a, "--filter")) {
-            slot = &filter;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "flightrec record: unknown option '%s'\n", a);
-            usage(stderr);
-            return FR_EXIT_USAGE;
-        } else {
+        } else if (a[0] != '-') {
             break;   /* PROGRAM without "--" */
         }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "flightrec record: %s needs a value\n", a);
+        int slot = -1;
+        const char *value = NULL;
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0] && slot < 0; k++) {
+            size_t n = strlen(flags[k].name);
+            if (!strcmp(a, flags[k].name)) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "flightrec record: %s needs a value\n", a);
+                    return FR_EXIT_USAGE;
+                }
+                slot = flags[k].slot;
+                value = argv[++i];
+            } else if (!strncmp(a, flags[k].name, n) && a[n] == '=' && a[1] == '-') {
+                slot = flags[k].slot;
+                value = a + n + 1;
+            }
+        }
+        if (slot < 0) {
+            fprintf(stderr, "flightrec record: unknown option '%s'\n", a);
+            fprintf(stderr, "Try 'flightrec record --help'.\n");
             return FR_EXIT_USAGE;
         }
-        *slot = argv[++i];
+        opt[slot].value = value;
     }
     if (i >= argc) {
         fprintf(stderr, "flightrec record: no PROGRAM given\n");
-        usage(stderr);
+        fprintf(stderr, "Try 'flightrec record --help'.\n");
         return FR_EXIT_USAGE;
     }
-    if (policy && strcmp(policy, "overwrite") && strcmp(policy, "discard")) {
-        fprintf(stderr, "flightrec record: --policy must be overwrite or discard, not '%s'\n", policy);
-        return FR_EXIT_USAGE;
-    }
-    const char *numbers[][2] = {{"--buffer-size", buffer_size}, {"--buffers", buffers},
-                                {"--threshold-us", threshold}};
-    for (size_t k = 0; k < 3; k++)
-        if (numbers[k][1] && !is_number(numbers[k][1])) {
-            fprintf(stderr, "flightrec record: %s needs a decimal number, not '%s'\n",
-                    numbers[k][0], numbers[k][1]);
+    if (!opt[OUTPUT].value)
+        opt[OUTPUT].value = "flightrec-%p.fr";
+    for (int k = 0; k < N_OPTIONS; k++)
+        if (opt[k].value && check_option(&opt[k]))
             return FR_EXIT_USAGE;
-        }
-    if (!plain_value(output) || (filter && !plain_value(filter))) {
-        fprintf(stderr, "flightrec record: the output path and the filter may not be empty or "
-                        "contain spaces or commas\n");
-        return FR_EXIT_USAGE;
+    /* The caller's own FLIGHTREC_OPTIONS reach the program too: refuse them now if the
+     * runtime would (its message names the bad pair). */
+    const char *env = getenv("FLIGHTREC_OPTIONS");
+    if (env && *env) {
+        struct fr_options o;
+        fr_options_defaults(&o);
+        if (fr_options_parse(&o, env, "FLIGHTREC_OPTIONS") != 0)
+            return FR_EXIT_USAGE;
     }
+    const char *output = opt[OUTPUT].value, *policy = opt[POLICY].value,
+               *buffer_size = opt[BUFFER_SIZE].value, *buffers = opt[BUFFERS].value,
+               *threshold = opt[THRESHOLD].value, *filter = opt[FILTER].value;
+    if (check_output_dir(output))
+        return FR_EXIT_BAD_INPUT;
 
     char **prog_argv = argv + i;
     char *program = resolve_program(prog_argv[0]);
@@ -369,7 +423,6 @@ int cmd_record(int argc, char **argv)
         output = abs_output;
     }
     char *options = NULL;
-    const char *env = getenv("FLIGHTREC_OPTIONS");
     if (env && *env)
         options = strdup(env);
     int bad = append_option(&options, "start", "1") || append_option(&options, "output", output) ||

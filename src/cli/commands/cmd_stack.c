@@ -15,13 +15,18 @@ static const char usage_text[] =
     "usage: flightrec stack FILE [options]\n"
     "Unique call stacks in trace FILE with their calls, total and self time.\n"
     "\n"
-    "  --sort KEY      total (default), self or calls, largest first\n"
-    "  --top N         only the first N stacks\n"
-    "  --format F      text (default), folded or json\n"
-    "  --value V       for folded: self (default, nanoseconds), total (nanoseconds) or calls\n"
-    "  --binary BIN    take function names from BIN (else from the trace)\n"
-    "  -o FILE         write to FILE instead of standard output\n"
-    "  -h, --help      this text\n"
+    "  -s, --sort KEY      a column: total (default), self or calls, largest first\n"
+    "  --top N             only the first N stacks\n"
+    "  -f, --format F      text (default), folded or json\n"
+    "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
+    "                      or calls\n"
+    "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  -o, --output FILE   write to FILE instead of standard output\n"
+    "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
+    "                      when every call matched\n"
+    "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
+    "  -h, --help          this text\n"
+    "FILE '-' reads the trace from standard input.\n"
     "\n"
     "A stack's total is the time of the calls made with exactly that stack; its self time\n"
     "excludes their traced callees, so folded self values add up to the traced time.\n"
@@ -74,19 +79,24 @@ int cmd_stack(int argc, char **argv)
         {"sort", required_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},
         {"format", required_argument, NULL, 'f'},
-        {"value", required_argument, NULL, 'v'},
+        {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
         {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"color", optional_argument, NULL, 'c'},
+        {"colour", optional_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
     uint64_t top = UINT64_MAX;
+    bool verbose = false;
+    int color = FR_COLOR_AUTO;
     g_key = BY_TOTAL;
     optind = 1;
     opterr = 0;   /* our own message for bad options */
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "s:f:o:hv", options, NULL)) != -1) {
         switch (opt) {
         case 's':
             if (!strcmp(optarg, "total")) g_key = BY_TOTAL;
@@ -102,9 +112,14 @@ int cmd_stack(int argc, char **argv)
                 return FR_EXIT_USAGE;
             break;
         case 'f': format = optarg; break;
-        case 'v': value = optarg; break;
+        case 'w': value = optarg; break;
         case 'b': binary = optarg; break;
         case 'o': output = optarg; break;
+        case 'v': verbose = true; break;
+        case 'c':
+            if (fr_cli_parse_color("stack", optarg, &color))
+                return FR_EXIT_USAGE;
+            break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
         default:
             return fr_cli_usage_error("stack", "bad option or missing value: '%s'", argv[optind - 1]);
@@ -129,6 +144,7 @@ int cmd_stack(int argc, char **argv)
         fr_acli_done(&c);
         return rc;
     }
+    c.verbose = verbose;
     const fr_stack_agg *sa = c.analysis->stacks;
     size_t total_nodes = fr_stack_agg_count(sa), n = 0;
     uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 1;
@@ -152,7 +168,9 @@ int cmd_stack(int argc, char **argv)
         n = top;
 
     if (!strcmp(format, "text")) {
-        fprintf(out, "%10s %10s %10s  %s\n", "calls", "total", "self", "stack (root first)");
+        fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(color, out));
+        fprintf(out, "%s%10s %10s %10s  %s%s\n", co.bold, "calls", "total", "self",
+                "stack (root first)", co.reset);
         for (size_t k = 0; k < n; k++) {
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
             char total[32], self[32];
