@@ -42,3 +42,15 @@ if(CONVERT_NODE)
             sh $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/convert_svg_script
             $<TARGET_FILE:flightrec_cli> ${CONVERT_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/convert_svg_script.js)
 endif()
+
+# Perfetto protobuf output: protoc decodes it with Perfetto's schema (tests/data/perfetto,
+# Apache-2.0, LICENSE beside it), and an independent decoder checks every slice against
+# the Chrome JSON of the same trace. Skipped (77) without protoc (protobuf-compiler).
+# The benchmarks' generator of multi-thread traces, built here too (benchmarks may be off).
+add_executable(convert_threads_gen ${CMAKE_SOURCE_DIR}/bench/analysis_gen.c)
+target_include_directories(convert_threads_gen PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+add_test(NAME convert_perfetto
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_perfetto_check.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_traces> $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_perfetto)
+set_tests_properties(convert_perfetto PROPERTIES SKIP_RETURN_CODE 77)

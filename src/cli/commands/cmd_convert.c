@@ -1,5 +1,5 @@
 /*
- * cmd_convert.c - `flightrec convert FILE --format chrome|folded|svg|yaml [-o OUT]`:
+ * cmd_convert.c - `flightrec convert FILE --format chrome|folded|svg|yaml|perfetto [-o OUT]`:
  * parses the options, opens the trace, reads its metadata block ahead (names, clock,
  * threads come first in our files), loads symbols, and hands over to the format's writer.
  */
@@ -25,6 +25,9 @@ static void usage(FILE *out)
         "  folded   folded stacks \"main;f;g WEIGHT\" for flamegraph.pl and speedscope\n"
         "  svg      a self-contained interactive SVG flame graph (click to zoom, search)\n"
         "  yaml     llvm-xray's YAML trace format (as `llvm-xray convert -f yaml` writes it)\n"
+        "  perfetto Perfetto's protobuf trace (ui.perfetto.dev, trace processor): calls as\n"
+        "           slices per thread, structured events as instants with their fields,\n"
+        "           activities as async slices, process/thread names, CLOCK_MONOTONIC time\n"
         "\n"
         "options:\n"
         "  -f, --format FORMAT  output format (required)\n"
@@ -78,13 +81,14 @@ int cmd_convert(int argc, char **argv)
     if (!in)
         return usage_error("%s", "no input file");
     if (!format)
-        return usage_error("%s", "no --format (chrome, folded, svg or yaml)");
+        return usage_error("%s", "no --format (chrome, folded, svg, yaml or perfetto)");
     int (*convert)(cv_job *) = NULL;
     if (!strcmp(format, "chrome")) convert = cv_convert_chrome;
     else if (!strcmp(format, "folded")) convert = cv_convert_folded;
     else if (!strcmp(format, "svg")) convert = cv_convert_svg;
     else if (!strcmp(format, "yaml")) convert = cv_convert_yaml;
-    else return usage_error("unknown format '%s' (chrome, folded, svg or yaml)", format);
+    else if (!strcmp(format, "perfetto")) convert = cv_convert_perfetto;
+    else return usage_error("unknown format '%s' (chrome, folded, svg, yaml or perfetto)", format);
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);

@@ -1,7 +1,7 @@
 /*
  * convert.h - `flightrec convert`: one trace in, one file in another format out.
  * cmd_convert.c parses the options and opens the trace; each format has its own file
- * (convert_chrome.c, convert_folded.c, convert_svg.c, convert_yaml.c) that streams the
+ * (convert_chrome.c, convert_folded.c, convert_svg.c, convert_yaml.c, convert_perfetto.c) that streams the
  * records once and writes as it reads. convert_out.c holds the buffered writer they share.
  */
 #ifndef FLIGHTREC_CLI_CONVERT_H
@@ -42,6 +42,7 @@ int cv_convert_chrome(cv_job *job);
 int cv_convert_folded(cv_job *job);
 int cv_convert_svg(cv_job *job);
 int cv_convert_yaml(cv_job *job);
+int cv_convert_perfetto(cv_job *job);
 
 /* ------------------------------------------------------------------ stacks (folded, svg)
  * One pass through the call tracker into the calling-context tree (stack_aggregate.h);
@@ -112,9 +113,24 @@ void cv_hex(cv_out *o, const uint8_t *p, size_t n);
 void cv_usec3(cv_out *o, int64_t ns);
 /* Nanoseconds since the trace's time origin (recording start; without a clock event the
  * first thread block), exact: integer arithmetic, one rounding (cli_common.h). */
+/* fr_cli_ticks_to_ns's value (round half away from zero) with two 64-bit divisions
+ * instead of a 128-bit one: ticks = q * tps + r, and (n + tps/2) / tps distributes over
+ * the q * tps * 10^9 part. r * 10^9 + tps/2 fits in 64 bits while tps < 1.8e10 (every
+ * real clock); above that, the exact 128-bit path. */
+static inline int64_t cv_ticks_to_ns(int64_t ticks, uint64_t tps)
+{
+    if (tps - 1 >= 18000000000ull)        /* 0 or huge */
+        return fr_cli_ticks_to_ns(ticks, tps);
+    if (tps == 1000000000u)
+        return ticks;
+    uint64_t a = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
+    uint64_t q = a / tps, r = a % tps;
+    uint64_t ns = q * 1000000000u + (r * 1000000000u + tps / 2) / tps;
+    return (int64_t)(ticks < 0 ? 0 - ns : ns);   /* wraps as the 128-bit path does */
+}
 static inline int64_t cv_time_ns(const cv_job *job, uint64_t tsc)
 {
-    return fr_cli_ticks_to_ns(fr_cli_rel(job->trace, tsc), job->ticks_per_second);
+    return cv_ticks_to_ns(fr_cli_rel(job->trace, tsc), job->ticks_per_second);
 }
 
 /* ------------------------------------------------------------------ function names

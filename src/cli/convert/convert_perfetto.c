@@ -1,0 +1,846 @@
+/*
+ * convert_perfetto.c - Perfetto's native trace format: a protobuf `Trace` made of
+ * `TracePacket`s (schema: tests/data/perfetto/perfetto_trace.proto, what each field means:
+ * docs/PERFETTO.md). Opens in ui.perfetto.dev and in Perfetto's trace processor, and,
+ * unlike JSON, stays compact and streams for traces of hundreds of millions of records.
+ *
+ * What is written, in file order:
+ *  - a ClockSnapshot (when the trace has a clock event): CLOCK_MONOTONIC and
+ *    CLOCK_REALTIME at the trace's time origin, MONOTONIC as the primary trace clock;
+ *    every timestamp is then CLOCK_MONOTONIC nanoseconds, exactly the Chrome JSON's
+ *    (nanoseconds since the origin) plus the origin's MONOTONIC reading. Without a clock
+ *    event, timestamps are nanoseconds since the origin;
+ *  - when a process or thread first appears (a block of records): a TrackDescriptor
+ *    for the process (pid, name, command line) and one for the thread (pid, tid, name);
+ *  - each call: a TYPE_SLICE_BEGIN at its enter and a TYPE_SLICE_END at its exit on its
+ *    thread's track, in the order of the records, so slices nest as the calls did. The
+ *    name is interned: the first packet using a function carries it in interned_data
+ *    (EventName, iid = function id + 1), later ones only the iid;
+ *  - structured events (EventHeader) as TYPE_INSTANT on the thread with their fields
+ *    as debug annotations, category = provider (interned EventCategory); activity
+ *    start/stop as async slices on a track of their own (one per activity id), the
+ *    track nested under the parent activity's track (related activity id) when that one
+ *    is open, else under the process;
+ *  - FR_TE_LOST as an instant "lost records" on the thread, with the count; the slices
+ *    open there end at that point (their real ends are in the lost history);
+ *  - custom and other typed events as instants with their bytes.
+ * All packets are on one packet sequence (trusted_packet_sequence_id 1) whose first
+ * packet clears the incremental state; packets that use interned ids say they need it.
+ * Memory: open frames, threads, function names and open activities; nothing per record.
+ */
+#include <stdlib.h>
+#include "call_tracker.h"
+#include "commands.h"
+#include "convert.h"
+#include "eventheader_decode.h"
+#include "pb_encode.h"
+
+/* ------------------------------------------------------------------ field numbers */
+enum {
+    TRACE_PACKET = 1,
+    /* TracePacket */
+    TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQUENCE_ID = 10, TP_TRACK_EVENT = 11,
+    TP_INTERNED_DATA = 12, TP_SEQUENCE_FLAGS = 13, TP_TRACK_DESCRIPTOR = 60,
+    SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
+    /* ClockSnapshot, ClockSnapshot.Clock */
+    CS_CLOCKS = 1, CS_PRIMARY_TRACE_CLOCK = 2, CLOCK_ID = 1, CLOCK_TIMESTAMP = 2,
+    BUILTIN_CLOCK_REALTIME = 1, BUILTIN_CLOCK_MONOTONIC = 3,
+    /* TrackDescriptor, ProcessDescriptor, ThreadDescriptor */
+    TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5,
+    PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
+    THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
+    /* TrackEvent */
+    TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
+    TE_TRACK_UUID = 11, TE_NAME = 23,
+    TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3,
+    /* InternedData, EventName / EventCategory */
+    ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, IN_IID = 1, IN_NAME = 2,
+    /* DebugAnnotation */
+    DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
+    DA_LEGACY_JSON = 9, DA_NAME = 10,
+};
+
+#define SEQUENCE_ID 1
+/* Track uuids: the kind in the low two bits, so they never collide, and small, since
+ * every event carries its track's (a varint of 3-4 bytes rather than 8). */
+#define UUID_PROCESS(pid)  ((uint64_t)(uint32_t)(pid) << 2 | 1)
+#define UUID_THREAD(tid)   ((uint64_t)(uint32_t)(tid) << 2 | 2)
+#define UUID_SPAN(hash)    ((hash) << 2 | 3)
+/* Interned event name ids: functions are id + 1 (ids < 2^28); other names above. */
+#define IID_OTHER_NAMES    (1ull << 32)
+
+enum { EH_OPCODE_ACTIVITY_START = 1, EH_OPCODE_ACTIVITY_STOP = 2 };
+
+struct thread_slot {
+    int32_t  tid, pid;
+    uint32_t open;          /* slices begun and not ended on this thread's track */
+    uint8_t  used, described;
+};
+
+struct open_span { uint8_t id[16]; uint64_t uuid; };
+#define MAX_OPEN_SPANS 4096
+
+/* Strings interned by content (event names, categories): iid per distinct string. */
+struct str_slot { uint64_t hash, iid; char *s; };
+struct str_table { struct str_slot *slots; size_t cap, count; uint64_t next_iid; };
+
+struct perfetto {
+    cv_job  *job;
+    pb_buf   b;
+    int64_t  ts_offset;          /* added to nanoseconds since the origin */
+    struct thread_slot *threads; size_t threads_cap, threads_count;
+    struct thread_slot *last;
+    int32_t *pids; size_t n_pids, cap_pids;   /* processes described */
+    uint8_t *fn_interned; size_t fn_cap;      /* per function id: name sent */
+    struct str_table names, categories;
+    struct open_span *spans; size_t n_spans;
+    uint64_t calls, events, undecodable, lost_markers, negative_times, spans_untracked;
+};
+
+static void oom(void)
+{
+    fprintf(stderr, "flightrec convert: out of memory\n");
+    exit(1);
+}
+
+/* ------------------------------------------------------------------ packets */
+
+static inline size_t packet_open(struct perfetto *p, uint64_t ts, unsigned flags)
+{
+    pb_flush_if_full(&p->b);
+    size_t at = pb_open(&p->b, TRACE_PACKET);
+    if (ts != UINT64_MAX)
+        pb_uint(&p->b, TP_TIMESTAMP, ts);
+    pb_uint(&p->b, TP_SEQUENCE_ID, SEQUENCE_ID);
+    if (flags)
+        pb_uint(&p->b, TP_SEQUENCE_FLAGS, flags);
+    return at;
+}
+
+/* Packet timestamp (ns, trace clock) of a tick count. */
+static inline uint64_t packet_ts(struct perfetto *p, uint64_t tsc)
+{
+    int64_t ns = cv_time_ns(p->job, tsc) + p->ts_offset;
+    if (ns < 0) {            /* before the origin and no clock to place it: clamp, count */
+        p->negative_times++;
+        return 0;
+    }
+    return (uint64_t)ns;
+}
+
+/* ------------------------------------------------------------------ interning */
+
+static uint64_t hash_bytes(const void *data, size_t n)
+{
+    const uint8_t *s = data;
+    uint64_t h = 1469598103934665603ull;    /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The iid of a string; *is_new when this is its first use (the caller sends it). */
+static uint64_t str_intern(struct str_table *t, const char *s, size_t n, bool *is_new)
+{
+    if (t->count * 2 >= t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        struct str_slot *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            oom();
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].s)
+                continue;
+            size_t j = t->slots[i].hash & (ncap - 1);
+            while (ns[j].s)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = ns;
+        t->cap = ncap;
+    }
+    uint64_t h = hash_bytes(s, n);
+    size_t j = h & (t->cap - 1);
+    for (; t->slots[j].s; j = (j + 1) & (t->cap - 1))
+        if (t->slots[j].hash == h && !strncmp(t->slots[j].s, s, n) && !t->slots[j].s[n]) {
+            *is_new = false;
+            return t->slots[j].iid;
+        }
+    char *copy = malloc(n + 1);
+    if (!copy)
+        oom();
+    memcpy(copy, s, n);
+    copy[n] = 0;
+    t->slots[j] = (struct str_slot){.hash = h, .iid = t->next_iid++, .s = copy};
+    t->count++;
+    *is_new = true;
+    return t->slots[j].iid;
+}
+
+static void str_table_free(struct str_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slots[i].s);
+    free(t->slots);
+}
+
+/* interned_data { event_names|event_categories { iid, name } } */
+static void put_interned(pb_buf *b, uint32_t kind, uint64_t iid, const char *s, size_t n)
+{
+    size_t d = pb_open(b, TP_INTERNED_DATA);
+    size_t e = pb_open(b, kind);
+    pb_uint(b, IN_IID, iid);
+    pb_bytes(b, IN_NAME, s, n);
+    pb_close(b, e);
+    pb_close(b, d);
+}
+
+/* ------------------------------------------------------------------ tracks */
+
+static struct thread_slot *thread_get(struct perfetto *p, int32_t tid)
+{
+    if (p->threads_count * 2 >= p->threads_cap) {
+        p->last = NULL;
+        size_t ncap = p->threads_cap ? p->threads_cap * 2 : 64;
+        struct thread_slot *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            oom();
+        for (size_t i = 0; i < p->threads_cap; i++) {
+            if (!p->threads[i].used)
+                continue;
+            size_t j = ((uint32_t)p->threads[i].tid * 2654435761u) & (ncap - 1);
+            while (ns[j].used)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = p->threads[i];
+        }
+        free(p->threads);
+        p->threads = ns;
+        p->threads_cap = ncap;
+    }
+    size_t j = ((uint32_t)tid * 2654435761u) & (p->threads_cap - 1);
+    while (p->threads[j].used && p->threads[j].tid != tid)
+        j = (j + 1) & (p->threads_cap - 1);
+    if (!p->threads[j].used) {
+        p->threads[j] = (struct thread_slot){.tid = tid, .used = 1};
+        p->threads_count++;
+    }
+    return &p->threads[j];
+}
+
+static inline struct thread_slot *thread_of(struct perfetto *p, int32_t tid)
+{
+    if (p->last && p->last->tid == tid)
+        return p->last;
+    return p->last = thread_get(p, tid);
+}
+
+static void describe_process(struct perfetto *p, int32_t pid)
+{
+    for (size_t i = 0; i < p->n_pids; i++)
+        if (p->pids[i] == pid)
+            return;
+    if (p->n_pids == p->cap_pids) {
+        p->cap_pids = p->cap_pids ? p->cap_pids * 2 : 8;
+        p->pids = realloc(p->pids, p->cap_pids * sizeof *p->pids);
+        if (!p->pids)
+            oom();
+    }
+    p->pids[p->n_pids++] = pid;
+    const fr_trace_meta *m = p->job->meta;
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, UINT64_MAX, 0);
+    size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
+    pb_uint(b, TD_UUID, UUID_PROCESS(pid));
+    size_t pd = pb_open(b, TD_PROCESS);
+    pb_int(b, PD_PID, pid);
+    if (m->has_process && m->pid == (uint32_t)pid) {
+        if (m->process_name && m->process_name[0])
+            pb_string(b, PD_PROCESS_NAME, m->process_name);
+        if (m->command_line && m->command_line[0])
+            pb_string(b, PD_CMDLINE, m->command_line);
+    }
+    pb_close(b, pd);
+    pb_close(b, td);
+    pb_close(b, pk);
+}
+
+static void describe_thread(struct perfetto *p, struct thread_slot *t)
+{
+    describe_process(p, t->pid);
+    t->described = 1;
+    const fr_trace_meta *m = p->job->meta;
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, UINT64_MAX, 0);
+    size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
+    pb_uint(b, TD_UUID, UUID_THREAD(t->tid));
+    pb_uint(b, TD_PARENT_UUID, UUID_PROCESS(t->pid));
+    size_t thd = pb_open(b, TD_THREAD);
+    pb_int(b, THD_PID, t->pid);
+    pb_int(b, THD_TID, t->tid);
+    for (size_t i = 0; i < m->n_thread_stats; i++) {
+        const fr_meta_thread *th = &m->thread_stats[i];
+        if (th->tid == t->tid && th->name[0]) {
+            pb_bytes(b, THD_THREAD_NAME, th->name, strnlen(th->name, sizeof th->name));
+            break;
+        }
+    }
+    pb_close(b, thd);
+    pb_close(b, td);
+    pb_close(b, pk);
+}
+
+/* ------------------------------------------------------------------ debug annotations */
+
+static void annotation_uint(pb_buf *b, const char *name, uint64_t v)
+{
+    size_t a = pb_open(b, TE_DEBUG_ANNOTATIONS);
+    pb_string(b, DA_NAME, name);
+    pb_uint(b, DA_UINT, v);
+    pb_close(b, a);
+}
+
+static void annotation_string(pb_buf *b, const char *name, const char *s, size_t n)
+{
+    size_t a = pb_open(b, TE_DEBUG_ANNOTATIONS);
+    pb_string(b, DA_NAME, name);
+    pb_bytes(b, DA_STRING, s, n);
+    pb_close(b, a);
+}
+
+/* Bytes as an annotation: "data" as text when printable, else "hex". */
+static void annotation_bytes(pb_buf *b, const uint8_t *data, size_t n)
+{
+    bool text = true;
+    for (size_t i = 0; i < n && text; i++)
+        if (data[i] < 0x20 && data[i] != '\t' && data[i] != '\n')
+            text = false;
+    annotation_uint(b, "size", n);
+    if (text) {
+        annotation_string(b, "data", (const char *)data, n);
+        return;
+    }
+    static const char hex[] = "0123456789abcdef";
+    char *h = malloc(2 * n + 1);
+    if (!h)
+        oom();
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = hex[data[i] >> 4];
+        h[2 * i + 1] = hex[data[i] & 15];
+    }
+    annotation_string(b, "hex", h, 2 * n);
+    free(h);
+}
+
+/* End of the JSON value starting at s[i] (string, number, literal, object, array). */
+static size_t json_value_end(const char *s, size_t n, size_t i)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"') {
+                in_string = false;
+                if (depth == 0)
+                    return i + 1;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0 && depth == 0)
+                return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n')) {
+            return i;
+        }
+    }
+    return n;
+}
+
+static unsigned hex4(const char *s)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        v = v << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | (cp >> 6 & 63));
+        o[2] = (char)(0x80 | (cp & 63)); return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | (cp >> 12 & 63));
+    o[2] = (char)(0x80 | (cp >> 6 & 63)); o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+/* The text of the JSON string s[0..n) (quotes included, as our JSON writer made it:
+ * well-formed) into out (n bytes suffice); returns its length. */
+static size_t json_unescape(const char *s, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (s[i] != '\\') {
+            out[o++] = s[i];
+            continue;
+        }
+        char e = s[++i];
+        switch (e) {
+        case 'n': out[o++] = '\n'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'u': {
+            if (i + 4 >= n)
+                return o;
+            uint32_t cp = hex4(s + i + 1);
+            i += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && s[i + 1] == '\\' && s[i + 2] == 'u') {
+                uint32_t lo = hex4(s + i + 3);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                }
+            }
+            o += put_utf8(out + o, cp);
+            break;
+        }
+        default: out[o++] = e; break;       /* \" \\ \/ */
+        }
+    }
+    return o;
+}
+
+/* One annotation per member of the event's fields, rendered as JSON object members by
+ * the EventHeader decoder ("name": value, ...): strings, integers, doubles and booleans
+ * with their types, anything else (arrays, objects, null) as JSON text. */
+static void annotations_from_json(pb_buf *b, const char *s, size_t n)
+{
+    char *tmp = malloc(n + 1);
+    if (!tmp)
+        oom();
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == ',' || s[i] == '\n'))
+            i++;
+        if (i >= n || s[i] != '"')
+            break;
+        size_t ke = json_value_end(s, n, i);
+        size_t klen = json_unescape(s + i, ke - i, tmp);
+        i = ke;
+        while (i < n && (s[i] == ' ' || s[i] == ':'))
+            i++;
+        size_t ve = json_value_end(s, n, i);
+        const char *v = s + i;
+        size_t vlen = ve - i;
+        i = ve;
+        size_t a = pb_open(b, TE_DEBUG_ANNOTATIONS);
+        pb_bytes(b, DA_NAME, tmp, klen);
+        char num[64];
+        bool is_int = vlen > 0 && vlen < sizeof num;
+        bool is_num = is_int;
+        for (size_t k = 0; k < vlen && is_num; k++) {
+            char c = v[k];
+            if (c == '.' || c == 'e' || c == 'E' || c == '+')
+                is_int = false;
+            else if (!(c >= '0' && c <= '9') && !(c == '-'))
+                is_num = false;
+        }
+        if (vlen && v[0] == '"') {
+            size_t slen = json_unescape(v, vlen, tmp);
+            pb_bytes(b, DA_STRING, tmp, slen);
+        } else if (vlen == 4 && !memcmp(v, "true", 4)) {
+            pb_uint(b, DA_BOOL, 1);
+        } else if (vlen == 5 && !memcmp(v, "false", 5)) {
+            pb_uint(b, DA_BOOL, 0);
+        } else if (is_num) {
+            memcpy(num, v, vlen);
+            num[vlen] = 0;
+            if (is_int && v[0] == '-')
+                pb_int(b, DA_INT, strtoll(num, NULL, 10));
+            else if (is_int)
+                pb_uint(b, DA_UINT, strtoull(num, NULL, 10));
+            else
+                pb_double(b, DA_DOUBLE, strtod(num, NULL));
+        } else {
+            pb_bytes(b, DA_LEGACY_JSON, v, vlen);
+        }
+        pb_close(b, a);
+    }
+    free(tmp);
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static inline void slice_end(struct perfetto *p, struct thread_slot *t, uint64_t tsc)
+{
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, packet_ts(p, tsc), 0);
+    size_t te = pb_open(b, TP_TRACK_EVENT);
+    pb_uint(b, TE_TYPE, TYPE_SLICE_END);
+    pb_uint(b, TE_TRACK_UUID, UUID_THREAD(t->tid));
+    pb_close(b, te);
+    pb_close(b, pk);
+}
+
+static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
+{
+    struct perfetto *p = ctx;
+    struct thread_slot *t = thread_of(p, tid);
+    while (t->open > depth) {      /* frames dropped without an exit (cannot happen: LOST
+                                      ends them in lost_record); keep the track balanced */
+        slice_end(p, t, tsc);
+        t->open--;
+    }
+    uint32_t id = stack[depth];
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
+    if (id >= p->fn_cap || !p->fn_interned[id]) {
+        if (id >= p->fn_cap) {
+            size_t ncap = p->fn_cap ? p->fn_cap : 1024;
+            while (ncap <= id)
+                ncap *= 2;
+            uint8_t *nf = realloc(p->fn_interned, ncap);
+            if (!nf)
+                oom();
+            memset(nf + p->fn_cap, 0, ncap - p->fn_cap);
+            p->fn_interned = nf;
+            p->fn_cap = ncap;
+        }
+        p->fn_interned[id] = 1;
+        const char *name = fr_symbols_name(p->job->symbols, id);
+        put_interned(b, ID_EVENT_NAMES, (uint64_t)id + 1, name, strlen(name));
+    }
+    size_t te = pb_open(b, TP_TRACK_EVENT);
+    pb_uint(b, TE_TYPE, TYPE_SLICE_BEGIN);
+    pb_uint(b, TE_TRACK_UUID, UUID_THREAD(tid));
+    pb_uint(b, TE_NAME_IID, (uint64_t)id + 1);
+    pb_close(b, te);
+    pb_close(b, pk);
+    t->open = depth + 1;
+}
+
+static void on_call(const fr_call *call, void *ctx)
+{
+    struct perfetto *p = ctx;
+    struct thread_slot *t = thread_of(p, call->tid);
+    if (t->open <= call->depth)    /* its begin was ended already (cannot happen) */
+        return;
+    while (t->open > call->depth + 1) {
+        slice_end(p, t, call->exit_tsc);
+        t->open--;
+    }
+    p->calls++;
+    t->open = call->depth;
+    if (!call->has_arg && !(call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
+        slice_end(p, t, call->exit_tsc);
+        return;
+    }
+    /* The end's annotations are merged into the slice's arguments. */
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, packet_ts(p, call->exit_tsc), 0);
+    size_t te = pb_open(b, TP_TRACK_EVENT);
+    pb_uint(b, TE_TYPE, TYPE_SLICE_END);
+    pb_uint(b, TE_TRACK_UUID, UUID_THREAD(t->tid));
+    if (call->has_arg)
+        annotation_uint(b, "arg", call->arg);
+    if (call->flags & FR_CALL_CLOSED_BY_UNWIND)
+        annotation_string(b, "end", "closed by an exit of a caller (unwind)", 38);
+    else if (call->flags & FR_CALL_OPEN_AT_END)
+        annotation_string(b, "end", "still open at the end of the trace", 34);
+    pb_close(b, te);
+    pb_close(b, pk);
+}
+
+/* ------------------------------------------------------------------ other records */
+
+/* Opens an instant's packet and track event (name interned); the caller adds
+ * annotations and closes both. */
+static void instant_open(struct perfetto *p, uint64_t tsc, uint64_t track, const char *name,
+                         size_t name_len, const char *category, size_t cat_len,
+                         unsigned type, size_t *pk, size_t *te)
+{
+    pb_buf *b = &p->b;
+    bool new_name, new_cat = false;
+    uint64_t name_iid = str_intern(&p->names, name, name_len, &new_name);
+    uint64_t cat_iid = category ? str_intern(&p->categories, category, cat_len, &new_cat) : 0;
+    *pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
+    if (new_name || new_cat) {
+        size_t d = pb_open(b, TP_INTERNED_DATA);
+        if (new_cat) {
+            size_t e = pb_open(b, ID_EVENT_CATEGORIES);
+            pb_uint(b, IN_IID, cat_iid);
+            pb_bytes(b, IN_NAME, category, cat_len);
+            pb_close(b, e);
+        }
+        if (new_name) {
+            size_t e = pb_open(b, ID_EVENT_NAMES);
+            pb_uint(b, IN_IID, name_iid);
+            pb_bytes(b, IN_NAME, name, name_len);
+            pb_close(b, e);
+        }
+        pb_close(b, d);
+    }
+    *te = pb_open(b, TP_TRACK_EVENT);
+    pb_uint(b, TE_TYPE, type);
+    pb_uint(b, TE_TRACK_UUID, track);
+    if (category)
+        pb_uint(b, TE_CATEGORY_IIDS, cat_iid);
+    if (type != TYPE_SLICE_END)
+        pb_uint(b, TE_NAME_IID, name_iid);
+}
+
+static void instant_close(struct perfetto *p, size_t pk, size_t te)
+{
+    pb_close(&p->b, te);
+    pb_close(&p->b, pk);
+}
+
+static void instant_bytes(struct perfetto *p, const fr_record *rec, const char *name, int type)
+{
+    size_t pk, te;
+    instant_open(p, rec->tsc, UUID_THREAD(rec->tid), name, strlen(name), NULL, 0,
+                 TYPE_INSTANT, &pk, &te);
+    if (type >= 0)
+        annotation_uint(&p->b, "type", (uint64_t)type);
+    annotation_bytes(&p->b, rec->data, rec->size);
+    instant_close(p, pk, te);
+}
+
+static void lost_record(struct perfetto *p, const fr_record *rec, struct thread_slot *t)
+{
+    uint64_t dropped = 0;
+    if (rec->size >= 8)
+        memcpy(&dropped, rec->data, 8);
+    /* The open slices' ends are in the lost history: they end here. */
+    for (; t->open; t->open--)
+        slice_end(p, t, rec->tsc);
+    size_t pk, te;
+    instant_open(p, rec->tsc, UUID_THREAD(rec->tid), "lost records", 12, NULL, 0,
+                 TYPE_INSTANT, &pk, &te);
+    annotation_uint(&p->b, "records", dropped);
+    instant_close(p, pk, te);
+    p->lost_markers++;
+}
+
+static struct open_span *find_span(struct perfetto *p, const uint8_t id[16])
+{
+    for (size_t i = p->n_spans; i-- > 0;)
+        if (!memcmp(p->spans[i].id, id, 16))
+            return &p->spans[i];
+    return NULL;
+}
+
+static void uuid_text(const uint8_t id[16], char out[33])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[id[i] >> 4];
+        out[2 * i + 1] = hex[id[i] & 15];
+    }
+    out[32] = 0;
+}
+
+static void structured_event(struct perfetto *p, const fr_record *rec, struct thread_slot *t)
+{
+    const uint8_t *nul = memchr(rec->data, 0, rec->size);
+    char err[256];
+    fr_eh_event ev;
+    if (!nul || fr_eh_decode((const char *)rec->data, nul + 1, rec->size - (size_t)(nul + 1 - rec->data),
+                             &ev, err, sizeof err)) {
+        p->undecodable++;
+        instant_bytes(p, rec, "undecodable event", FR_TE_EVENT);
+        return;
+    }
+    char *fields = NULL;
+    size_t flen = 0;
+    FILE *f = open_memstream(&fields, &flen);
+    if (!f)
+        oom();
+    int frc = fr_eh_write_fields_json(&ev, f, err, sizeof err);
+    fclose(f);
+    const char *name = ev.name ? ev.name : "event";
+    uint64_t track = UUID_THREAD(t->tid);
+    unsigned type = TYPE_INSTANT;
+    struct open_span *span = NULL;
+    uint64_t parent_track = 0;
+    if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_START) {
+        if (p->n_spans < MAX_OPEN_SPANS) {
+            span = &p->spans[p->n_spans++];
+            memcpy(span->id, ev.activity, 16);
+            span->uuid = UUID_SPAN(hash_bytes(ev.activity, 16) >> 8);
+            struct open_span *parent = ev.has_related ? find_span(p, ev.related) : NULL;
+            parent_track = parent ? parent->uuid : UUID_PROCESS(t->pid);
+            track = span->uuid;
+            type = TYPE_SLICE_BEGIN;
+        } else {
+            p->spans_untracked++;
+        }
+    } else if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_STOP) {
+        span = find_span(p, ev.activity);
+        if (span) {
+            track = span->uuid;
+            type = TYPE_SLICE_END;
+        }
+    }
+    pb_buf *b = &p->b;
+    if (type == TYPE_SLICE_BEGIN) {    /* the activity's own track, under its parent */
+        size_t pk = packet_open(p, UINT64_MAX, 0);
+        size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
+        pb_uint(b, TD_UUID, track);
+        pb_uint(b, TD_PARENT_UUID, parent_track);
+        pb_string(b, TD_NAME, name);
+        pb_close(b, td);
+        pb_close(b, pk);
+    }
+    size_t pk, te;
+    instant_open(p, rec->tsc, track, name, strlen(name), ev.provider, ev.provider_len, type, &pk, &te);
+    if (frc == 0) {
+        annotations_from_json(b, fields, flen);
+    } else {
+        p->undecodable++;
+        annotation_string(b, "error", err, strlen(err));
+    }
+    annotation_uint(b, "level", ev.level);
+    char text[33];
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)ev.keyword);
+    annotation_string(b, "keyword", text, strlen(text));
+    if (ev.has_activity) {
+        uuid_text(ev.activity, text);
+        annotation_string(b, "activity", text, 32);
+    }
+    if (ev.has_related) {
+        uuid_text(ev.related, text);
+        annotation_string(b, "related_activity", text, 32);
+    }
+    instant_close(p, pk, te);
+    free(fields);
+    if (type == TYPE_SLICE_END)
+        *span = p->spans[--p->n_spans];
+    p->events++;
+}
+
+/* ------------------------------------------------------------------ the trace */
+
+static void clock_snapshot(struct perfetto *p)
+{
+    const fr_trace_meta *m = p->job->meta;
+    fr_cli_trace *tr = p->job->trace;
+    if (!m->has_clock || !tr->has_start || tr->start_tsc != m->base_tsc || m->base_monotonic_ns < 0) {
+        p->ts_offset = 0;
+        return;
+    }
+    p->ts_offset = m->base_monotonic_ns;
+    pb_buf *b = &p->b;
+    size_t pk = packet_open(p, (uint64_t)m->base_monotonic_ns, 0);
+    size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
+    size_t c = pb_open(b, CS_CLOCKS);
+    pb_uint(b, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+    pb_uint(b, CLOCK_TIMESTAMP, (uint64_t)m->base_monotonic_ns);
+    pb_close(b, c);
+    c = pb_open(b, CS_CLOCKS);
+    pb_uint(b, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
+    pb_uint(b, CLOCK_TIMESTAMP, (uint64_t)m->base_realtime_ns);
+    pb_close(b, c);
+    pb_uint(b, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
+    pb_close(b, cs);
+    pb_close(b, pk);
+}
+
+int cv_convert_perfetto(cv_job *job)
+{
+    struct perfetto p = {0};
+    p.job = job;
+    p.names.next_iid = IID_OTHER_NAMES;
+    p.categories.next_iid = 1;
+    p.spans = calloc(MAX_OPEN_SPANS, sizeof *p.spans);
+    pb_init(&p.b, job->out);
+    fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, &p);
+    if (!p.spans || !tracker || p.b.failed)
+        oom();
+
+    /* The sequence's first packet: the incremental state (interned names) starts empty. */
+    size_t pk = packet_open(&p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
+    pb_close(&p.b, pk);
+    clock_snapshot(&p);
+
+    fr_record rec;
+    fr_read_status st;
+    fr_function_record batch[256];
+    int32_t tid;
+    for (;;) {
+        size_t n = fr_cli_next_functions(job->trace, batch, 256, &tid);
+        if (n) {
+            fr_call_tracker_feed_functions(tracker, tid, batch, n);
+            continue;
+        }
+        if ((st = cv_next(job, &rec)) != FR_READ_OK)
+            break;
+        switch (rec.kind) {
+        case FR_REC_ENTER: case FR_REC_EXIT: case FR_REC_TAIL_EXIT: case FR_REC_ENTER_ARG:
+            fr_call_tracker_feed(tracker, &rec);
+            break;
+        case FR_REC_BLOCK: {
+            if (rec.tid == 0)        /* the metadata block */
+                break;
+            struct thread_slot *t = thread_of(&p, rec.tid);
+            if (!t->described) {
+                t->pid = rec.pid;
+                describe_thread(&p, t);
+            }
+            break;
+        }
+        case FR_REC_CUSTOM:
+            instant_bytes(&p, &rec, "custom event", -1);
+            break;
+        case FR_REC_TYPED:
+            if (rec.event_type == FR_TE_EVENT) {
+                structured_event(&p, &rec, thread_of(&p, rec.tid));
+            } else if (rec.event_type == FR_TE_LOST) {
+                fr_call_tracker_feed(tracker, &rec);
+                lost_record(&p, &rec, thread_of(&p, rec.tid));
+            } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
+                /* our metadata: already in job->meta */
+            } else {
+                instant_bytes(&p, &rec, "typed event", rec.event_type);
+            }
+            break;
+        }
+    }
+    fr_call_tracker_finish(tracker);
+    const fr_call_tracker_stats *s = fr_call_tracker_get_stats(tracker);
+    int wrc = pb_finish(&p.b);
+
+    cv_report_unmatched(s);
+    if (p.undecodable)
+        fprintf(stderr, "flightrec convert: %llu structured events could not be decoded\n",
+                (unsigned long long)p.undecodable);
+    if (p.negative_times)
+        fprintf(stderr, "flightrec convert: %llu records before the trace's time origin "
+                "were placed at time 0\n", (unsigned long long)p.negative_times);
+    if (p.spans_untracked)
+        fprintf(stderr, "flightrec convert: %llu activities started while %d were open: "
+                "shown as instants\n", (unsigned long long)p.spans_untracked, MAX_OPEN_SPANS);
+    fr_call_tracker_free(tracker);
+    str_table_free(&p.names);
+    str_table_free(&p.categories);
+    free(p.spans);
+    free(p.threads);
+    free(p.pids);
+    free(p.fn_interned);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        return FR_EXIT_BAD_INPUT;
+    }
+    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}

@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""convert_perfetto_check.py - checks `flightrec convert --format perfetto`.
+
+1. protoc --decode=perfetto.protos.Trace with Perfetto's schema (tests/data/perfetto/)
+   accepts every output (wire format and field types);
+2. an independent decoder here (the protobuf wire format by hand, no flightrec code) reads
+   the packets, follows the sequence's incremental state (interned names are valid only
+   after a packet that clears the state, and are looked up by iid) and rebuilds every
+   slice from its begin and end on its track; per thread, the slices (name, start, end,
+   depth) must be exactly the Chrome JSON's complete events of the same trace (timestamps
+   in exact nanoseconds, Chrome's minus the clock snapshot's MONOTONIC origin), and the
+   depths those of the calls' stacks computed from the generator's records;
+3. descriptors: process and thread names, thread tracks under the process track;
+   structured events as instants with typed annotations; the activity as an async slice
+   on its own track; lost-record markers.
+Traces: the known traces of convert_traces.c and the synthetic trace of analysis_gen
+(4 threads, tens of thousands of calls).
+usage: convert_perfetto_check.py FLIGHTREC CONVERT_TRACES ANALYSIS_GEN PROTO_DIR WORKDIR
+"""
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+flightrec, generator, analysis_gen, proto_dir, work = sys.argv[1:6]
+os.makedirs(work, exist_ok=True)
+protoc = shutil.which("protoc")
+if not protoc:
+    print("SKIP: protoc not installed (Debian: protobuf-compiler; scripts/deps.sh)")
+    sys.exit(77)
+subprocess.run([generator, work], check=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+# ------------------------------------------------------------------ wire format
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+        if shift > 63:
+            raise ValueError("varint too long at %d" % i)
+
+
+def fields(b):
+    """(field number, wire type, value) of a message: ints for varints and fixed64,
+    bytes for length-delimited fields."""
+    out, i = [], 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 1:
+            v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+            if i > len(b):
+                raise ValueError("length past the end")
+        elif wt == 5:
+            v, i = int.from_bytes(b[i:i + 4], "little"), i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.append((num, wt, v))
+    return out
+
+
+def msg(b):
+    d = collections.defaultdict(list)
+    for num, _, v in fields(b):
+        d[num].append(v)
+    return d
+
+
+def signed(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def annotations(te):
+    out = {}
+    for a in te[4]:
+        a = msg(a)
+        name = a[10][0].decode()
+        if 6 in a:
+            out[name] = a[6][0].decode()
+        elif 3 in a:
+            out[name] = a[3][0]
+        elif 4 in a:
+            out[name] = signed(a[4][0])
+        elif 2 in a:
+            out[name] = bool(a[2][0])
+        elif 9 in a:
+            out[name] = json.loads(a[9][0])
+        else:
+            out[name] = None
+    return out
+
+
+class Decoded:
+    def __init__(self, path):
+        data = open(path, "rb").read()
+        self.clock = {}
+        self.tracks = {}          # uuid -> descriptor dict
+        self.slices = collections.defaultdict(list)   # track uuid -> [(name, start, end, depth, args)]
+        self.instants = []        # (track, name, ts, category, args)
+        self.errors = []
+        names, cats = {}, {}
+        cleared = set()
+        open_ = collections.defaultdict(list)
+        last_ts = collections.defaultdict(int)
+        for num, wt, pkt in fields(data):
+            if num != 1 or wt != 2:
+                self.errors.append("Trace field %d is not a packet" % num)
+                continue
+            p = msg(pkt)
+            seq = p[10][0] if 10 in p else None
+            flags = p[13][0] if 13 in p else 0
+            if flags & 1:
+                cleared.add(seq)
+                names.pop(seq, None)
+                cats.pop(seq, None)
+            if flags & 2 and seq not in cleared:
+                self.errors.append("packet needs incremental state before it was cleared")
+            for idata in p.get(12, []):
+                d = msg(idata)
+                for e in d.get(2, []):
+                    e = msg(e)
+                    names.setdefault(seq, {})[e[1][0]] = e[2][0].decode()
+                for e in d.get(1, []):
+                    e = msg(e)
+                    cats.setdefault(seq, {})[e[1][0]] = e[2][0].decode()
+            if 6 in p:
+                cs = msg(p[6][0])
+                for c in cs[1]:
+                    c = msg(c)
+                    self.clock[c[1][0]] = c[2][0]
+                self.primary = cs[2][0] if 2 in cs else None
+            if 60 in p:
+                td = msg(p[60][0])
+                desc = {"parent": td[5][0] if 5 in td else None,
+                        "name": td[2][0].decode() if 2 in td else None}
+                if 3 in td:
+                    pd = msg(td[3][0])
+                    desc["pid"] = pd[1][0]
+                    desc["process_name"] = pd[6][0].decode() if 6 in pd else None
+                if 4 in td:
+                    thd = msg(td[4][0])
+                    desc["pid"], desc["tid"] = thd[1][0], thd[2][0]
+                    desc["thread_name"] = thd[5][0].decode() if 5 in thd else None
+                self.tracks[td[1][0]] = desc
+            if 11 in p:
+                te = msg(p[11][0])
+                ts = p[8][0]
+                track = te[11][0]
+                typ = te[9][0]
+                if track not in self.tracks:
+                    self.errors.append("event on track %d before its descriptor" % track)
+                if ts < last_ts[track]:
+                    self.errors.append("timestamps go back on track %d" % track)
+                last_ts[track] = ts
+                name = None
+                if 10 in te:
+                    name = names.get(seq, {}).get(te[10][0])
+                    if name is None:
+                        self.errors.append("name iid %d not interned" % te[10][0])
+                cat = [cats.get(seq, {}).get(c) for c in te.get(3, [])]
+                args = annotations(te)
+                if typ == 1:
+                    open_[track].append([name, ts, args])
+                elif typ == 2:
+                    if not open_[track]:
+                        self.errors.append("slice end without a begin on track %d" % track)
+                        continue
+                    name0, start, args0 = open_[track].pop()
+                    args0.update(args)
+                    self.slices[track].append((name0, start, ts, len(open_[track]), args0))
+                elif typ == 3:
+                    self.instants.append((track, name, ts, cat, args))
+        for track, st in open_.items():
+            if st:
+                self.errors.append("%d slices never ended on track %d" % (len(st), track))
+
+
+def convert(trace, fmt, out):
+    p = subprocess.run([flightrec, "convert", trace, "--format", fmt, "-o", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "%s %s: exit %d %s" % (trace, fmt, p.returncode, p.stderr))
+    return out
+
+
+def protoc_decode(path):
+    with open(path, "rb") as f:
+        p = subprocess.run([protoc, "--decode=perfetto.protos.Trace", "-I", proto_dir,
+                            "perfetto_trace.proto"], stdin=f, capture_output=True, text=True)
+    check(p.returncode == 0, "protoc rejects %s: %s" % (path, p.stderr[:500]))
+    return p.stdout
+
+
+def chrome_ns(text):
+    whole, frac = str(text).split(".") if "." in str(text) else (str(text), "000")
+    neg = whole.startswith("-")
+    v = abs(int(whole)) * 1000 + int(frac.ljust(3, "0"))
+    return -v if neg else v
+
+
+def compare_with_chrome(trace, dec, chrome_path, expect_depths=None):
+    doc = json.load(open(chrome_path), parse_float=str)
+    origin = dec.clock.get(3, 0)
+    want = collections.defaultdict(collections.Counter)
+    for e in doc["traceEvents"]:
+        if e["ph"] == "X":
+            s = chrome_ns(e["ts"])
+            want[e["tid"]][(e["name"], s, s + chrome_ns(e["dur"]))] += 1
+    got = collections.defaultdict(collections.Counter)
+    depths = collections.defaultdict(collections.Counter)
+    for track, sl in dec.slices.items():
+        desc = dec.tracks.get(track, {})
+        if "tid" not in desc:
+            continue
+        for name, start, end, depth, _ in sl:
+            got[desc["tid"]][(name, start - origin, end - origin)] += 1
+            depths[desc["tid"]][(name, start - origin, end - origin, depth)] += 1
+    check(set(got) == set(want), "%s: threads with slices %s, chrome %s" % (trace, sorted(got), sorted(want)))
+    for tid in want:
+        n_got, n_want = sum(got[tid].values()), sum(want[tid].values())
+        check(n_got == n_want, "%s: thread %d: %d slices, chrome has %d" % (trace, tid, n_got, n_want))
+        check(got[tid] == want[tid], "%s: thread %d: slices differ from chrome's: %s" %
+              (trace, tid, list((got[tid] - want[tid]).items())[:3] + list((want[tid] - got[tid]).items())[:3]))
+    if expect_depths is not None:
+        check(depths == expect_depths, "%s: slice nesting differs from the calls' stacks: %s" %
+              (trace, [(t, list((depths[t] - expect_depths[t]).items())[:3]) for t in depths
+                       if depths[t] != expect_depths[t]][:2]))
+    return sum(sum(c.values()) for c in got.values())
+
+
+def round_div(num, den):
+    q, r = divmod(abs(num), den)
+    if 2 * r >= den:
+        q += 1
+    return q if num >= 0 else -q
+
+
+def expected_depths(spec):
+    """Per thread, (name, start ns, end ns, depth) of every call, matched here from the
+    generator's records (same rules as convert_check.py)."""
+    tps, base = spec["ticks_per_second"], spec["base_tsc"]
+    names = {int(k): v for k, v in spec["names"].items()}
+    stacks, last = collections.defaultdict(list), {}
+    out = collections.defaultdict(collections.Counter)
+
+    def ns(t):
+        return round_div((t - base) * 10**9, tps)
+
+    def close(tid, frame, tsc):
+        fid, enter = frame
+        out[tid][(names[fid], ns(enter), ns(tsc), len(stacks[tid]))] += 1
+
+    for r in spec["records"]:
+        tid, st = r["tid"], stacks[r["tid"]]
+        last[tid] = r["tsc"]
+        if r["kind"] == "enter":
+            st.append((r["id"], r["tsc"]))
+            continue
+        ids = [f[0] for f in st]
+        if r["id"] not in ids:
+            continue
+        k = len(ids) - 1 - ids[::-1].index(r["id"])
+        while len(st) > k:
+            close(tid, st.pop(), r["tsc"])
+    for tid, st in stacks.items():
+        while st:
+            close(tid, st.pop(), last[tid])
+    return out
+
+
+# ------------------------------------------------------------------ the known traces
+spec = json.load(open(os.path.join(work, "calls.json")))
+trace = os.path.join(work, "calls.fr")
+pf = convert(trace, "perfetto", os.path.join(work, "calls.pftrace"))
+text = protoc_decode(pf)
+check("TYPE_SLICE_BEGIN" in text and "primary_trace_clock: BUILTIN_CLOCK_MONOTONIC" in text,
+      "calls: protoc's text shows slices and the clock snapshot")
+dec = Decoded(pf)
+check(not dec.errors, "calls: decoder: %s" % dec.errors[:5])
+check(dec.clock.get(3) is not None and dec.clock.get(1) is not None,
+      "calls: clock snapshot with MONOTONIC and REALTIME")
+n = compare_with_chrome(trace, dec, convert(trace, "chrome", os.path.join(work, "calls.chrome.json")),
+                        expected_depths(spec))
+check(n > 5, "calls: %d slices" % n)
+procs = [d for d in dec.tracks.values() if "process_name" in d]
+check(len(procs) == 1 and procs[0]["pid"] == spec["pid"] and procs[0]["process_name"] == spec["process"],
+      "calls: one process descriptor with pid and name: %s" % procs)
+proc_uuid = [u for u, d in dec.tracks.items() if "process_name" in d][0]
+for tid, name in spec["threads"].items():
+    th = [d for d in dec.tracks.values() if d.get("tid") == int(tid)]
+    check(len(th) == 1 and th[0]["thread_name"] == name and th[0]["parent"] == proc_uuid,
+          "calls: thread %s descriptor named %r under the process: %s" % (tid, name, th))
+by_name = {i[1]: i for i in dec.instants}
+check(by_name.get("custom event", (0, 0, 0, 0, {}))[4].get("data") == "hello world", "calls: custom event data")
+check(by_name.get("typed event", (0, 0, 0, 0, {}))[4].get("hex") == "000102", "calls: typed event bytes")
+hello = by_name.get("Hello")
+check(hello is not None and hello[3] == ["MyProviderName"] and hello[4].get("count") == 42 and
+      hello[4].get("msg") == "world", "calls: structured event: category and typed fields: %s" % (hello,))
+spans = [(u, s) for u, sl in dec.slices.items() for s in sl if "tid" not in dec.tracks.get(u, {})]
+check(len(spans) == 1 and spans[0][1][0] == "Work" and dec.tracks[spans[0][0]]["name"] == "Work" and
+      dec.tracks[spans[0][0]]["parent"] == proc_uuid,
+      "calls: the activity is one async slice 'Work' on its own track under the process: %s" % spans)
+
+# empty trace: still a valid file
+pf = convert(os.path.join(work, "empty.fr"), "perfetto", os.path.join(work, "empty.pftrace"))
+protoc_decode(pf)
+check(not Decoded(pf).errors, "empty: decodes")
+
+# ------------------------------------------------------------------ a larger trace, 4 threads
+big = os.path.join(work, "big.xray")
+subprocess.run([analysis_gen, big, os.path.join(work, "big-map.yaml"), "200000", "4"], check=True,
+               stdout=subprocess.DEVNULL)
+pf = convert(big, "perfetto", os.path.join(work, "big.pftrace"))
+protoc_decode(pf)
+dec = Decoded(pf)
+check(not dec.errors, "big: decoder: %s" % dec.errors[:5])
+n = compare_with_chrome(big, dec, convert(big, "chrome", os.path.join(work, "big.chrome.json")))
+check(n >= 90000, "big: %d slices (expected about 100,000)" % n)
+threads = [d for d in dec.tracks.values() if "tid" in d]
+check(len(threads) == 4, "big: 4 thread tracks, got %d" % len(threads))
+size = os.path.getsize(pf)
+check(size < 200000 * 40, "big: %d bytes for 200,000 records (compact)" % size)
+
+# bad usage
+p = subprocess.run([flightrec, "convert", trace, "--format", "perfetto2"], capture_output=True, text=True)
+check(p.returncode == 2 and "perfetto" in p.stderr, "unknown format: exit 2 listing perfetto")
+
+if failures:
+    print("%d check(s) failed" % len(failures))
+    sys.exit(1)
+print("ok")
