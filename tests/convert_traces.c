@@ -179,6 +179,10 @@ static void yaml_trace(const char *dir)
         "caf\xc3\xa9", "\xe2\x80\xa8", "\xc2\x85", "\xc2\xa0", "bad\xffutf8", "del\x7f", "bell\a",
         "-", "?q", "[x]", "{y}", "a,b", "back\\slash", "@at", "`tick", "%pct", "!bang", "*star",
         "&amp", "|pipe", ">gt", "'quote",
+        /* code points LLVM's YAML writer escapes as not printable (C1 control, combining
+         * grapheme joiner, unassigned, private use, noncharacter) and printable ones */
+        "c1\xc2\x91", "cgj\xcd\x8f", "un\xcd\xb8", "pua\xee\x80\x80", "nc\xf4\x8f\xbf\xbf",
+        "emoji\xf0\x9f\x98\x80", "cjk\xe4\xb8\xad",
     };
     uint64_t t0 = 5000;
     for (int th = 0; th < 70; th++) {

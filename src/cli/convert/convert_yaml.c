@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "convert.h"
+#include "yaml_nonprintable.h"
 
 /* ------------------------------------------------------------------ LLVM YAML scalars */
 
@@ -189,6 +190,9 @@ static void yaml_escape(cv_out *o, const char *s, size_t n)
             else if (cp == 0xA0) CV_LIT(o, "\\_");
             else if (cp == 0x2028) CV_LIT(o, "\\L");
             else if (cp == 0x2029) CV_LIT(o, "\\P");
+            else if (yaml_is_nonprintable(cp))
+                put_hex_escape(o, cp <= 0xFF ? 'x' : cp <= 0xFFFF ? 'u' : 'U', cp,
+                               cp <= 0xFF ? 2 : cp <= 0xFFFF ? 4 : 8);
             else cv_put(o, (const char *)p + i, len);
             i += len - 1;
         } else {
