@@ -1,10 +1,12 @@
 # `flightrec convert --format chrome` vs `llvm-xray convert --output-format=trace_event` on
 # the same synthetic trace (3 M records by default): `cmake --build build --target bench_convert`.
-if(TARGET fr_trace_builder)
-  add_executable(bench_convert_gen ${CMAKE_CURRENT_SOURCE_DIR}/convert_gen.c)
-  target_link_libraries(bench_convert_gen PRIVATE fr_trace_builder)
-  find_program(BENCH_LLVM_XRAY NAMES llvm-xray-14 llvm-xray)
-  find_program(BENCH_PYTHON3 NAMES python3)
+add_executable(bench_convert_gen ${CMAKE_CURRENT_SOURCE_DIR}/convert_gen.c)
+target_link_libraries(bench_convert_gen PRIVATE fr_trace_builder)
+find_program(BENCH_LLVM_XRAY NAMES llvm-xray-14 llvm-xray)
+find_program(BENCH_PYTHON3 NAMES python3)
+if(NOT BENCH_LLVM_XRAY OR NOT BENCH_PYTHON3)
+  message(STATUS "bench_convert not built: it needs llvm-xray (14) and python3")
+else()
   set(FR_BENCH_CONVERT_RECORDS 3000000 CACHE STRING "records in the convert benchmark's trace")
   add_custom_target(bench_convert
     COMMAND ${BENCH_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_bench.py $<TARGET_FILE:flightrec_cli>

@@ -10,3 +10,9 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME cli_info_threads COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_info_threads.sh
     $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:functrace_record_shared>)
 endif()
+# The CLI's time helpers (tick -> time, durations): cli_common.c with the files it needs.
+add_executable(cli_common_test ${CMAKE_CURRENT_SOURCE_DIR}/cli_common_test.c
+  ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c ${CMAKE_SOURCE_DIR}/src/cli/text_escape.c)
+target_include_directories(cli_common_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
+target_link_libraries(cli_common_test PRIVATE flightrec_reader fr_testlib)
+add_test(NAME cli_common COMMAND cli_common_test)

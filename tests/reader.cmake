@@ -1,10 +1,8 @@
 # Tests of the reading side (reader part): the synthetic trace builder used by every
 # part's tests, the streaming reader, metadata, symbols and the info/dump subcommands.
 
-# Synthetic FDR v5 traces for tests (tests/trace_builder.h).
-add_library(fr_trace_builder STATIC ${CMAKE_CURRENT_SOURCE_DIR}/trace_builder.c)
-target_include_directories(fr_trace_builder PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
-  ${CMAKE_SOURCE_DIR}/src/common)
+# fr_trace_builder (synthetic traces, tests/trace_builder.h) is defined in the top-level
+# CMakeLists.txt: the benchmarks use it too.
 
 add_executable(reader_tb_sample ${CMAKE_CURRENT_SOURCE_DIR}/reader_tb_sample.c)
 target_link_libraries(reader_tb_sample PRIVATE fr_trace_builder)
@@ -13,10 +11,8 @@ add_test(NAME reader_builder_llvm_xray
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reader_builder.sh $<TARGET_FILE:reader_tb_sample>
           ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/reader_builder)
 
-# The reader, metadata and the CLI's time helpers (cli_common.c compiled in).
-add_executable(reader_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_test.c
-  ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c ${CMAKE_SOURCE_DIR}/src/cli/text_escape.c)
-target_include_directories(reader_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
+# The reader and the metadata block.
+add_executable(reader_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_test.c)
 target_link_libraries(reader_test PRIVATE flightrec_reader fr_trace_builder fr_testlib)
 add_test(NAME reader_unit COMMAND reader_test)
 

@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cli_common.h"
 #include "fr_reader.h"
 #include "trace_builder.h"
 #include "trace_meta.h"
@@ -471,36 +470,6 @@ static void test_truncated_everywhere(void **state)
     fr_tb_free(b);
 }
 
-/* ------------------------------------------------------------------ time helpers */
-
-static void test_time_format(void **state)
-{
-    (void)state;
-    char b[64];
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, 1234567, 1000000000, 6, 3), "1234.567");
-    /* 2.1 GHz: 1 tick = 0.476190476... ns; one rounding only */
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, 1, 2100000000, 9, 3), "0.476");
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, 2100000001, 2100000000, 6, 3),
-                        "1000000.000");
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, -5, 1000, 3, 0), "-5");
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, 7, 0, 6, 3), "7");
-    /* beyond double precision: 2^62 ticks at 1 GHz */
-    assert_string_equal(fr_cli_format_ticks(b, sizeof b, INT64_C(4611686018427387904),
-                                            1000000000, 6, 3), "4611686018427387.904");
-    assert_int_equal(fr_cli_ticks_to_ns(3, 2000000000), 2); /* 1.5 -> 2 */
-    int64_t t;
-    assert_int_equal(fr_cli_parse_duration("1.5ms", 2100000000, &t), 0);
-    assert_int_equal(t, 3150000);
-    assert_int_equal(fr_cli_parse_duration("20", 1000000, &t), 0);
-    assert_int_equal(t, 20);
-    assert_int_equal(fr_cli_parse_duration("100ns", 1000000000, &t), 0);
-    assert_int_equal(t, 100);
-    assert_int_equal(fr_cli_parse_duration("2s", 1000, &t), 0);
-    assert_int_equal(t, 2000);
-    assert_int_equal(fr_cli_parse_duration("2 s", 1000, &t), -1);
-    assert_int_equal(fr_cli_parse_duration("ms", 1000, &t), -1);
-}
-
 /* ------------------------------------------------------------------ batch read */
 
 /* One function record as either read path sees it, and the other records' kinds. */
@@ -608,7 +577,6 @@ int main(void)
         cmocka_unit_test(test_basic_mode),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_truncated_everywhere),
-        cmocka_unit_test(test_time_format),
         cmocka_unit_test(test_batch_matches_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/options.h"
+#include "core/visibility.h"
 
 #define FR_BUFFER_PREAMBLE   64  /* NewBuffer + WalltimeMarker + Pid + NewCPUId */
 #define FR_BUFFER_HEAD_SKIP  48  /* bytes a later buffer of a thread's block leaves out */
@@ -71,13 +72,13 @@ struct fr_pool {
     uint64_t untracked_drops;   /* records of threads beyond FR_MAX_THREADS (atomic) */
 };
 
-extern __attribute__((visibility("hidden"))) struct fr_pool fr_pool;
+extern FR_HIDDEN struct fr_pool fr_pool;
 
 /* Maps and pre-faults everything; 0 or -1 (errno). */
-__attribute__((visibility("hidden"))) int  fr_pool_create(const struct fr_options *o);
-__attribute__((visibility("hidden"))) void fr_pool_destroy(void);
+FR_HIDDEN int  fr_pool_create(const struct fr_options *o);
+FR_HIDDEN void fr_pool_destroy(void);
 /* Forgets every buffer and thread (fork child): memory stays mapped. */
-__attribute__((visibility("hidden"))) void fr_pool_clear(void);
+FR_HIDDEN void fr_pool_clear(void);
 
 static inline uint8_t *fr_pool_buffer(uint32_t idx)
 {
@@ -85,19 +86,19 @@ static inline uint8_t *fr_pool_buffer(uint32_t idx)
 }
 
 /* Takes a FREE buffer for thread `slot`; returns its index or -1. */
-__attribute__((visibility("hidden"))) int fr_pool_take_free(uint32_t slot);
+FR_HIDDEN int fr_pool_take_free(uint32_t slot);
 /* Overwrite policy: takes the oldest RETIRED buffer (an exited thread's history),
  * charging its records as dropped to that thread; -1 if none. */
-__attribute__((visibility("hidden"))) int fr_pool_reclaim_retired(uint32_t slot);
+FR_HIDDEN int fr_pool_reclaim_retired(uint32_t slot);
 /* The oldest buffer OWNED by `slot`, or -1. */
-__attribute__((visibility("hidden"))) int fr_pool_oldest_owned(uint32_t slot);
+FR_HIDDEN int fr_pool_oldest_owned(uint32_t slot);
 /* Stamps a buffer just taken or recycled as the newest of its owner. */
-__attribute__((visibility("hidden"))) void fr_pool_stamp(uint32_t idx, uint32_t slot);
+FR_HIDDEN void fr_pool_stamp(uint32_t idx, uint32_t slot);
 /* Every buffer of `slot`: OWNED -> RETIRED (thread exit). */
-__attribute__((visibility("hidden"))) void fr_pool_retire_thread(uint32_t slot);
+FR_HIDDEN void fr_pool_retire_thread(uint32_t slot);
 /* Buffers that hold data (OWNED or RETIRED) of every thread slot with this tid (one,
  * unless the kernel reused a tid), oldest first, into out[] (fr_pool.scratch is big
  * enough); returns how many. */
-__attribute__((visibility("hidden"))) uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out);
+FR_HIDDEN uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out);
 
 #endif

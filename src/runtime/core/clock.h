@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "arch/port.h"
+#include "core/visibility.h"
 
 enum fr_clock_choice { FR_CLOCK_AUTO = 0, FR_CLOCK_TSC = 1, FR_CLOCK_MONO = 2 };
 
@@ -22,8 +23,8 @@ struct fr_clock {
 };
 
 /* Set by fr_clock_init; read on every record. */
-extern __attribute__((visibility("hidden"))) int fr_clock_use_tsc;
-extern __attribute__((visibility("hidden"))) struct fr_clock fr_clock;
+extern FR_HIDDEN int fr_clock_use_tsc;
+extern FR_HIDDEN struct fr_clock fr_clock;
 
 static inline uint64_t fr_clock_mono_ns(void)
 {
@@ -40,9 +41,9 @@ static inline uint64_t fr_clock_now(void)
 }
 
 /* Chooses the source, calibrates the TSC (once per process: ~10 ms), sets base_tsc. */
-__attribute__((visibility("hidden"))) void fr_clock_init(enum fr_clock_choice choice);
+FR_HIDDEN void fr_clock_init(enum fr_clock_choice choice);
 /* Ticks -> wall clock of a timestamp relative to base_tsc. */
-__attribute__((visibility("hidden"))) void fr_clock_walltime(uint64_t rel_ticks, int64_t *sec, int32_t *usec);
-__attribute__((visibility("hidden"))) uint64_t fr_clock_us_to_ticks(uint64_t us);
+FR_HIDDEN void fr_clock_walltime(uint64_t rel_ticks, int64_t *sec, int32_t *usec);
+FR_HIDDEN uint64_t fr_clock_us_to_ticks(uint64_t us);
 
 #endif

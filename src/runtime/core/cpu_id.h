@@ -8,11 +8,12 @@
 
 #include <stdint.h>
 #include "arch/port.h"
+#include "core/visibility.h"
 
 /* %fs-relative offset of rseq->cpu_id, or -1 when glibc did not register rseq. */
-extern __attribute__((visibility("hidden"))) long fr_cpu_rseq_offset;
+extern FR_HIDDEN long fr_cpu_rseq_offset;
 
-__attribute__((visibility("hidden"))) void fr_cpu_init(void);
+FR_HIDDEN void fr_cpu_init(void);
 
 /* Raw rseq cpu_id (compare it to detect a migration); 0 when rseq is unavailable. */
 static inline uint32_t fr_cpu_raw(void)

@@ -28,8 +28,11 @@
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/cpu_id.h"
+#include "core/fork.h"
 #include "core/options.h"
+#include "core/output_path.h"
 #include "core/session.h"
+#include "core/text_out.h"
 #include "core/thread_writer.h"
 
 pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -85,8 +88,6 @@ static void at_exit(void)
     if (!fr_opts.no_file_flush)
         fr_flush();
 }
-
-__attribute__((visibility("hidden"))) void fr_fork_install(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int once_error;

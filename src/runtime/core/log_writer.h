@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "core/visibility.h"
 
 struct fr_out {
     int      fd;
@@ -19,19 +20,19 @@ struct fr_out {
     size_t   cap;
 };
 
-__attribute__((visibility("hidden"))) void fr_out_put(struct fr_out *o, const void *data, size_t len);
-__attribute__((visibility("hidden"))) void fr_out_flush(struct fr_out *o);
+FR_HIDDEN void fr_out_put(struct fr_out *o, const void *data, size_t len);
+FR_HIDDEN void fr_out_flush(struct fr_out *o);
 /* Overwrites bytes already emitted at `offset` (e.g. a BufferExtents count). */
-__attribute__((visibility("hidden"))) void fr_out_patch(struct fr_out *o, uint64_t offset,
-                                                        const void *data, size_t len);
+FR_HIDDEN void fr_out_patch(struct fr_out *o, uint64_t offset,
+                            const void *data, size_t len);
 
 /* The metadata block's event sink (recorder.h's opaque fr_meta_writer). */
 struct fr_meta_writer {
     struct fr_out *out;
 };
-__attribute__((visibility("hidden"))) void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type,
-                                                            const struct iovec *iov, int iovcnt);
+FR_HIDDEN void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type,
+                                const struct iovec *iov, int iovcnt);
 /* Emits CLOCK, PROCESS, SUMMARY, THREAD_STATS, then every registered source. */
-__attribute__((visibility("hidden"))) void fr_meta_emit_all(struct fr_meta_writer *w);
+FR_HIDDEN void fr_meta_emit_all(struct fr_meta_writer *w);
 
 #endif

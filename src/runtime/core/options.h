@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/visibility.h"
 
 #define FR_OPTIONS_PATH_MAX 4096
 
@@ -29,13 +30,13 @@ struct fr_options {
 };
 
 /* Sets every field to its default. */
-__attribute__((visibility("hidden"))) void fr_options_defaults(struct fr_options *o);
+FR_HIDDEN void fr_options_defaults(struct fr_options *o);
 
 /* Applies the pairs in `text` (NULL or "" = nothing) on top of *o. `origin` names the
  * source in messages (e.g. "FLIGHTREC_OPTIONS"; NULL: report nothing). Each unknown key or bad value is
  * reported once on stderr; returns 0 if all were valid, -1 otherwise (valid pairs are
  * applied either way). */
-__attribute__((visibility("hidden"))) int fr_options_parse(struct fr_options *o, const char *text,
-                                                           const char *origin);
+FR_HIDDEN int fr_options_parse(struct fr_options *o, const char *text,
+                               const char *origin);
 
 #endif

@@ -11,7 +11,7 @@
 #include <sys/uio.h>
 #include "fr_format.h"
 
-#define FR_HIDDEN __attribute__((visibility("hidden")))
+#include "core/visibility.h"
 
 /* Hot path. No lock, no system call, no allocation; a thread-local recursion guard makes
  * them safe from signal handlers (a nested call while a record is being written is

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "core/session.h"
+#include "core/text_out.h"
 
 void fr_fmt_str(char *buf, size_t cap, size_t *len, const char *s)
 {

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "core/visibility.h"
 
 struct fr_thread {
     /* hot: touched by every record */
@@ -47,17 +48,17 @@ struct fr_thread {
     uint64_t below_threshold;
 };
 
-extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
 /* Current recorder session (incremented by each init and in a fork child). */
-extern __attribute__((visibility("hidden"))) uint32_t fr_session;
+extern FR_HIDDEN uint32_t fr_session;
 
 /* Lifecycle support (lifecycle.c, fork.c). */
-__attribute__((visibility("hidden"))) int  fr_writer_setup_key(void);
+FR_HIDDEN int  fr_writer_setup_key(void);
 /* Publishes t's current buffer and counters into the pool descriptors and detaches t
  * from its buffers. Caller holds the registry lock; t is quiescent. */
-__attribute__((visibility("hidden"))) void fr_writer_snapshot(struct fr_thread *t);
+FR_HIDDEN void fr_writer_snapshot(struct fr_thread *t);
 /* Forget the calling thread's buffers (fork child). */
-__attribute__((visibility("hidden"))) void fr_writer_forget_self(void);
+FR_HIDDEN void fr_writer_forget_self(void);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "functrace/instr_map.h"
 #include "arch/port.h"
+#include "core/visibility.h"
 
 /* Results, numerically equal to compiler-rt's XRayPatchingStatus. */
 typedef enum fr_patch_status {
@@ -35,7 +36,7 @@ struct fr_sled_handlers {
     void (*custom_event)(void *data, size_t size);
     void (*typed_event)(uint16_t type, const void *data, size_t size);
 };
-extern struct fr_sled_handlers fr_sled_handlers __attribute__((visibility("hidden")));
+extern struct fr_sled_handlers fr_sled_handlers FR_HIDDEN;
 
 /* Installs the recorder as the handler (functrace_runtime.c): FORCE replaces handlers
  * the program set, otherwise only empty ones are filled. */

@@ -1,0 +1,17 @@
+/*
+ * output_path.h - the trace file's name from the output= pattern (output_path.c).
+ */
+#ifndef FLIGHTREC_OUTPUT_PATH_H
+#define FLIGHTREC_OUTPUT_PATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/visibility.h"
+
+/* Expands `pattern` ("%p" -> pid, "%%" -> "%") into out; when `force_pid` and the
+ * pattern has no %p, appends ".PID" (fork children). Returns 0 or -1 (too long).
+ * Async-signal-safe (no stdio, no allocation). */
+FR_HIDDEN int fr_expand_output(char *out, size_t cap, const char *pattern, int32_t pid,
+                               int force_pid);
+
+#endif
