@@ -22,8 +22,8 @@ expect_rc 2 "bad policy" "$fr" record --policy sometimes -- "$prog"
 expect_rc 2 "bad number" "$fr" record --buffers many -- "$prog"
 expect_rc 2 "missing value" "$fr" record -o
 expect_rc 1 "program not found" "$fr" record -- ./no-such-program
-expect_rc 1 "not linked with libflightrec" "$fr" record -- /bin/true
-grep -q "does not link libflightrec" err.txt || fail "says the program does not link libflightrec"
+expect_rc 1 "not instrumented, not linked with libflightrec" "$fr" record -- /bin/true
+grep -q "no function instrumentation" err.txt || fail "says /bin/true has no instrumentation"
 expect_rc 1 "no instrumentation" "$fr" record -- "$plain"
 grep -q "no function instrumentation" err.txt || fail "says the program has no instrumentation"
 printf '#!/bin/sh\nexit 0\n' >script.sh; chmod +x script.sh

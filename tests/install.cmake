@@ -3,3 +3,17 @@
 add_test(NAME install_package
   COMMAND ${CMAKE_SOURCE_DIR}/tests/install_check.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${LLVM_XRAY})
 set_tests_properties(install_package PROPERTIES LABELS no_asan ENVIRONMENT "CC=${CMAKE_C_COMPILER}")
+
+# The installed `flightrec record` on programs never linked with libflightrec (XRay with
+# -fnoxray-link-deps, gcc -finstrument-functions, XRay with compiler-rt's runtime: all
+# with libflightrec.so preloaded), a static one (refused with a message), and a tree of
+# processes (one trace per process). The test programs are compiled by the script with
+# clang and gcc found here (Skipped when one is missing). no_asan: an ASan-built
+# libflightrec.so cannot be preloaded into a program built without ASan (the ASan
+# runtime must come first in the link order).
+find_program(FR_CLANG NAMES clang clang-14)
+find_program(FR_GCC NAMES gcc)
+add_test(NAME install_record_norelink
+  COMMAND ${CMAKE_SOURCE_DIR}/tests/install_record_norelink.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
+          ${FR_CLANG} ${FR_GCC} ${LLVM_XRAY})
+set_tests_properties(install_record_norelink PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)

@@ -1,23 +1,31 @@
 /*
- * cmd_record.c - `flightrec record [options] -- PROGRAM [ARGS...]`: run a program that
- * links libflightrec with tracing on, and say where its trace went.
+ * cmd_record.c - `flightrec record [options] -- PROGRAM [ARGS...]`: run an instrumented
+ * program with tracing on, and say where its trace went.
  *
- * The program is checked first (libelf): it must link libflightrec (DT_NEEDED
- * libflightrec*, or the symbol fr_init when linked statically) and carry function
- * instrumentation (an xray_instr_map section, or calls to gcc's __cyg_profile_func_enter);
- * otherwise nothing would be recorded and we say why instead of running it.
+ * The program is checked first (program_facts.h): it must carry function instrumentation
+ * (an xray_instr_map section, or calls to __cyg_profile_func_enter); otherwise nothing
+ * would be recorded and we say why instead of running it. A program that links
+ * libflightrec runs as it is; one that does not (clang -fxray-instrument
+ * -fnoxray-link-deps, gcc -finstrument-functions against nothing, clang's default
+ * compiler-rt XRay runtime) runs with our libflightrec.so.0 in LD_PRELOAD: its sleds
+ * and hooks are patched and served by our runtime (compiler-rt's, if present, stays
+ * unused). A statically linked program without libflightrec cannot be preloaded: we say
+ * so. All options are validated with the runtime's own parser before the program runs.
  * The options reach the runtime through FLIGHTREC_OPTIONS (start=1 output=... patch=...),
- * appended after the caller's own FLIGHTREC_OPTIONS so ours win. libflightrec.so is made
- * findable through LD_LIBRARY_PATH (the build tree's library directory when run from it,
- * else <bindir>/../<libdir>, after the caller's). The program runs as our child (fork +
- * exec); its exit status is ours (128+N when killed by signal N).
+ * appended after the caller's own FLIGHTREC_OPTIONS so ours win.
+ *
+ * One trace per process: with an output name without %p, every process writes
+ * OUTPUT.PID (children inherit the options, exec'd or forked) and the recorded
+ * process's file is renamed to OUTPUT at the end; the others are listed.
+ * The program runs as our child (fork + exec); its exit status is ours (128+N when
+ * killed by signal N).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <dirent.h>
+#include <time.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +37,7 @@
 
 #include "commands.h"
 #include "core/options.h"
+#include "program_facts.h"
 
 #ifndef FLIGHTREC_BUILD_LIBDIR
 #define FLIGHTREC_BUILD_LIBDIR ""
@@ -43,9 +52,14 @@ static void usage(FILE *out)
             "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
             "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
             "                        [--no-check] -- PROGRAM [ARGS...]\n"
-            "Runs PROGRAM (built with clang -fxray-instrument -fnoxray-link-deps or gcc\n"
-            "-finstrument-functions, linked with libflightrec) with tracing on and writes\n"
-            "its trace to FILE (default flightrec-%%p.fr; %%p is the program's pid).\n"
+            "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
+            "flightrec-%%p.fr; %%p is the program's pid). PROGRAM is built with clang\n"
+            "-fxray-instrument -fxray-instruction-threshold=1 (with or without\n"
+            "-fnoxray-link-deps) or gcc -finstrument-functions; if it does not link\n"
+            "libflightrec, libflightrec.so is preloaded (LD_PRELOAD), so a dynamically\n"
+            "linked PROGRAM needs no relinking.\n"
+            "Child processes that run instrumented code write their own traces: with\n"
+            "-o FILE (no %%p), PROGRAM's trace is FILE and each other process's FILE.PID.\n"
             "  -o, --output FILE     trace file\n"
             "  --policy P            when a thread's buffers are full: overwrite (keep the\n"
             "                        newest, default) or discard (keep the oldest)\n"
@@ -55,118 +69,12 @@ static void usage(FILE *out)
             "  --filter PATTERN      patch only these functions: items separated by ':',\n"
             "                        each a name glob (e.g. 'parse_*'), an id or an id\n"
             "                        range N-M\n"
-            "  --no-check            run PROGRAM even if it seems not to link libflightrec\n"
-            "                        or to have no instrumentation\n"
+            "  --no-check            run PROGRAM even if it seems to have no\n"
+            "                        instrumentation or cannot be traced\n"
             "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
             "the caller's FLIGHTREC_OPTIONS.\n"
             "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
             "traced, 2 for bad usage.\n");
-}
-
-/* ---------------------------------------------------------------- checking the program */
-
-struct program_facts {
-    int links_flightrec;   /* DT_NEEDED libflightrec* or a defined fr_init */
-    int has_sleds;         /* section xray_instr_map */
-    int has_cyg_hooks;     /* references __cyg_profile_func_enter */
-};
-
-static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct program_facts *f)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0)
-        return;
-    size_t n = sh->sh_size / sh->sh_entsize;
-    for (size_t i = 0; i < n; i++) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, (int)i, &sym))
-            continue;
-        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (!name)
-            continue;
-        if (!strcmp(name, "fr_init") && sym.st_shndx != SHN_UNDEF)
-            f->links_flightrec = 1;
-        if (!strcmp(name, "__cyg_profile_func_enter"))
-            f->has_cyg_hooks = 1;
-    }
-}
-
-static void scan_dynamic(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct program_facts *f)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0)
-        return;
-    size_t n = sh->sh_size / sh->sh_entsize;
-    for (size_t i = 0; i < n; i++) {
-        GElf_Dyn dyn;
-        if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
-            continue;
-        const char *name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
-        if (name && !strncmp(name, "libflightrec", 12))
-            f->links_flightrec = 1;
-    }
-}
-
-/* 0 if PATH is an ELF file we could read (facts filled), -1 with a message otherwise. */
-static int inspect_program(const char *path, struct program_facts *f)
-{
-    memset(f, 0, sizeof *f);
-    elf_version(EV_CURRENT);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fprintf(stderr, "flightrec record: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!elf || elf_kind(elf) != ELF_K_ELF) {
-        fprintf(stderr, "flightrec record: %s: not an ELF executable (a script? run its "
-                        "interpreter's program instead)\n", path);
-        if (elf)
-            elf_end(elf);
-        close(fd);
-        return -1;
-    }
-    size_t shstrndx;
-    if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
-        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh))
-                continue;
-            const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-            if (name && !strcmp(name, "xray_instr_map") && sh.sh_size > 0)
-                f->has_sleds = 1;
-            if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-                scan_symbols(elf, scn, &sh, f);
-            else if (sh.sh_type == SHT_DYNAMIC)
-                scan_dynamic(elf, scn, &sh, f);
-        }
-    }
-    elf_end(elf);
-    close(fd);
-    return 0;
-}
-
-/* PROGRAM as execvp would find it; NULL if it is nowhere on PATH. */
-static char *resolve_program(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return strdup(prog);
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t len = strcspn(path, ":");
-        char *cand;
-        if (asprintf(&cand, "%.*s/%s", (int)len, len ? path : ".", prog) < 0)
-            return NULL;
-        if (access(cand, X_OK) == 0)
-            return cand;
-        free(cand);
-        path += len;
-        if (*path == ':')
-            path++;
-    }
-    return NULL;
 }
 
 /* ---------------------------------------------------------------- options */
@@ -206,6 +114,64 @@ static char *own_library_dir(void)
         return strdup(exe);
     char *dir;
     return asprintf(&dir, "%s/../%s", exe, FLIGHTREC_INSTALL_LIBDIR_REL) < 0 ? NULL : dir;
+}
+
+/* DIR/name in our own library directory, if it exists there; malloc'ed. */
+static char *own_library_file(const char *name)
+{
+    char *dir = own_library_dir(), *path = NULL, real[PATH_MAX];
+    if (dir && asprintf(&path, "%s/%s", dir, name) >= 0 && realpath(path, real)) {
+        free(path);
+        path = strdup(real);
+    } else {
+        free(path);
+        path = NULL;
+    }
+    free(dir);
+    return path;
+}
+
+/* The traces of the other processes (children that run instrumented code): TRACE.PID
+ * files written since the run started. Says how many and names the first few. */
+static void report_other_processes(const char *trace, time_t started)
+{
+    char *copy = strdup(trace);
+    if (!copy)
+        return;
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : copy) : ".";
+    const char *base = slash ? slash + 1 : copy;
+    if (slash)
+        *slash = 0;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) {
+        free(copy);
+        return;
+    }
+    unsigned n = 0;
+    char shown[512] = "";
+    size_t used = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, blen) || name[blen] != '.' || !name[blen + 1] ||
+            strspn(name + blen + 1, "0123456789") != strlen(name + blen + 1))
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+            st.st_mtime < started - 1)
+            continue;
+        if (n < 4 && used + strlen(name) + 3 < sizeof shown)
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "%s%s", n ? ", " : "",
+                                     name);
+        n++;
+    }
+    closedir(d);
+    if (n)
+        fprintf(stderr, "flightrec record: %u other process%s wrote %s own trace%s: %s%s "
+                        "(in %s)\n", n, n == 1 ? "" : "es", n == 1 ? "its" : "their",
+                n == 1 ? "" : "s", shown, n > 4 ? ", ..." : "", dir);
+    free(copy);
 }
 
 static void add_library_path(void)
@@ -381,31 +347,47 @@ int cmd_record(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
 
     char **prog_argv = argv + i;
-    char *program = resolve_program(prog_argv[0]);
+    char *program = fr_program_resolve(prog_argv[0]);
     if (!program) {
         fprintf(stderr, "flightrec record: %s: command not found\n", prog_argv[0]);
         return FR_EXIT_BAD_INPUT;
     }
-    struct program_facts facts;
+    fr_program_facts facts;
+    char err[1024];
+    int inspected = fr_program_inspect(program, &facts, err, sizeof err) == 0;
     if (check) {
-        if (inspect_program(program, &facts) < 0) {
+        const char *why = NULL;
+        if (!inspected)
+            fprintf(stderr, "flightrec record: %s\n", err);
+        else if (!facts.has_sleds && !facts.has_cyg_hooks)
+            why = "has no function instrumentation (no xray_instr_map section, no "
+                  "__cyg_profile_func_enter calls): build it with clang -fxray-instrument "
+                  "-fxray-instruction-threshold=1 or gcc -finstrument-functions";
+        else if (facts.setid)
+            why = "is set-user-ID or set-group-ID: the loader and libflightrec ignore "
+                  "LD_PRELOAD and FLIGHTREC_OPTIONS in such a program (secure execution), "
+                  "so nothing would be recorded; record a copy without the bit";
+        else if (!facts.links_flightrec && !facts.dynamic)
+            why = "is statically linked without libflightrec, so libflightrec.so cannot be "
+                  "preloaded into it: relink it with libflightrec (pkg-config --static --libs "
+                  "flightrec), or link it dynamically";
+        if (why)
+            fprintf(stderr, "flightrec record: %s %s (or pass --no-check)\n", program, why);
+        if (!inspected || why) {
             free(program);
             return FR_EXIT_BAD_INPUT;
         }
-        if (!facts.links_flightrec) {
-            fprintf(stderr,
-                    "flightrec record: %s does not link libflightrec (no DT_NEEDED "
-                    "libflightrec.so, no fr_init): relink it with -lflightrec "
-                    "(pkg-config flightrec), or pass --no-check\n", program);
-            free(program);
-            return FR_EXIT_BAD_INPUT;
-        }
-        if (!facts.has_sleds && !facts.has_cyg_hooks) {
-            fprintf(stderr,
-                    "flightrec record: %s has no function instrumentation (no xray_instr_map "
-                    "section, no __cyg_profile_func_enter calls): build it with clang "
-                    "-fxray-instrument -fnoxray-link-deps or gcc -finstrument-functions, or "
-                    "pass --no-check\n", program);
+    }
+    /* A program that does not link libflightrec (clang -fnoxray-link-deps, gcc
+     * -finstrument-functions against nothing, compiler-rt's own XRay runtime) is traced
+     * with libflightrec.so preloaded: its sleds and hooks need nothing else. */
+    char *preload = NULL;
+    if (inspected && !facts.links_flightrec && facts.dynamic) {
+        preload = own_library_file("libflightrec.so.0");
+        if (!preload) {
+            fprintf(stderr, "flightrec record: %s does not link libflightrec and "
+                            "libflightrec.so.0 was not found next to flightrec to preload "
+                            "(an incomplete installation?)\n", program);
             free(program);
             return FR_EXIT_BAD_INPUT;
         }
@@ -422,10 +404,19 @@ int cmd_record(int argc, char **argv)
         }
         output = abs_output;
     }
+    /* One file per process: the runtime writes OUTPUT.PID in every process (children
+     * exec'd or forked inherit the options), and the recorded process's own file is
+     * renamed to OUTPUT when it ends. A pattern with %p is the user's own rule: kept. */
+    bool per_process = !strstr(output, "%p");
+    char *pattern = NULL;
+    if (asprintf(&pattern, per_process ? "%s.%%p" : "%s", output) < 0) {
+        fprintf(stderr, "flightrec record: out of memory\n");
+        return FR_EXIT_BAD_INPUT;
+    }
     char *options = NULL;
     if (env && *env)
         options = strdup(env);
-    int bad = append_option(&options, "start", "1") || append_option(&options, "output", output) ||
+    int bad = append_option(&options, "start", "1") || append_option(&options, "output", pattern) ||
               append_option(&options, "patch", filter ? filter : "all");
     if (policy)
         bad |= append_option(&options, "policy", policy);
@@ -440,6 +431,17 @@ int cmd_record(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
     }
     add_library_path();
+    if (preload) {
+        const char *old = getenv("LD_PRELOAD");
+        char *value;
+        if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old && *old ? old : "") < 0 ||
+            setenv("LD_PRELOAD", value, 1)) {
+            fprintf(stderr, "flightrec record: out of memory\n");
+            return FR_EXIT_BAD_INPUT;
+        }
+        free(value);
+    }
+    time_t started = time(NULL);
 
     fflush(NULL);
     pid_t pid = fork();
@@ -469,15 +471,23 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: %s was killed by signal %d (%s)\n", program,
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
-    char *trace = expand_output(output, pid);
+    char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
-    if (trace && stat(trace, &st) == 0)
+    if (per_process && trace && own && stat(own, &st) == 0 && rename(own, trace) != 0)
+        fprintf(stderr, "flightrec record: cannot rename %s to %s: %s\n", own, trace,
+                strerror(errno));
+    if (trace && stat(trace, &st) == 0 && st.st_mtime >= started - 1)
         fprintf(stderr, "flightrec record: trace written to %s (%lld bytes)\n", trace,
                 (long long)st.st_size);
     else
         fprintf(stderr, "flightrec record: no trace at %s (the program ended before its trace "
                         "was flushed, or disabled flushing)\n", trace ? trace : output);
+    if (per_process && trace)
+        report_other_processes(trace, started);
     free(trace);
+    free(own);
+    free(pattern);
+    free(preload);
     free(options);
     free(abs_output);
     free(program);

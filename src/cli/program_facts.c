@@ -1,0 +1,148 @@
+/* program_facts.c - see program_facts.h. */
+#define _GNU_SOURCE
+#include "program_facts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* An xray_instr_map entry (LLVM's XRaySledEntry, 64-bit): address, function, then the
+ * kind byte; 32 bytes in all. Kind 0 is a function's entry sled: one per function. */
+enum { SLED_ENTRY_SIZE = 32, SLED_KIND_OFFSET = 16, SLED_KIND_ENTRY = 0 };
+
+static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f,
+                         bool *defines_xray_patch)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (!name)
+            continue;
+        if (!strcmp(name, "fr_init") && sym.st_shndx != SHN_UNDEF)
+            f->links_flightrec = true;
+        else if (!strcmp(name, "__cyg_profile_func_enter"))
+            f->has_cyg_hooks = true;
+        else if (!strcmp(name, "__xray_patch") && sym.st_shndx != SHN_UNDEF)
+            *defines_xray_patch = true;
+    }
+}
+
+static void scan_dynamic(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+        if (name && !strncmp(name, "libflightrec", 12))
+            f->links_flightrec = f->needs_flightrec_so = true;
+    }
+}
+
+static void count_sleds(Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
+{
+    f->has_sleds = sh->sh_size > 0;
+    Elf_Data *data = sh->sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
+    if (!data || !data->d_buf)
+        return;
+    const unsigned char *p = data->d_buf;
+    for (size_t off = 0; off + SLED_ENTRY_SIZE <= data->d_size; off += SLED_ENTRY_SIZE) {
+        f->sleds++;
+        f->sled_functions += p[off + SLED_KIND_OFFSET] == SLED_KIND_ENTRY;
+    }
+}
+
+int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    elf_version(EV_CURRENT);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    f->setid = (st.st_mode & (S_ISUID | S_ISGID)) != 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        snprintf(err, errlen, "%s: not an ELF executable (a script? run its interpreter's "
+                 "program instead)", path);
+        if (elf)
+            elf_end(elf);
+        close(fd);
+        return -1;
+    }
+    size_t phnum;
+    if (elf_getphdrnum(elf, &phnum) == 0)
+        for (size_t i = 0; i < phnum; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+                f->dynamic = true;
+        }
+    bool defines_xray_patch = false;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh))
+                continue;
+            const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+            if (name && !strcmp(name, "xray_instr_map"))
+                count_sleds(scn, &sh, f);
+            if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+                scan_symbols(elf, scn, &sh, f, &defines_xray_patch);
+            else if (sh.sh_type == SHT_DYNAMIC)
+                scan_dynamic(elf, scn, &sh, f);
+        }
+    }
+    f->xray_runtime = defines_xray_patch && !f->links_flightrec;
+    elf_end(elf);
+    close(fd);
+    return 0;
+}
+
+char *fr_program_resolve(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return strdup(prog);
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        char *cand;
+        if (asprintf(&cand, "%.*s/%s", (int)len, len ? path : ".", prog) < 0)
+            return NULL;
+        struct stat st;
+        if (access(cand, X_OK) == 0 && stat(cand, &st) == 0 && S_ISREG(st.st_mode))
+            return cand;
+        free(cand);
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return NULL;
+}
