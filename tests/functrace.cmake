@@ -66,6 +66,14 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_names.sh $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:functrace_cxx_names> ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_work)
 
+  # A C++ program's call tree, exactly, in every output: exceptions through 5 traced
+  # frames and longjmp through 3 closed by the runtime's shadow stack.
+  functrace_xray_program(functrace_cxx_calls functrace_cxx_calls.cpp "flightrec;Threads::Threads")
+  add_test(NAME functrace_cxx_calls
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_calls.py
+            $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} $<TARGET_FILE:functrace_cxx_calls>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_calls_work)
+
   # C++ exceptions through traced frames.
   add_executable(functrace_exception ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_exception.cpp)
   target_compile_options(functrace_exception PRIVATE ${FUNCTRACE_XRAY_FLAGS} -O2)
@@ -87,6 +95,12 @@ if(FUNCTRACE_GCC)
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_names.cpp
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_gcc_work gcc)
   set_tests_properties(functrace_cxx_names_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+  add_test(NAME functrace_cxx_calls_gcc
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_calls.py
+            $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} --gcc
+            ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_calls.cpp
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_calls_gcc_work)
+  set_tests_properties(functrace_cxx_calls_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
 endif()
 
 # ymm registers kept across __xray_CustomEvent/__xray_TypedEvent whose handlers end in

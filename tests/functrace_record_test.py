@@ -105,8 +105,8 @@ def main():
             fail(f"{name}: gcc id {id_of[name]:#x} is in the sled range")
 
     if not gcc:
-        # llvm-xray account (-k: setjmp/longjmp leaves frames without exits).
-        a = run([llvm_xray, "account", "-k", "-m", program, trace, "--format=csv"])
+        # llvm-xray account without -k: the frame longjmp skipped was closed by the runtime.
+        a = run([llvm_xray, "account", "-m", program, trace, "--format=csv"])
         if a.returncode != 0:
             fail(f"llvm-xray account: {a.stderr}")
         acc = {}

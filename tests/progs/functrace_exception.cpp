@@ -1,6 +1,7 @@
 // functrace_exception.cpp - C++ exceptions unwinding through patched (traced) frames.
-// The unwinder runs no exit sleds: frames it unwinds have an enter and no exit; the
-// catching frame and everything after stay balanced. Exit status 0 when all checks pass.
+// The unwinder runs no exit sleds; the runtime's shadow stack gives the handler an exit
+// for every unwound frame, innermost first, before the catch block runs. Exit status 0
+// when all checks pass (counts, and the exact event order of the first call).
 #include <flightrec/xray.h>
 #include <cstdio>
 #include <stdexcept>
@@ -9,10 +10,13 @@
 #define NEVER __attribute__((xray_never_instrument, noinline))
 
 static unsigned long counts[64][3];
+static int order[16], norder;   // id * 10 + kind, first events only
 NEVER static void handler(int32_t id, XRayEntryType kind)
 {
     if (id > 0 && id < 64 && kind <= TAIL)
         counts[id][kind]++;
+    if (norder < 16)
+        order[norder++] = id * 10 + kind;
 }
 
 NOINLINE int thrower(int v)
@@ -52,9 +56,17 @@ NEVER int main()
     for (int i = 0; i < 1000; i++)
         sum += catcher(i);
     __xray_unpatch();
+    const int want[6] = {c * 10 + ENTRY, m * 10 + ENTRY, t * 10 + ENTRY,
+                         t * 10 + EXIT,  m * 10 + EXIT,  c * 10 + EXIT};
+    for (int k = 0; k < 6; k++)
+        if (order[k] != want[k]) {
+            std::fprintf(stderr, "FAIL: event %d is %d (id*10+kind), want %d\n", k, order[k],
+                         want[k]);
+            return 1;
+        }
     int ok = sum == -100000 && counts[c][ENTRY] == 1000 && counts[c][EXIT] == 1000 &&
-             counts[m][ENTRY] == 1000 && counts[m][EXIT] == 0 && counts[t][ENTRY] == 1000 &&
-             counts[t][EXIT] == 0;
+             counts[m][ENTRY] == 1000 && counts[m][EXIT] == 1000 && counts[t][ENTRY] == 1000 &&
+             counts[t][EXIT] == 1000;
     if (!ok) {
         std::fprintf(stderr, "FAIL: sum %ld catcher %lu/%lu middle %lu/%lu thrower %lu/%lu\n", sum,
                      counts[c][ENTRY], counts[c][EXIT], counts[m][ENTRY], counts[m][EXIT],

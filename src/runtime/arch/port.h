@@ -10,13 +10,17 @@
  *                                                                + offset (rseq cpu id)
  *                         and the constants, usable from assembly:
  *                           FR_ARCH_SLED_SIZE            bytes a sled write touches
+ *                           FR_ARCH_RETURN_SLOT_BELOW_CFA  a frame's return-address slot
+ *                                                        is at CFA minus this
  *                           FR_ARCH_HANDLER_OFF_*        struct fr_sled_handlers offsets
  *   sled_<cpu>.c          the bytes of the compiler's sleds: fr_arch_sled_targets and
  *                         fr_arch_sled_write below
  *   trampolines_<cpu>.S   what patched sleds call: fr_tramp_entry, fr_tramp_exit,
  *                         fr_tramp_tail, fr_tramp_arg1, and the event entry points
  *                         __xray_CustomEvent / __xray_TypedEvent; each calls the handler
- *                         read from fr_sled_handlers at FR_ARCH_HANDLER_OFF_*
+ *                         read from fr_sled_handlers at FR_ARCH_HANDLER_OFF_*; entry and
+ *                         exit trampolines keep the shadow stack (functrace/shadow_stack.h)
+ *   jmpbuf_<cpu>.c        fr_arch_jmpbuf_sp below
  *
  * functrace/sled_patch.c asserts that the handler offsets match the C struct.
  */
@@ -42,5 +46,8 @@ int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets
 /* Rewrites one sled (its pages must be writable). 0 on success, -1 for a kind we do not
  * know (left untouched). */
 int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t);
+/* The stack pointer longjmp(ENV) will restore, or 0 when it cannot be read reliably.
+ * CURRENT_SP: the caller's stack pointer (the target lies above it). */
+uint64_t fr_arch_jmpbuf_sp(const void *env, uint64_t current_sp);
 
 #endif

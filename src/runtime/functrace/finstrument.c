@@ -3,6 +3,7 @@
 #include "functrace/finstrument.h"
 #include "functrace/instr_map.h"
 #include "functrace/object_file.h"
+#include "functrace/shadow_stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,12 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     if (!fr_recording)
         return;
     uint32_t id = function_id((uintptr_t)fn);
-    if (id)
+    if (id) {
+        /* The caller's stack pointer at this call: frames below it at a catch or a
+         * longjmp target were unwound (shadow_stack.h). */
+        fr_shadow_finstrument_enter(id, (uint64_t)(uintptr_t)__builtin_dwarf_cfa());
         fr_record_function(id, FR_FN_ENTER);
+    }
 }
 
 HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
@@ -62,8 +67,10 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
     if (!fr_recording)
         return;
     uint32_t id = function_id((uintptr_t)fn);
-    if (id)
+    if (id) {
+        fr_shadow_finstrument_exit(id);   /* may first close frames a longjmp skipped */
         fr_record_function(id, FR_FN_EXIT);
+    }
 }
 
 /* ---------------------------------------------------------------- names, at finalize */

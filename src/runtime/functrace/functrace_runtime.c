@@ -14,6 +14,7 @@
 #include "functrace/instr_map.h"
 #include "core/options.h"
 #include "core/recorder.h"
+#include "functrace/shadow_stack.h"
 #include "functrace/sled_patch.h"
 
 #include <stdio.h>
@@ -60,6 +61,7 @@ static int patched_at_init;
 
 static void after_init(const struct fr_options *opts)
 {
+    fr_unwind_hooks_init();   /* also links the unwind hooks into static programs */
     fr_instr_map_refresh();
     fr_functrace_install_recorder(0);
     const char *patch = opts && opts->patch[0] ? opts->patch : "all";

@@ -11,6 +11,8 @@
 /* Largest number of bytes a sled write touches (for the pages to unprotect): the 11-byte
  * entry/exit sleds of sled_x86_64.c. */
 #define FR_ARCH_SLED_SIZE 11
+/* The return address sits right below the caller's stack pointer (the CFA). */
+#define FR_ARCH_RETURN_SLOT_BELOW_CFA 8
 
 /* Byte offsets of struct fr_sled_handlers' fields, as the trampolines read them
  * (checked against the struct in functrace/sled_patch.c). */

@@ -19,6 +19,22 @@
  * r10 carries the id (clang never keeps a value in r10 across a sled), r11 is free at
  * entry and exit.
  *
+ * Shadow stack (functrace/shadow_stack.h): whenever a handler is installed, entry and
+ * log-args entry push (return-address slot, id) and exit and tail exit pop it, inline:
+ * one TLS load, a compare with the top entry, two stores. Anything else (a full stack,
+ * an exit that is not the top entry, an entry at or above the top entry's slot) goes to
+ * fr_shadow_enter_slow / fr_shadow_exit_slow, which may emit exits for dead frames
+ * through the handler first: so it is called where the handler would be, with the same
+ * registers saved.
+ *
+ * What the handlers may touch, and why the saved sets suffice: the recorder
+ * (fr_record_function and the shadow stack's C code) is built for the x86-64 baseline
+ * (SSE2, no AVX), so it can change only the registers saved here and never the upper
+ * halves of ymm/zmm registers. A handler set through the XRay API that uses AVX, or calls
+ * a libc routine that ends in vzeroupper, would clear the upper halves of ymm0-7 (the
+ * arguments of a function taking __m256) at entry, or of ymm0 (an __m256 result) at
+ * exit: as in compiler-rt, such handlers are not supported; see docs/FUNCTRACE.md.
+ *
  * __xray_CustomEvent / __xray_TypedEvent are called by clang's event sleds in the middle
  * of a function: every register and the flags may be live, and the stack is NOT aligned
  * (compiler-rt 14 crashes there). They realign, save the flags, all caller-saved
@@ -28,6 +44,7 @@
  */
 
 #include "port_defs.h"
+#include "functrace/shadow_stack.h"
 #define H_FUNCTION FR_ARCH_HANDLER_OFF_FUNCTION
 #define H_ARG1     FR_ARCH_HANDLER_OFF_ARG1
 #define H_CUSTOM   FR_ARCH_HANDLER_OFF_CUSTOM
@@ -77,6 +94,69 @@
     .cfi_adjust_cfa_offset -192
 .endm
 
+/* SHADOW_PUSH off: the frame's return-address slot is at off(%rsp). Clobbers rax rcx rdx
+ * rsi rdi r11 (saved by the caller); keeps r10. */
+.macro SHADOW_PUSH off
+    movq fr_shadow@GOTTPOFF(%rip), %r11
+    movl %fs:FR_SHADOW_OFF_DEPTH(%r11), %eax
+    leaq \off(%rsp), %rcx
+    cmpl $FR_SHADOW_CAP, %eax
+    jae 7f
+    movq %rax, %rdx
+    shlq $4, %rdx                   /* top entry e[depth-1] is at 16 * depth */
+    testl %eax, %eax
+    je 6f
+    cmpq %rcx, %fs:(%r11,%rdx)      /* top.sp > slot: we are its callee, as usual */
+    jbe 7f
+6:  incl %eax
+    movl %eax, %fs:FR_SHADOW_OFF_DEPTH(%r11)   /* depth first (see shadow_stack.h) */
+    movq %rcx, %fs:FR_SHADOW_OFF_ENTRIES(%r11,%rdx)
+    movq %r10, %fs:FR_SHADOW_OFF_ENTRIES+8(%r11,%rdx)   /* id, flags 0 (r10 = zero-extended id) */
+    jmp 8f
+7:  movl %r10d, %edi
+    movq %rcx, %rsi
+    pushq %r10
+    .cfi_adjust_cfa_offset 8
+    pushq %r10
+    .cfi_adjust_cfa_offset 8
+    call fr_shadow_enter_slow
+    popq %r10
+    .cfi_adjust_cfa_offset -8
+    popq %r10
+    .cfi_adjust_cfa_offset -8
+8:
+.endm
+
+/* SHADOW_POP off: the same for an exit at the slot off(%rsp). Clobbers rcx rsi rdi, and
+ * everything a C function may on the slow path (r11 included); keeps r10. */
+.macro SHADOW_POP off
+    movq fr_shadow@GOTTPOFF(%rip), %rcx
+    movl %fs:FR_SHADOW_OFF_DEPTH(%rcx), %esi
+    leal -1(%rsi), %edi
+    cmpl $FR_SHADOW_CAP-1, %edi     /* depth 0, or frames beyond the stored ones */
+    ja 7f
+    shlq $4, %rsi
+    leaq \off(%rsp), %rdi
+    cmpq %rdi, %fs:(%rcx,%rsi)
+    jne 7f
+    cmpq %r10, %fs:8(%rcx,%rsi)     /* same id, flags 0 */
+    jne 7f
+    decl %fs:FR_SHADOW_OFF_DEPTH(%rcx)
+    jmp 8f
+7:  movl %r10d, %edi
+    leaq \off(%rsp), %rsi
+    pushq %r10
+    .cfi_adjust_cfa_offset 8
+    pushq %r10
+    .cfi_adjust_cfa_offset 8
+    call fr_shadow_exit_slow
+    popq %r10
+    .cfi_adjust_cfa_offset -8
+    popq %r10
+    .cfi_adjust_cfa_offset -8
+8:
+.endm
+
 .macro FUNCTION name
     .p2align 4
     .globl \name
@@ -96,6 +176,7 @@ FUNCTION fr_tramp_entry
     cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
     je 9f
     SAVE_ARGS
+    SHADOW_PUSH 200                 /* 192 saved + our return address */
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
     testq %rax, %rax
     je 1f
@@ -111,6 +192,7 @@ FUNCTION fr_tramp_tail
     cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
     je 9f
     SAVE_ARGS
+    SHADOW_POP 200
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
     testq %rax, %rax
     je 1f
@@ -127,12 +209,16 @@ END fr_tramp_tail
 FUNCTION fr_tramp_arg1
     SAVE_ARGS
     movq fr_sled_handlers+H_ARG1(%rip), %rax
+    orq fr_sled_handlers+H_FUNCTION(%rip), %rax
+    je 1f
+    SHADOW_PUSH 200
+    movq fr_sled_handlers+H_ARG1(%rip), %rax
     testq %rax, %rax
     jne 2f
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
     testq %rax, %rax
     je 1f
-2:  movq %rdi, %rdx
+2:  movq 128(%rsp), %rdx            /* the first argument, as saved */
     movl %r10d, %edi
     movl $3, %esi                   /* LOG_ARGS_ENTRY */
     call *%rax
@@ -164,9 +250,10 @@ FUNCTION fr_tramp_exit
     leaq fr_record_function(%rip), %rax
     cmpq %rax, %r11
     jne 5f
+    SHADOW_POP 104
     movl %r10d, %edi
     movl $1, %esi                   /* EXIT */
-    call *%r11
+    call fr_record_function
     jmp 4f
 5:  xorl %edx, %edx                 /* any other handler: x87 values saved around it */
     X87_EMPTY_TEST
@@ -178,9 +265,14 @@ FUNCTION fr_tramp_exit
     fstpt 64(%rsp)
     incl %edx
 1:  movq %rdx, 80(%rsp)
+    SHADOW_POP 104
+    movq fr_sled_handlers+H_FUNCTION(%rip), %r11   /* reloaded: the slow path may clobber it */
+    testq %r11, %r11
+    je 2f
     movl %r10d, %edi
     movl $1, %esi                   /* EXIT */
     call *%r11
+2:
     movq 80(%rsp), %rdx
     testl %edx, %edx
     je 4f
