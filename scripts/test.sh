@@ -2,24 +2,28 @@
 # Builds flightrec and runs every test: the normal build, then ASan+UBSan, then the
 # concurrency tests under TSan, then the reader fuzzer for a bounded time.
 # Usage: scripts/test.sh [--quick]   (--quick: normal build only)
+# Its build directories are its own (build-test, build-test-asan, build-test-tsan),
+# configured with clang whatever CC says: a build/ configured by hand (with gcc, say,
+# which leaves out the XRay tests) is never reused. FLIGHTREC_TEST_CC/CXX override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-export CC=${CC:-clang} CXX=${CXX:-clang++}
+export CC=${FLIGHTREC_TEST_CC:-clang} CXX=${FLIGHTREC_TEST_CXX:-clang++}
 jobs=$(nproc)
 
 run() { # build-dir ctest-args... ; extra cmake args come from $CMAKE_EXTRA
   local dir=$1; shift
   echo "=== $dir"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_EXTRA:-} >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$CC" \
+        -DCMAKE_CXX_COMPILER="$CXX" ${CMAKE_EXTRA:-} >/dev/null
   cmake --build "$dir" -j "$jobs"
   (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@")
 }
 
-run build
+run build-test
 [ "${1:-}" = "--quick" ] && exit 0
 CMAKE_EXTRA="-DFLIGHTREC_SANITIZE=address,undefined -DFLIGHTREC_BENCH=OFF -DFLIGHTREC_FUZZ=ON" \
-  run build-asan -LE no_asan
+  run build-test-asan -LE no_asan
 CMAKE_EXTRA="-DFLIGHTREC_SANITIZE=thread -DFLIGHTREC_BENCH=OFF" \
-  run build-tsan -L concurrency
+  run build-test-tsan -L concurrency
 echo "all tests passed"

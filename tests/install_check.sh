@@ -47,3 +47,14 @@ for d in "${parts[@]}"; do [ "$(cd "$d" 2>/dev/null && pwd -P)" = "$real_libdir"
 [ $ok = yes ] || { echo "FAIL: installed record's LD_LIBRARY_PATH lacks $libdir: $got"; exit 1; }
 "$llvm_xray" fdr-dump -verify "$work/ldpath.fr" >/dev/null
 echo "ok: installed flightrec record runs a program against $libdir, no LD_LIBRARY_PATH given"
+
+# flightrec_instrument() from the CMake package: every call recorded by the installed
+# flightrec record, no LD_LIBRARY_PATH.
+env -u LD_LIBRARY_PATH "$prefix/bin/flightrec" record -o "$work/instr.fr" -- "$work/consumer/consumer_instrumented" >/dev/null 2>&1
+calls=$("$prefix/bin/flightrec" account -f csv "$work/instr.fr" | awk -F, '$2=="work"{print $3}')
+[ "$calls" = 42 ] || { echo "FAIL: consumer_instrumented: $calls calls of work, want 42"; exit 1; }
+echo "ok: flightrec_instrument() target traced, 42 calls of work"
+# Installed programs carry RUNPATH $ORIGIN/../<libdir> (GNUInstallDirs layout).
+readelf -d "$prefix/bin/flightrec" | grep -q 'R.*PATH.*\$ORIGIN/\.\./lib' ||
+  { echo "FAIL: installed flightrec has no \$ORIGIN/../lib RUNPATH: $(readelf -d "$prefix/bin/flightrec" | grep PATH)"; exit 1; }
+echo "ok: installed flightrec has RUNPATH \$ORIGIN/../lib"
