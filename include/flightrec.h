@@ -23,13 +23,31 @@
  *   threshold_us=N     calls shorter than N microseconds leave no records (default 0)
  *   start=1            initialise (and patch) at program start-up
  *   patch=all|none|PATTERN     which instrumented functions to patch
- *   crash_dump=0       the only accepted value for now: crash dumps on a fatal signal
- *                      are not built yet, so crash_dump=1 is rejected as a bad option
+ *   crash_dump=1       on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP, write the
+ *                      trace (every thread's history up to the signal, the crashing
+ *                      thread's up to the faulting call) to `output`, then let the signal
+ *                      do what it would have done: the program's own handler installed
+ *                      before fr_init runs, or the default action (same exit status, same
+ *                      core dump). The file's metadata names the signal, the faulting
+ *                      address and the thread (`flightrec info`: "written on:"). Each
+ *                      recording thread gets a 64 KiB alternate signal stack (unless it
+ *                      has one), so a stack overflow is dumped too. A handler the program
+ *                      installs after fr_init replaces ours (no dump for that signal)
+ *                      unless it calls the handler it replaced. A fault inside the dump
+ *                      abandons it (message on stderr, no file). Default 0; on under
+ *                      `flightrec record`.
+ *   signal_flush=1     on SIGTERM, SIGINT or SIGHUP whose action is the default
+ *                      (termination), write the trace first, then terminate as the signal
+ *                      would. A signal the program handles itself is passed to its handler
+ *                      (its trace is written at exit); an ignored one stays ignored.
+ *                      Default 0; on under `flightrec record`.
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  *   clock=auto|tsc|monotonic   the timestamp source (auto: the TSC if CPUID says it is
  *                      invariant, else CLOCK_MONOTONIC)
  * Also accepted, for the XRay FDR mode: buffer_max (= buffers), func_duration_threshold_us
  * (= threshold_us), grace_period_ms (ignored), no_file_flush=1 (no file at exit).
+ * Writing a trace never lets SIGXFSZ (`ulimit -f`) kill the program: the write fails
+ * (EFBIG), the partial temporary file is removed and a message says so.
  * Each unknown key or bad value is reported once on stderr and fr_init fails with
  * FR_ERR_OPTIONS. fr_init applies FLIGHTREC_OPTIONS first, then its own string on top.
  *

@@ -39,8 +39,12 @@ static void test_separators_and_values(void **state)
     assert_true(o.start);
     assert_string_equal(o.patch, "foo*");
     assert_false(o.crash_dump);
-    /* crash dumps are not built: asking for one is refused, not silently ignored */
-    assert_int_not_equal(fr_options_parse(&o, "crash_dump=1", "test"), 0);
+    /* crash dumps and the termination-signal flush are built: both accepted (tests/crash_*) */
+    assert_false(o.signal_flush);
+    assert_int_equal(fr_options_parse(&o, "crash_dump=1 signal_flush=1", "test"), 0);
+    assert_true(o.crash_dump);
+    assert_true(o.signal_flush);
+    assert_int_not_equal(fr_options_parse(&o, "crash_dump=maybe", "test"), 0);
     assert_int_equal(o.clock, FR_CLOCK_MONO);
     /* buffer sizes are rounded up to 8 bytes; M suffix */
     assert_int_equal(fr_options_parse(&o, "buffer_size=2001", "test"), 0);

@@ -121,4 +121,13 @@ enum { FR_POLICY_OVERWRITE = 0, FR_POLICY_DISCARD = 1 };
  * must carry the smallest timestamp of the file (file timestamps count from init, and
  * 0 means "unset" to it). The metadata block's events also sit at tsc 1. */
 
+#define FR_TE_DUMP_CAUSE    0xF00Au
+/* Why this file was written from a signal or a snapshot rather than by a normal flush:
+ * u32 version (1); u32 cause (FR_DUMP_*); i32 signal number (0: none); i32 si_code;
+ * i32 tid of the thread that received it; u32 sequence number (snapshots, from 1);
+ * u64 faulting address (si_addr of SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0);
+ * u64 records a snapshot could not capture consistently (0 for a dump that stopped
+ * recording first). In the metadata block. */
+enum { FR_DUMP_FATAL_SIGNAL = 1, FR_DUMP_TERMINATION_SIGNAL = 2, FR_DUMP_SNAPSHOT = 3 };
+
 #endif

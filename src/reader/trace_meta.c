@@ -217,6 +217,23 @@ static void feed_function(fr_trace_meta *m, cursor *c)
     a[m->n_functions++] = f;
 }
 
+static void feed_dump_cause(fr_trace_meta *m, cursor *c)
+{
+    uint32_t version = u32(c), cause = u32(c);
+    uint32_t sig = u32(c), code = u32(c), tid = u32(c), seq = u32(c);
+    uint64_t address = u64(c), inconsistent = u64(c);
+    if (!c->ok || version < 1)
+        return;
+    m->has_dump_cause = true;
+    m->dump_cause = cause;
+    m->dump_signal = (int32_t)sig;
+    m->dump_code = (int32_t)code;
+    m->dump_tid = (int32_t)tid;
+    m->dump_seq = seq;
+    m->dump_address = address;
+    m->dump_inconsistent = inconsistent;
+}
+
 bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
 {
     if (rec->kind != FR_REC_TYPED || rec->event_type < FR_TE_FIRST || rec->event_type > FR_TE_LAST)
@@ -230,6 +247,7 @@ bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
     case FR_TE_OBJECT:       feed_object(m, &c); break;
     case FR_TE_FUNCTION:     feed_function(m, &c); break;
     case FR_TE_LOST:         m->lost_markers++; break;
+    case FR_TE_DUMP_CAUSE:   feed_dump_cause(m, &c); break;
     case FR_TE_EVENT:        return false; /* a structured event: the caller's business */
     default:                 break;        /* a type of ours we do not know: ignored */
     }

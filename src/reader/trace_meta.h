@@ -50,6 +50,11 @@ typedef struct fr_trace_meta {
     fr_meta_object   *objects;       size_t n_objects;
     fr_meta_function *functions;     size_t n_functions; /* sorted by id after fr_trace_meta_finish */
     uint64_t lost_markers;           /* FR_TE_LOST records seen */
+
+    bool     has_dump_cause;         /* FR_TE_DUMP_CAUSE: written from a signal / snapshot */
+    uint32_t dump_cause, dump_seq;   /* FR_DUMP_*; snapshot number */
+    int32_t  dump_signal, dump_code, dump_tid;
+    uint64_t dump_address, dump_inconsistent;
 } fr_trace_meta;
 
 void fr_trace_meta_init(fr_trace_meta *m);

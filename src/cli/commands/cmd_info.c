@@ -4,6 +4,7 @@
  * counts and time spans, record counts per kind, and the duration.
  * Output is "key: value" lines (threads one per line), stable for scripts and tests.
  */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,27 @@ static int by_pid_tid(const void *a, const void *b)
 static const char *policy_name(uint32_t p)
 {
     return p == FR_POLICY_OVERWRITE ? "overwrite" : p == FR_POLICY_DISCARD ? "discard" : "unknown";
+}
+
+/* FR_TE_DUMP_CAUSE: the file was written by a signal handler or a snapshot. */
+static void print_dump_cause(const fr_trace_meta *m)
+{
+    const char *abbrev = m->dump_signal > 0 ? sigabbrev_np(m->dump_signal) : NULL;
+    const char *what = m->dump_cause == FR_DUMP_FATAL_SIGNAL ? "fatal signal"
+                     : m->dump_cause == FR_DUMP_TERMINATION_SIGNAL ? "termination signal"
+                     : m->dump_cause == FR_DUMP_SNAPSHOT ? "snapshot" : "unknown cause";
+    printf("written on: %s", what);
+    if (m->dump_cause == FR_DUMP_SNAPSHOT)
+        printf(" %u", m->dump_seq);
+    if (m->dump_signal)
+        printf(", signal %d (SIG%s), code %d", m->dump_signal, abbrev ? abbrev : "?",
+               m->dump_code);
+    if (m->dump_cause == FR_DUMP_FATAL_SIGNAL)
+        printf(", address 0x%" PRIx64, m->dump_address);
+    printf(", thread %d", m->dump_tid);
+    if (m->dump_cause == FR_DUMP_SNAPSHOT)
+        printf(", records not captured consistently %" PRIu64, m->dump_inconsistent);
+    printf("\n");
 }
 
 int cmd_info(int argc, char **argv)
@@ -325,6 +347,8 @@ int cmd_info(int argc, char **argv)
         fprintf(out, "calls below threshold: %" PRIu64 " (threshold %s us)\n", m->calls_below_threshold,
                fr_cli_format_ticks(b1, sizeof b1, (int64_t)m->threshold_ticks, tps, 6, 3));
     }
+    if (m->has_dump_cause)
+        print_dump_cause(m);
     if (m->n_objects)
         for (size_t i = 0; i < m->n_objects; i++)
             fprintf(out, "object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,

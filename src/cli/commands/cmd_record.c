@@ -413,9 +413,12 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: out of memory\n");
         return FR_EXIT_BAD_INPUT;
     }
+    /* Crash dumps and the flush on SIGTERM/SIGINT/SIGHUP are on under record; first, so
+     * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
     char *options = NULL;
-    if (env && *env)
-        options = strdup(env);
+    if (asprintf(&options, "crash_dump=1 signal_flush=1%s%s", env && *env ? " " : "",
+                 env ? env : "") < 0)
+        options = NULL;
     int bad = append_option(&options, "start", "1") || append_option(&options, "output", pattern) ||
               append_option(&options, "patch", filter ? filter : "all");
     if (policy)

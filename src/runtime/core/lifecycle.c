@@ -33,6 +33,7 @@
 #include "core/output_path.h"
 #include "core/session.h"
 #include "core/text_out.h"
+#include "core/signal_handlers.h"
 #include "core/thread_writer.h"
 
 pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -146,6 +147,7 @@ fr_status fr_init(const char *options)
     __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
     flushing = 0;
     pthread_mutex_unlock(&fr_registry_lock);
+    fr_signals_install(&fr_opts);
     __atomic_store_n(&state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
     __atomic_store_n(&fr_recording, 1, __ATOMIC_SEQ_CST);
     uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
@@ -198,6 +200,34 @@ fr_status fr_finalize(void)
     pthread_mutex_unlock(&fr_registry_lock);
     __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
     return FR_OK;
+}
+
+/* ------------------------------------------------------------------ stop from a signal */
+
+/* For crash_dump.c: stop recording from a signal handler. No hooks (they unpatch code)
+ * and no registry lock (the crashing thread may hold it). Returns 0 when the caller now
+ * owns the FINALIZING state and must end it with fr_lifecycle_dump_done. */
+int fr_lifecycle_stop_for_dump(void)
+{
+    if (!cas_state(FR_STATE_INITIALIZED, FR_STATE_FINALIZING))
+        return -1;
+    __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
+    if (!have_membarrier ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        struct timespec grace = { 0, 2 * 1000 * 1000 };
+        nanosleep(&grace, NULL);
+    }
+    return 0;
+}
+
+/* The dump is over: FINALIZED (the exit-time flush then leaves the file alone). */
+void fr_lifecycle_dump_done(const char *written)
+{
+    if (written) {
+        memcpy(last_output, written, sizeof last_output);
+        __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ flush, reset */

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <stdio.h> /* rename */
@@ -281,17 +283,19 @@ static int open_in_place(const char *path)
     return fd;
 }
 
-int fr_write_trace(const char *path)
+static int write_file(struct fr_trace_job *job, const char *path)
 {
-    char tmp[FR_OPTIONS_PATH_MAX + 32];
+    char *tmp = job->tmp;
     struct stat st;
     /* stat, not lstat: a symlink to a FIFO or device is written in place through the link;
      * any other symlink is replaced by the trace (rename replaces the link itself). */
     int in_place = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
-    int fd = in_place ? open_in_place(path) : open_temp(path, tmp, sizeof tmp);
+    job->in_place = in_place;
+    int fd = in_place ? open_in_place(path) : open_temp(path, tmp, sizeof job->tmp);
     if (fd < 0)
         return -fd;
-    struct fr_out o = { .fd = fd, .buf = out_buffer, .cap = sizeof out_buffer };
+    job->fd = fd;
+    struct fr_out o = { .fd = fd, .buf = job->buf, .cap = job->cap };
     write_header(&o);
     write_metadata_block(&o);
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
@@ -312,6 +316,7 @@ int fr_write_trace(const char *path)
     }
     fr_out_flush(&o);
     int err = o.error;
+    job->fd = -1;
     if (close(fd) != 0 && !err && errno != EINTR)
         err = errno;
     if (in_place)
@@ -321,4 +326,45 @@ int fr_write_trace(const char *path)
     if (err)
         unlink(tmp);
     return err;
+}
+
+void fr_trace_job_abandon(struct fr_trace_job *job)
+{
+    int fd = job->fd;
+    if (fd < 0)
+        return;
+    job->fd = -1;
+    close(fd);
+    if (!job->in_place)
+        unlink(job->tmp);
+}
+
+/* Under `ulimit -f` a write past the limit raises SIGXFSZ, whose default action kills
+ * the program (issue 15 item 5): block it on this thread while writing, so the write
+ * fails with EFBIG instead, and take back the signal we caused (thread- or
+ * process-directed) unless one was pending before. */
+int fr_write_trace_job(struct fr_trace_job *job, const char *path)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    sigemptyset(&pending);
+    sigpending(&pending);
+    int was_pending = sigismember(&pending, SIGXFSZ) == 1;
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    job->fd = -1;
+    int err = write_file(job, path);
+    if (!was_pending) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
+}
+
+int fr_write_trace(const char *path)
+{
+    static struct fr_trace_job job = { .buf = out_buffer, .cap = sizeof out_buffer, .fd = -1 };
+    return fr_write_trace_job(&job, path);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "core/visibility.h"
+#include "core/options.h"
 
 struct fr_out {
     int      fd;
@@ -25,6 +26,22 @@ FR_HIDDEN void fr_out_flush(struct fr_out *o);
 /* Overwrites bytes already emitted at `offset` (e.g. a BufferExtents count). */
 FR_HIDDEN void fr_out_patch(struct fr_out *o, uint64_t offset,
                             const void *data, size_t len);
+
+/* One trace file being written. A writer that may be interrupted (a signal handler's
+ * dump) owns its job, so that after a fault inside the dump the handler can close the
+ * descriptor and remove the temporary file (fr_trace_job_abandon). */
+struct fr_trace_job {
+    uint8_t *buf;                        /* output buffer and its size, given by the caller */
+    size_t   cap;
+    volatile int fd;                     /* -1 when no file is open */
+    int      in_place;                   /* FIFO or device: no temporary */
+    char     tmp[FR_OPTIONS_PATH_MAX + 32]; /* the temporary file's name */
+};
+/* Writes the whole trace through `job` (async-signal-safe). SIGXFSZ raised by a write
+ * past RLIMIT_FSIZE is kept from killing the program (the write fails with EFBIG and
+ * the temporary is removed). Returns 0 or an errno value. */
+FR_HIDDEN int fr_write_trace_job(struct fr_trace_job *job, const char *path);
+FR_HIDDEN void fr_trace_job_abandon(struct fr_trace_job *job);
 
 /* The metadata block's event sink (recorder.h's opaque fr_meta_writer). */
 struct fr_meta_writer {

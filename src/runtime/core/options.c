@@ -152,10 +152,13 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
     if (is_key(k, kl, "patch"))
         return copy_string(o->patch, sizeof o->patch, v, vl);
     if (is_key(k, kl, "crash_dump")) {
-        /* No fatal-signal handler is built yet: refuse crash_dump=1 rather than accept an
-         * option that does nothing. crash_dump=0 states the truth and is accepted. */
-        if (parse_bool(v, vl, &b) || b) return -1;
+        if (parse_bool(v, vl, &b)) return -1;
         o->crash_dump = b;
+        return 0;
+    }
+    if (is_key(k, kl, "signal_flush")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->signal_flush = b;
         return 0;
     }
     if (is_key(k, kl, "events"))

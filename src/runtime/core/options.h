@@ -22,6 +22,7 @@ struct fr_options {
     bool     start;         /* initialise at start-up (constructor) */
     char     patch[1024];   /* "all" (default), "none", or a pattern (function tracing) */
     bool     crash_dump;    /* write the buffers to `output` on a fatal signal */
+    bool     signal_flush;  /* write them on SIGTERM/SIGINT/SIGHUP, then the signal's own action */
     char     events[4096];  /* structured events selection, e.g. "Provider:5:0xff,...";
                                stored as given, parsed by the events part */
     int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */

@@ -33,6 +33,11 @@ FR_HIDDEN void fr_process_info_read(void);
 /* Writes the whole trace (log_writer.c). Returns 0 or an errno value. */
 FR_HIDDEN int fr_write_trace(const char *path);
 
+/* Stopping from a signal handler (lifecycle.c, for crash_dump.c): 0 when the caller owns
+ * the stop (FINALIZING) and must end it with fr_lifecycle_dump_done(path or NULL). */
+FR_HIDDEN int fr_lifecycle_stop_for_dump(void);
+FR_HIDDEN void fr_lifecycle_dump_done(const char *written);
+
 /* Totals over every thread (metadata.c): exact once finalized. */
 FR_HIDDEN void fr_meta_totals(uint64_t *written, uint64_t *dropped,
                               uint64_t *below, uint32_t *threads);

@@ -24,6 +24,7 @@
 #include "core/clock.h"
 #include "core/cpu_id.h"
 #include "core/session.h"
+#include "core/signal_handlers.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec")));
 uint32_t fr_session;
@@ -209,6 +210,7 @@ static int register_thread(struct fr_thread *t)
     if (!t->key_set) {
         pthread_setspecific(exit_key, t);
         t->key_set = 1;
+        fr_signals_thread_start(); /* crash_dump: this thread's alternate signal stack */
     }
     if (!__atomic_load_n(&fr_recording, __ATOMIC_SEQ_CST))
         return -1;

@@ -1,0 +1,233 @@
+/*
+ * crash_dump.c - the trace written from a signal handler (fatal signals, termination
+ * signals). Everything here is async-signal-safe: no malloc, no stdio, no strerror, and
+ * no lock, because the thread that crashed may hold any of them (the registry lock
+ * included). The stop is finalize's without its hooks and lock: recording is switched
+ * off, every thread passes a barrier (membarrier), each live thread's record in progress
+ * is waited for (bounded: a thread stopped inside a record leaves its last whole record
+ * as the end, since pos only moves past complete records), then each thread's partial
+ * current buffer is published into the pool's descriptors and the usual writer runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "flightrec.h"
+#include "core/crash_dump.h"
+#include "core/buffer_pool.h"
+#include "core/log_writer.h"
+#include "core/recorder.h"
+#include "core/session.h"
+#include "core/text_out.h"
+#include "core/thread_writer.h"
+#include "fr_format.h"
+
+/* Its own output buffer and job: a dump may interrupt a flush or a snapshot elsewhere. */
+static uint8_t dump_buffer[64 * 1024];
+static struct fr_trace_job job = { .buf = dump_buffer, .cap = sizeof dump_buffer, .fd = -1 };
+
+static struct {
+    int      set;
+    uint32_t cause, seq;
+    int32_t  sig, code, tid;
+    uint64_t address, inconsistent;
+} why;
+
+static int32_t dump_owner;   /* tid of the thread inside fr_crash_dump, 0 if none */
+static sigjmp_buf dump_jmp;
+
+/* ------------------------------------------------------------------ FR_TE_DUMP_CAUSE */
+
+static void emit_cause(fr_meta_writer *w, void *ctx)
+{
+    (void)ctx;
+    if (!__atomic_load_n(&why.set, __ATOMIC_ACQUIRE))
+        return;
+    uint8_t p[40];
+    uint32_t version = 1;
+    memcpy(p, &version, 4);
+    memcpy(p + 4, &why.cause, 4);
+    memcpy(p + 8, &why.sig, 4);
+    memcpy(p + 12, &why.code, 4);
+    memcpy(p + 16, &why.tid, 4);
+    memcpy(p + 20, &why.seq, 4);
+    memcpy(p + 24, &why.address, 8);
+    memcpy(p + 32, &why.inconsistent, 8);
+    fr_meta_emit(w, FR_TE_DUMP_CAUSE, p, sizeof p);
+}
+
+void fr_crash_dump_setup(void)
+{
+    fr_meta_register_source(emit_cause, NULL);
+}
+
+/* ------------------------------------------------------------------ the stop */
+
+static uint64_t fault_address(int sig, const siginfo_t *si)
+{
+    if (!si || si->si_code <= 0) /* sent by a process (kill, raise, abort): no address */
+        return 0;
+    switch (sig) {
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+        return (uint64_t)(uintptr_t)si->si_addr;
+    default:
+        return 0;
+    }
+}
+
+/* /proc/self/task/TID/comm: pthread_getname_np is not async-signal-safe. */
+static void read_thread_name(int32_t tid, char name[16])
+{
+    char path[64];
+    size_t len = 0;
+    fr_fmt_str(path, sizeof path, &len, "/proc/self/task/");
+    fr_fmt_u64(path, sizeof path, &len, (uint64_t)(uint32_t)tid);
+    fr_fmt_str(path, sizeof path, &len, "/comm");
+    path[len] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[16];
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+        n--;
+    memset(name, 0, 16);
+    memcpy(name, buf, (size_t)(n < 15 ? n : 15));
+}
+
+/* Each live thread: wait (bounded) for a record in progress, then publish its current
+ * buffer and counters (fr_writer_snapshot) and its name. */
+static void publish_threads(void)
+{
+    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_SEQ_CST);
+    if (nt > FR_MAX_THREADS)
+        nt = FR_MAX_THREADS;
+    for (uint32_t s = 0; s < nt; s++) {
+        struct fr_thread_desc *d = &fr_pool.threads[s];
+        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
+        if (!t)
+            continue;
+        /* Our own thread may be inside a record (we interrupted it): its pos is the end
+         * of its last whole record, as for a thread stopped inside one. */
+        for (int i = 0; t != &fr_tls && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) && i < 20000; i++)
+            sched_yield();
+        fr_writer_snapshot(t);
+        read_thread_name(d->tid, d->name);
+    }
+}
+
+/* ------------------------------------------------------------------ messages */
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS:  return "SIGBUS";
+    case SIGILL:  return "SIGILL";
+    case SIGFPE:  return "SIGFPE";
+    case SIGABRT: return "SIGABRT";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT:  return "SIGINT";
+    case SIGHUP:  return "SIGHUP";
+    default:      return "signal";
+    }
+}
+
+/* strerror is not async-signal-safe (locale): the errors a write of a trace meets. */
+static const char *error_text(int err)
+{
+    switch (err) {
+    case ENOSPC:       return "no space left on device";
+    case EDQUOT:       return "disk quota exceeded";
+    case EFBIG:        return "file too large (RLIMIT_FSIZE)";
+    case EIO:          return "input/output error";
+    case EACCES:       return "permission denied";
+    case EPERM:        return "operation not permitted";
+    case ENOENT:       return "no such directory";
+    case EROFS:        return "read-only file system";
+    case ENAMETOOLONG: return "file name too long";
+    case EEXIST:       return "no unused temporary name";
+    case ENXIO:        return "FIFO without a reader";
+    case EPIPE:        return "broken pipe";
+    case EFAULT:       return "a fault inside the dump itself; the dump was abandoned";
+    default:           return NULL;
+    }
+}
+
+static void report(int sig, int err)
+{
+    char msg[FR_OPTIONS_PATH_MAX + 160];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: ");
+    fr_fmt_str(msg, sizeof msg, &len, signal_name(sig));
+    fr_fmt_str(msg, sizeof msg, &len, " (");
+    fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)sig);
+    if (!err) {
+        fr_fmt_str(msg, sizeof msg, &len, "): trace written to ");
+        fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+    } else {
+        fr_fmt_str(msg, sizeof msg, &len, "): cannot write the trace to ");
+        fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+        fr_fmt_str(msg, sizeof msg, &len, ": ");
+        const char *text = error_text(err);
+        if (text) {
+            fr_fmt_str(msg, sizeof msg, &len, text);
+        } else {
+            fr_fmt_str(msg, sizeof msg, &len, "errno ");
+            fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)err);
+        }
+    }
+    fr_fmt_str(msg, sizeof msg, &len, "\n");
+    fr_write_stderr(msg, len);
+}
+
+/* ------------------------------------------------------------------ the dump */
+
+int fr_crash_dump(uint32_t cause, int sig, const siginfo_t *si)
+{
+    int32_t me = (int32_t)gettid();
+    if (fr_lifecycle_stop_for_dump() != 0) {
+        /* Not recording, or another thread is dumping (or finalizing): give it time to
+         * finish before this thread's signal takes the process down (5 s at most). */
+        struct timespec tick = { 0, 10 * 1000 * 1000 };
+        for (int i = 0; i < 500 && fr_get_state() == FR_STATE_FINALIZING; i++)
+            nanosleep(&tick, NULL);
+        return -1;
+    }
+    __atomic_store_n(&dump_owner, me, __ATOMIC_SEQ_CST);
+    why.cause = cause;
+    why.sig = sig;
+    why.code = si ? si->si_code : 0;
+    why.tid = me;
+    why.seq = 0;
+    why.address = fault_address(sig, si);
+    why.inconsistent = 0;
+    __atomic_store_n(&why.set, 1, __ATOMIC_RELEASE);
+    publish_threads();
+    int err;
+    if (sigsetjmp(dump_jmp, 1) == 0) {
+        err = fr_write_trace_job(&job, fr_output_path);
+    } else {
+        fr_trace_job_abandon(&job);
+        err = EFAULT;
+    }
+    __atomic_store_n(&dump_owner, 0, __ATOMIC_SEQ_CST);
+    fr_lifecycle_dump_done(err ? NULL : fr_output_path);
+    report(sig, err);
+    return err;
+}
+
+void fr_crash_dump_fault_inside(int sig)
+{
+    (void)sig;
+    if (__atomic_load_n(&dump_owner, __ATOMIC_SEQ_CST) == (int32_t)gettid())
+        siglongjmp(dump_jmp, 1);
+}

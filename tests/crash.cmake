@@ -1,0 +1,35 @@
+# Crash dumps, termination signals, snapshots (issue 9). Programs built with clang XRay.
+if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  set(CRASH_XRAY_FLAGS -fxray-instrument -fnoxray-link-deps -fxray-instruction-threshold=1)
+  function(crash_xray_program name src lib)
+    add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${src})
+    target_compile_options(${name} PRIVATE ${CRASH_XRAY_FLAGS} -O1 -Wno-unused-parameter)
+    target_link_options(${name} PRIVATE -fxray-instrument -fnoxray-link-deps)
+    target_link_libraries(${name} PRIVATE ${lib})
+  endfunction()
+  crash_xray_program(crash_prog crash_prog.c "flightrec;Threads::Threads")
+  crash_xray_program(crash_prog_cxx crash_prog_cxx.cpp "flightrec")
+
+  # A sanitizer's own fatal-signal handlers would end the program with their exit status:
+  # turned off so that the statuses checked are the program's.
+  set(CRASH_ENV "ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:handle_sigtrap=0;UBSAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0")
+  add_test(NAME crash_signals
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_signals.sh $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY}
+            $<TARGET_FILE:crash_prog> $<TARGET_FILE:crash_prog_cxx> ${CMAKE_CURRENT_BINARY_DIR}/crash_signals.d)
+  set_tests_properties(crash_signals PROPERTIES TIMEOUT 120 ENVIRONMENT "${CRASH_ENV}")
+endif()
+
+# A second fault inside the dump: the process ends by the first signal, no hang, no .tmp.
+add_executable(crash_nested ${CMAKE_CURRENT_SOURCE_DIR}/progs/crash_nested.c)
+target_include_directories(crash_nested PRIVATE ${CMAKE_SOURCE_DIR}/src/common ${CMAKE_SOURCE_DIR}/src/runtime)
+target_link_libraries(crash_nested PRIVATE flightrec_static)
+add_test(NAME crash_nested COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_nested.sh $<TARGET_FILE:crash_nested>
+         ${CMAKE_CURRENT_BINARY_DIR}/crash_nested.d)
+set_tests_properties(crash_nested PROPERTIES TIMEOUT 60 ENVIRONMENT "ASAN_OPTIONS=handle_segv=0:handle_abort=0")
+
+# SIGXFSZ under `ulimit -f` while the trace is written (issue 15 item 5).
+if(TARGET crash_prog)
+  add_test(NAME crash_xfsz COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_xfsz.sh $<TARGET_FILE:flightrec_cli>
+           $<TARGET_FILE:crash_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_xfsz.d)
+  set_tests_properties(crash_xfsz PROPERTIES TIMEOUT 60 ENVIRONMENT "${CRASH_ENV}")
+endif()

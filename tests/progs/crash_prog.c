@@ -1,0 +1,105 @@
+/*
+ * crash_prog.c - a traced program that dies the way it is told (tests/crash_signals.sh).
+ * usage: crash_prog MODE [init]
+ *   MODE: segv bus ill fpe abort trap term int hup exit | own_segv (installs its own
+ *   SIGSEGV handler, which must still run) | wait (sleeps until killed)
+ *   init: call fr_init(NULL) in main (after the program's own handler), for runs without
+ *   `flightrec record` (FLIGHTREC_OPTIONS without start=1).
+ * A worker thread makes exactly WORKER_CALLS traced calls, then blocks; main makes
+ * MAIN_CALLS traced calls, then calls crash_here(), whose entry must be in the trace.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "flightrec.h"
+
+#define WORKER_CALLS 100
+#define MAIN_CALLS   50
+
+static volatile int sink;
+static int ready[2];
+
+__attribute__((noinline)) void worker_step(int i) { sink += i; }
+__attribute__((noinline)) void main_step(int i) { sink += i; }
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < WORKER_CALLS; i++)
+        worker_step(i);
+    char c = 1;
+    (void)!write(ready[1], &c, 1);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void own_handler(int sig)
+{
+    static const char msg[] = "crash_prog: own SIGSEGV handler ran\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    signal(sig, SIG_DFL); /* return: the fault happens again, now fatal */
+}
+
+__attribute__((noinline)) void crash_here(const char *mode)
+{
+    volatile int zero = 0;
+    if (!strcmp(mode, "segv") || !strcmp(mode, "own_segv")) {
+        *(volatile int *)16 = 1;
+    } else if (!strcmp(mode, "bus")) {
+        FILE *f = tmpfile();                 /* a mapping past the end of its file */
+        volatile char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+        p[4096] = 1;
+    } else if (!strcmp(mode, "ill")) {
+        __builtin_trap();
+    } else if (!strcmp(mode, "fpe")) {
+        volatile int num = 7;
+        sink = num / zero;
+    } else if (!strcmp(mode, "abort")) {
+        abort();
+    } else if (!strcmp(mode, "trap")) {
+        __builtin_debugtrap();
+    } else if (!strcmp(mode, "term")) {
+        raise(SIGTERM);
+    } else if (!strcmp(mode, "int")) {
+        raise(SIGINT);
+    } else if (!strcmp(mode, "hup")) {
+        raise(SIGHUP);
+    } else if (!strcmp(mode, "wait")) {
+        (void)!write(1, "ready\n", 6);
+        for (;;)
+            pause();
+    } else if (!strcmp(mode, "exit")) {
+        exit(5);
+    }
+    fprintf(stderr, "crash_prog: still alive after %s\n", mode);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    if (!strcmp(argv[1], "own_segv")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_handler;
+        sigaction(SIGSEGV, &sa, NULL);
+    }
+    if (argc > 2 && !strcmp(argv[2], "init") && fr_init(NULL) != FR_OK)
+        return 3;
+    if (pipe(ready))
+        return 4;
+    pthread_t th;
+    pthread_create(&th, NULL, worker, NULL);
+    char c;
+    (void)!read(ready[0], &c, 1);
+    for (int i = 0; i < MAIN_CALLS; i++)
+        main_step(i);
+    crash_here(argv[1]);
+    return 0;
+}
