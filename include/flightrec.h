@@ -42,6 +42,11 @@
  *                      (its trace is written at exit); an ignored one stays ignored.
  *                      Default 0; on under `flightrec record`.
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
+ *   user_events=auto|on|off   the Linux user_events sink (flightrec/events.h): auto
+ *                      (default) uses it where the kernel has it and is silent where not;
+ *                      on also says once on stderr when it is unavailable; off never
+ *                      touches it. Read from FLIGHTREC_OPTIONS at the first provider
+ *                      registration.
  *   clock=auto|tsc|monotonic   the timestamp source (auto: the TSC if CPUID says it is
  *                      invariant, else CLOCK_MONOTONIC)
  * Also accepted, for the XRay FDR mode: buffer_max (= buffers), func_duration_threshold_us

@@ -34,7 +34,8 @@ add_test(NAME events_recorder
 add_executable(events_absent ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_absent.c)
 target_link_libraries(events_absent PRIVATE flightrec_static)
 add_test(NAME events_user_events_absent COMMAND events_absent)
-set_tests_properties(events_user_events_absent PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME events_user_events_quiet COMMAND events_absent quiet)
+set_tests_properties(events_user_events_absent events_user_events_quiet PROPERTIES SKIP_RETURN_CODE 77)
 
 # The decoder on every truncation and single-byte damage of the corpus: decode or refuse.
 add_executable(events_decode_robust_test ${CMAKE_CURRENT_SOURCE_DIR}/events_decode_robust_test.c)

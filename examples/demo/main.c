@@ -71,8 +71,10 @@ int main(int argc, char **argv)
         printf("%-10s %3u rounds %7.3f s  checksum %llu\n", workers[i].name, workers[i].rounds,
                workers[i].seconds, (unsigned long long)workers[i].result);
     }
-    /* Referencing the library keeps it linked (and says whether tracing was on). */
-    if (fr_get_state)
-        printf("fr_demo: recorder state %d\n", (int)fr_get_state());
+    /* Says whether this run was traced (and referencing the library keeps it linked). */
+    if (fr_get_state && fr_get_state() == FR_STATE_INITIALIZED)
+        printf("fr_demo: tracing on: the trace is written when the program exits\n");
+    else
+        printf("fr_demo: tracing off (trace it with: flightrec record -- fr_demo)\n");
     return 0;
 }

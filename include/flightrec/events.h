@@ -33,8 +33,10 @@
  *   - Linux user_events (Linux 6.4+): every tracepoint is registered with the kernel
  *     through /sys/kernel/tracing/user_events_data (or /sys/kernel/debug/tracing/...);
  *     the kernel sets the event's enable bit while a tracer (perf, ftrace) listens, and
- *     events are written with writev. Where user_events is missing or not writable, one
- *     message says so on stderr at the first registration, and the sink costs nothing.
+ *     events are written with writev. Where user_events is missing or not writable, the
+ *     sink costs nothing and, by default, says nothing. FLIGHTREC_OPTIONS
+ *     "user_events=on" makes it say so once per process on stderr (at the first
+ *     registration); "user_events=off" keeps it away from the kernel altogether.
  *   - The flight recorder: while the recorder is initialized, events selected by the
  *     `events` option go into the trace file as XRay typed events (type 0xF007, payload:
  *     tracepoint name NUL-terminated + the EventHeader event bytes); `flightrec dump`

@@ -175,6 +175,13 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         o->no_file_flush = b;
         return 0;
     }
+    if (is_key(k, kl, "user_events")) {
+        if (vl == 4 && !memcmp(v, "auto", 4)) o->user_events = FR_USER_EVENTS_AUTO;
+        else if (vl == 2 && !memcmp(v, "on", 2)) o->user_events = FR_USER_EVENTS_ON;
+        else if (vl == 3 && !memcmp(v, "off", 3)) o->user_events = FR_USER_EVENTS_OFF;
+        else return -1;
+        return 0;
+    }
     if (is_key(k, kl, "file_mode")) {
         /* octal permission bits only: no setuid/setgid/sticky on a trace */
         char m[8];

@@ -28,7 +28,13 @@ struct fr_options {
     int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */
     bool     no_file_flush; /* XRay compat: finalize/exit do not write a file */
     uint32_t file_mode;     /* permission bits of a trace file we create (default 0600) */
+    int      user_events;   /* FR_USER_EVENTS_*: the Linux user_events sink (read by the
+                               sink itself from FLIGHTREC_OPTIONS at its first use) */
 };
+
+/* user_events=auto (default): used where the kernel has it, silently skipped where not;
+ * on: used, and one message on stderr if it is unavailable; off: never touched. */
+enum { FR_USER_EVENTS_AUTO = 0, FR_USER_EVENTS_ON = 1, FR_USER_EVENTS_OFF = 2 };
 
 /* Sets every field to its default. */
 FR_HIDDEN void fr_options_defaults(struct fr_options *o);

@@ -10,8 +10,12 @@
  * one writev on the registering descriptor: the u32 write index, then the event.
  *
  * If user_events_data cannot be opened (kernel without user_events, tracefs not mounted,
- * no permission), the first registration says so once on stderr and the sink stays off:
- * no enable bit is ever set, so events cost nothing more for it.
+ * no permission), the sink stays off: no enable bit is ever set, so events cost nothing
+ * more for it. Whether that is said on stderr is the user_events= option's choice
+ * (core/options.h), read from FLIGHTREC_OPTIONS at the first registration (providers
+ * usually register before fr_init runs): auto (default) is silent, since most kernels
+ * lack user_events and a program that merely has providers should not print about it;
+ * on says it once per process; off never opens the kernel's file at all.
  *
  * Test seam: fr_ue_set_backend routes open/ioctl/writev to a test's functions, which
  * see the exact registration commands and iovecs.
@@ -21,11 +25,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "events/events_internal.h"
+#include "core/options.h"
 
 #define DIAG_IOC_MAGIC '*'
 #define FR_DIAG_IOCSREG   _IOWR(DIAG_IOC_MAGIC, 0, struct fr_user_reg *)
@@ -74,6 +80,7 @@ static const fr_ue_backend *backend = &kernel_backend;
 static int ue_state = UE_UNKNOWN;   /* changed under the registry lock */
 static int ue_fd = -1;
 static bool reported;
+static int ue_mode = -1;            /* FR_USER_EVENTS_*, -1: not read yet */
 
 void fr_ue_set_backend(const fr_ue_backend *b)
 {
@@ -81,11 +88,25 @@ void fr_ue_set_backend(const fr_ue_backend *b)
     ue_state = UE_UNKNOWN;
     ue_fd = -1;
     reported = false;
+    ue_mode = -1;
+}
+
+/* user_events= from FLIGHTREC_OPTIONS (secure_getenv: not in a setuid process); bad
+ * pairs are lifecycle's to report, not ours. */
+static int mode(void)
+{
+    if (ue_mode < 0) {
+        struct fr_options o;
+        fr_options_defaults(&o);
+        fr_options_parse(&o, secure_getenv("FLIGHTREC_OPTIONS"), NULL);
+        ue_mode = o.user_events;
+    }
+    return ue_mode;
 }
 
 static void report_once(const char *what, int err)
 {
-    if (reported)
+    if (reported || mode() != FR_USER_EVENTS_ON)
         return;
     reported = true;
     fprintf(stderr, "flightrec: Linux user_events unavailable (%s: %s); structured events "
@@ -94,6 +115,8 @@ static void report_once(const char *what, int err)
 
 static bool ensure_open(void)
 {
+    if (ue_state == UE_UNKNOWN && mode() == FR_USER_EVENTS_OFF)
+        ue_state = UE_UNAVAILABLE;
     if (ue_state == UE_UNKNOWN) {
         ue_fd = backend->open_data(backend->ctx);
         if (ue_fd >= 0) {
