@@ -58,6 +58,15 @@ void fr_functrace_install_recorder(int force)
 }
 
 static int patched_at_init;
+static char init_pattern[sizeof ((struct fr_options *)0)->patch];   /* what init patched */
+
+void fr_functrace_after_dlopen(void)
+{
+    /* Objects the program loads while we trace get the same sleds patched as those
+     * there at init (the pattern is re-applied: sleds already right are not rewritten). */
+    if (__atomic_load_n(&patched_at_init, __ATOMIC_ACQUIRE))
+        (void)fr_sled_patch_pattern(init_pattern, 1);
+}
 
 static void after_init(const struct fr_options *opts)
 {
@@ -69,7 +78,8 @@ static void after_init(const struct fr_options *opts)
         return;
     fr_patch_status st = fr_sled_patch_pattern(patch, 1);
     if (st == FR_PATCH_SUCCESS) {
-        patched_at_init = 1;
+        snprintf(init_pattern, sizeof init_pattern, "%s", patch);
+        __atomic_store_n(&patched_at_init, 1, __ATOMIC_RELEASE);
         if (strcmp(patch, "all") && fr_sled_pattern_hits() == 0) {
             char msg[1200];
             int n = snprintf(msg, sizeof msg,
@@ -94,8 +104,8 @@ static void after_init(const struct fr_options *opts)
 static void before_finalize(void)
 {
     if (patched_at_init) {
+        __atomic_store_n(&patched_at_init, 0, __ATOMIC_RELEASE);
         fr_sled_patch_all(0);
-        patched_at_init = 0;
     }
     fr_finstrument_resolve_names();
 }

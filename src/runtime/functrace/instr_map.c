@@ -72,7 +72,8 @@ const struct fr_instr_object *fr_instr_object_containing(uintptr_t addr)
 {
     uint32_t n = fr_instr_object_count();
     for (uint32_t i = 0; i < n; i++)
-        if (addr >= objects[i]->lo && addr < objects[i]->hi)
+        if (addr >= objects[i]->lo && addr < objects[i]->hi &&
+            !__atomic_load_n(&objects[i]->unloaded, __ATOMIC_ACQUIRE))
             return objects[i];
     return NULL;
 }
@@ -196,7 +197,8 @@ struct found {
 static int known(const struct found *f)
 {
     for (uint32_t i = 0; i < object_count; i++)
-        if (objects[i]->bias == f->bias && !strcmp(objects[i]->path, f->name))
+        if (!objects[i]->unloaded && objects[i]->bias == f->bias &&
+            !strcmp(objects[i]->path, f->name))
             return 1;
     return 0;
 }
@@ -286,6 +288,26 @@ void fr_instr_map_refresh(void)
         free(l);
     }
     __atomic_store_n(&discovered, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&refresh_lock);
+}
+
+void fr_instr_map_forget_unloaded(void)
+{
+    pthread_mutex_lock(&refresh_lock);
+    struct found_list *l = malloc(sizeof *l);
+    if (l) {
+        l->count = 0;
+        dl_iterate_phdr(collect, l);
+        for (uint32_t i = 1; i < object_count; i++) {   /* the executable stays */
+            struct fr_instr_object *o = objects[i];
+            int present = 0;
+            for (size_t k = 1; k < l->count && !present; k++)
+                present = l->items[k].bias == o->bias && !strcmp(l->items[k].name, o->path);
+            if (!present)
+                __atomic_store_n(&o->unloaded, 1, __ATOMIC_RELEASE);
+        }
+        free(l);
+    }
     pthread_mutex_unlock(&refresh_lock);
 }
 

@@ -13,12 +13,14 @@
  * start at 1, increment when the function address changes). The main executable comes
  * first, so its ids are the ones `llvm-xray account -m BINARY` prints; every other object
  * gets the next consecutive range. Objects loaded later (dlopen) are added by
- * fr_instr_map_refresh, after the existing ranges; unloading is not followed (ids of an
- * unloaded object stay reserved and its sleds are never touched again... provided the
- * caller does not patch after dlclose; see sled_patch.c).
+ * fr_instr_map_refresh, after the existing ranges. An object dlclose unloads is marked
+ * `unloaded` by fr_instr_map_forget_unloaded (dl_hooks.c calls it, with patching held
+ * off, right after the real dlclose): its sleds are never touched again, its ids stay
+ * reserved (the trace may hold its records), and loading it again gives new ids.
  *
- * The registry is append-only: an object, once published, never changes or moves, so
- * readers (metadata at flush, __xray_function_address) need no lock.
+ * The registry is append-only: an object, once published, never moves and changes only
+ * its `unloaded` flag, so readers (metadata at flush, __xray_function_address) need no
+ * lock.
  * Internal to libflightrec.
  */
 #ifndef FLIGHTREC_INSTR_MAP_H
@@ -73,11 +75,14 @@ struct fr_instr_object {
     size_t      sled_count;
     const struct fr_instr_function *functions;   /* functions[i] has id first_id + i */
     size_t      function_count;
+    int         unloaded;    /* dlclose'd: its memory may now be another object's */
 };
 
 /* Adds the objects loaded since the last call (the first call adds all of them, the
  * executable first). Thread-safe; reads files, allocates: never call on a hot path. */
 void fr_instr_map_refresh(void);
+/* Marks the objects no longer loaded (after a dlclose). Thread-safe, not hot. */
+void fr_instr_map_forget_unloaded(void);
 /* fr_instr_map_refresh once, if nothing has been discovered yet. */
 void fr_instr_map_ensure(void);
 

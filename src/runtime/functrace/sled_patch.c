@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,7 +41,7 @@ static int in_segment(const struct fr_exec_segment *seg, uintptr_t a)
  * mprotect back to the segment's own protection. -1 if a step failed. */
 static int apply(const struct fr_instr_object *o, select_fn sel, void *ctx, int enable)
 {
-    if (!o->function_count)
+    if (!o->function_count || __atomic_load_n(&o->unloaded, __ATOMIC_ACQUIRE))
         return 0;
     struct fr_sled_targets targets;
     if (enable && fr_arch_sled_targets(o, &targets))
@@ -87,6 +88,17 @@ static int apply(const struct fr_instr_object *o, select_fn sel, void *ctx, int 
             rc = -1;
     }
     return rc;
+}
+
+void fr_sled_patch_hold(void)
+{
+    while (__atomic_exchange_n(&patching, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+void fr_sled_patch_release(void)
+{
+    __atomic_store_n(&patching, 0, __ATOMIC_RELEASE);
 }
 
 static fr_patch_status apply_everywhere(select_fn sel, void *ctx, int enable)

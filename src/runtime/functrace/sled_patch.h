@@ -41,6 +41,8 @@ extern struct fr_sled_handlers fr_sled_handlers FR_HIDDEN;
 /* Installs the recorder as the handler (functrace_runtime.c): FORCE replaces handlers
  * the program set, otherwise only empty ones are filled. */
 void fr_functrace_install_recorder(int force);
+/* After a dlopen (dl_hooks.c): patch the new objects as init patched the others. */
+void fr_functrace_after_dlopen(void);
 
 /* All sleds of all loaded objects (objects loaded since the last call are found first). */
 fr_patch_status fr_sled_patch_all(int enable);
@@ -52,6 +54,10 @@ fr_patch_status fr_sled_patch_function(uint32_t id, int enable);
 fr_patch_status fr_sled_patch_pattern(const char *pattern, int enable);
 /* Nonzero if PATTERN is well formed (for option checking). */
 int fr_sled_pattern_valid(const char *pattern);
+/* Holds patching off (waits for an operation in progress; others then get ONGOING) and
+ * lets it go again: dlclose runs in between, so no sled is written while objects vanish. */
+void fr_sled_patch_hold(void);
+void fr_sled_patch_release(void);
 /* How many sleds the last fr_sled_patch_pattern with a pattern (not all/none) chose. */
 uint32_t fr_sled_pattern_hits(void);
 

@@ -15,6 +15,8 @@
  * decoded the patched `mov` still finds the `call` intact. Bytes 2..10 of a sled are the
  * same every time it is patched (same id, same target), so re-patching never changes an
  * instruction under a running thread.
+ * Before any write the sled's bytes are checked against what its kind has there,
+ * unpatched or patched by us (sled_bytes_expected); otherwise nothing is written.
  */
 #define _GNU_SOURCE
 #include "functrace/sled_patch.h"
@@ -123,15 +125,51 @@ CODE_WRITER static unsigned char code_byte(uintptr_t at)
     return *(volatile const unsigned char *)at;
 }
 
-CODE_WRITER static void write_call(const struct fr_sled *s, unsigned char opcode, uintptr_t target)
+/* Bytes 2..10 of a patched sled: id, call/jmp opcode, rel32 to TARGET. */
+static void patched_body(const struct fr_sled *s, unsigned char opcode, uintptr_t target,
+                         unsigned char body[9])
 {
-    unsigned char body[9];
     int32_t rel = (int32_t)(int64_t)(target - (s->address + 11));
     for (int i = 0; i < 4; i++) {
         body[i] = (unsigned char)(s->function_id >> (8 * i));
         body[5 + i] = (unsigned char)((uint32_t)rel >> (8 * i));
     }
     body[4] = opcode;
+}
+
+/* What may sit at a sled before we write it: the compiler's bytes or ours. Anything
+ * else means the map no longer describes this memory (an unloaded object whose address
+ * another one took): nothing is written (issue 15). */
+CODE_WRITER static int is_nop_at(uintptr_t at)
+{
+    /* clang's multi-byte nop (66 0F 1F ...), with a CS prefix after an exit's ret. */
+    unsigned char a = code_byte(at), b = code_byte(at + 1), c = code_byte(at + 2);
+    if (a == 0x2E)
+        a = b, b = c, c = code_byte(at + 3);
+    return (a == 0x66 && b == 0x0F && c == 0x1F) || (a == 0x0F && b == 0x1F);
+}
+
+/* 1 if the sled holds what its kind has unpatched or patched by us (OPCODE: E8 or E9). */
+CODE_WRITER static int sled_bytes_expected(const struct fr_sled *s, unsigned char first,
+                                           unsigned char opcode)
+{
+    uintptr_t a = s->address;
+    unsigned char b0 = code_byte(a), b1 = code_byte(a + 1);
+    int ours = code_byte(a + 6) == opcode;
+    for (int i = 0; i < 4 && ours; i++)
+        ours = code_byte(a + 2 + i) == (unsigned char)(s->function_id >> (8 * i));
+    if (b0 == 0x41 && b1 == 0xBA)           /* patched: mov $id, %r10d; call/jmp */
+        return ours;
+    if (first == 0xEB)                      /* entry kinds: jmp +9 over a nop or our body */
+        return b0 == 0xEB && b1 == 0x09 && (ours || is_nop_at(a + 2));
+    /* exit: ret, then the nop; or ret, BA (left by unpatching), our body */
+    return b0 == 0xC3 && (is_nop_at(a + 1) || (b1 == 0xBA && ours));
+}
+
+CODE_WRITER static void write_call(const struct fr_sled *s, unsigned char opcode, uintptr_t target)
+{
+    unsigned char body[9];
+    patched_body(s, opcode, target, body);
     volatile unsigned char *p = (volatile unsigned char *)s->address;
     for (int i = 0; i < 9; i++)
         if (p[2 + i] != body[i])   /* unchanged bytes: no write, no cache traffic */
@@ -141,6 +179,28 @@ CODE_WRITER static void write_call(const struct fr_sled *s, unsigned char opcode
 
 int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t)
 {
+    switch (s->kind) {
+    case FR_SLED_ENTER:
+    case FR_SLED_LOG_ARGS_ENTER:
+    case FR_SLED_TAIL_EXIT:
+        if (!sled_bytes_expected(s, 0xEB, 0xE8))
+            return -1;
+        break;
+    case FR_SLED_EXIT:
+        if (!sled_bytes_expected(s, 0xC3, 0xE9))
+            return -1;
+        break;
+    case FR_SLED_CUSTOM_EVENT:
+    case FR_SLED_TYPED_EVENT: {
+        unsigned char b0 = code_byte(s->address), b1 = code_byte(s->address + 1);
+        if (!((b0 == 0x66 && b1 == 0x90) ||
+              (b0 == 0xEB && b1 == (s->kind == FR_SLED_CUSTOM_EVENT ? 0x0F : 0x14))))
+            return -1;
+        break;
+    }
+    default:
+        return -1;
+    }
     switch (s->kind) {
     case FR_SLED_ENTER:
     case FR_SLED_LOG_ARGS_ENTER:
