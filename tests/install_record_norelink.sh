@@ -50,6 +50,25 @@ done
 grep -q "statically linked without libflightrec" err.txt || fail "static program: no clear message: $(cat err.txt)"
 [ -s out.txt ] && fail "static program was run"
 
+# flightrec doctor says the same without running them: exit 0 for the three, 1 for the
+# static one and for an uninstrumented program; its function count is llvm-xray's.
+for prog in xray_nolink gcc_plain xray_compiler_rt; do
+  "$fr" doctor "./$prog" >out.txt 2>&1 || fail "doctor $prog: exit $?, want 0: $(cat out.txt)"
+  grep -q '^verdict: can be traced' out.txt || fail "doctor $prog: $(grep verdict out.txt)"
+done
+grep -q '^runtime: compiler-rt XRay' <("$fr" doctor ./xray_compiler_rt) || fail "doctor does not see compiler-rt's runtime"
+grep -q '^instrumentation: -finstrument-functions' <("$fr" doctor ./gcc_plain) || fail "doctor does not see gcc's hooks"
+n=$("$xray" extract ./xray_nolink | grep -c 'kind: function-enter')
+grep -q "^instrumentation: XRay sleds: $n functions" <("$fr" doctor ./xray_nolink) ||
+  fail "doctor xray_nolink: '$("$fr" doctor ./xray_nolink | grep instrumentation)', llvm-xray extract counts $n functions"
+"$fr" doctor ./xray_static >out.txt; rc=$?
+[ $rc = 1 ] && grep -q 'verdict: cannot be traced: statically linked' out.txt || fail "doctor xray_static: exit $rc, $(grep verdict out.txt)"
+"$fr" doctor /bin/true >out.txt; rc=$?
+[ $rc = 1 ] && grep -q 'verdict: cannot be traced: no function instrumentation' out.txt || fail "doctor /bin/true: exit $rc"
+"$fr" doctor --json ./xray_nolink | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["traceable"] and j["sled_functions"] == 3, j' ||
+  fail "doctor --json"
+[ "$status" = 0 ] && echo "ok: doctor agrees with record (and llvm-xray: $n functions)"
+
 # The process tree.
 # shellcheck disable=SC2086
 "$clang" -O1 $xray_flags -fnoxray-link-deps "$src/tests/progs/record_children.c" -o children ||

@@ -15,6 +15,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"record",     cmd_record,     "run a program with tracing on and write its trace"},
+    {"doctor",     cmd_doctor,     "can this program be traced here? (instrumentation, runtime, kernel)"},
     {"info",       cmd_info,       "header, threads, record counts, drops, duration"},
     {"dump",       cmd_dump,       "one line per record"},
     {"account",    cmd_account,    "per-function statistics"},

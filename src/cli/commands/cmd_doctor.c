@@ -1,0 +1,201 @@
+/*
+ * cmd_doctor.c - `flightrec doctor PROGRAM`: can `flightrec record` trace this program
+ * here, and if not, why. Reads the program's ELF file (program_facts.h, the same facts
+ * record decides on), never runs it, and looks at this machine: Linux user_events, the
+ * clock the recorder would use.
+ * Exit status 0 when `flightrec record -- PROGRAM` would trace it, 1 when not (the
+ * "verdict" line says why), 2 for bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arch/port.h"
+#include "cli_common.h"
+#include "program_facts.h"
+#include "text_escape.h"
+
+static const char *const usage_text =
+    "usage: flightrec doctor PROGRAM [options]\n"
+    "Says whether `flightrec record -- PROGRAM` can trace PROGRAM, without running it:\n"
+    "its instrumentation (XRay sleds and how many functions have them, or gcc's\n"
+    "-finstrument-functions hooks), the runtime it links (libflightrec, compiler-rt's\n"
+    "XRay, none: then record preloads libflightrec.so), static or dynamic linking, and on\n"
+    "this machine whether the kernel has Linux user_events and which clock the recorder\n"
+    "would use.\n"
+    "\n"
+    "options:\n"
+    "  -f, --format F      text (default: \"key: value\" lines) or json\n"
+    "  --json              the same as --format json\n"
+    "  -o, --output FILE   write to FILE instead of standard output\n"
+    "  -h, --help          this text\n"
+    "Exit status: 0 PROGRAM can be traced, 1 it cannot (the verdict says why), 2 bad\n"
+    "usage.\n";
+
+static const char *const user_events_paths[] = {
+    "/sys/kernel/tracing/user_events_data",
+    "/sys/kernel/debug/tracing/user_events_data",
+};
+
+/* "available: PATH" or "unavailable: why". */
+static void user_events_state(char *buf, size_t n, int *available)
+{
+    *available = 0;
+    int first_errno = 0;
+    for (size_t i = 0; i < sizeof user_events_paths / sizeof *user_events_paths; i++) {
+        if (access(user_events_paths[i], W_OK) == 0) {
+            snprintf(buf, n, "%s", user_events_paths[i]);
+            *available = 1;
+            return;
+        }
+        if (!first_errno)
+            first_errno = errno;
+    }
+    snprintf(buf, n, "%s: %s (a Linux 6.4+ kernel with CONFIG_USER_EVENTS and tracefs "
+             "mounted is needed; the flight recorder works without it)",
+             user_events_paths[0], strerror(first_errno));
+}
+
+static void kernel_clocksource(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+    if (!f)
+        return;
+    if (fgets(buf, (int)n, f))
+        buf[strcspn(buf, "\n")] = 0;
+    fclose(f);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+    const char *cmd = "doctor", *path = NULL, *format = "text", *output = NULL;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (fr_cli_is_help(argv[i])) {
+            fputs(usage_text, stdout);
+            return FR_EXIT_OK;
+        }
+        if ((m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
+            if (m < 0)
+                return FR_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--json")) {
+            format = "json";
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            return fr_cli_usage_error(cmd, "one program only ('%s' is extra)", argv[i]);
+        }
+    }
+    if (!path)
+        return fr_cli_usage_error(cmd, "no program given");
+    bool json = !strcmp(format, "json");
+    if (!json && strcmp(format, "text"))
+        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
+
+    char *program = fr_program_resolve(path);
+    if (!program)
+        return fr_cli_input_error(cmd, "%s: command not found", path);
+    fr_program_facts f;
+    char err[1024];
+    if (fr_program_inspect(program, &f, err, sizeof err) != 0) {
+        free(program);
+        return fr_cli_input_error(cmd, "%s", err);
+    }
+
+    /* The same decision as record's (cmd_record.c). */
+    const char *instrumentation, *runtime, *verdict;
+    bool ok = true;
+    char sleds[128];
+    if (f.has_sleds) {
+        snprintf(sleds, sizeof sleds, "XRay sleds: %llu functions (%llu sleds)",
+                 (unsigned long long)f.sled_functions, (unsigned long long)f.sleds);
+        instrumentation = sleds;
+    } else if (f.has_cyg_hooks) {
+        instrumentation = "-finstrument-functions hooks (__cyg_profile_func_enter)";
+    } else {
+        instrumentation = "none";
+    }
+    if (f.needs_flightrec_so)
+        runtime = "libflightrec.so (linked)";
+    else if (f.links_flightrec)
+        runtime = "libflightrec (linked statically)";
+    else if (f.xray_runtime)
+        runtime = f.dynamic ? "compiler-rt XRay (linked statically; record preloads "
+                              "libflightrec.so, which takes the sleds over)"
+                            : "compiler-rt XRay (linked statically)";
+    else
+        runtime = f.dynamic ? "none (record preloads libflightrec.so)" : "none";
+    if (!f.has_sleds && !f.has_cyg_hooks) {
+        ok = false;
+        verdict = "cannot be traced: no function instrumentation; build with clang "
+                  "-fxray-instrument -fxray-instruction-threshold=1 or gcc "
+                  "-finstrument-functions";
+    } else if (f.setid) {
+        ok = false;
+        verdict = "cannot be traced: set-user-ID/set-group-ID, so LD_PRELOAD and "
+                  "FLIGHTREC_OPTIONS are ignored (secure execution); trace a copy "
+                  "without the bit";
+    } else if (!f.links_flightrec && !f.dynamic) {
+        ok = false;
+        verdict = "cannot be traced: statically linked without libflightrec, so "
+                  "libflightrec.so cannot be preloaded; relink with libflightrec "
+                  "(pkg-config --static --libs flightrec) or link dynamically";
+    } else {
+        verdict = "can be traced: flightrec record -- PROGRAM";
+    }
+    int ue_available;
+    char ue[512], clocksource[64];
+    user_events_state(ue, sizeof ue, &ue_available);
+    kernel_clocksource(clocksource, sizeof clocksource);
+    int tsc = fr_arch_tsc_invariant();
+    const char *clock = tsc ? "tsc (the CPU's TSC is invariant)"
+                            : "monotonic (CLOCK_MONOTONIC: the CPU's TSC is not invariant)";
+
+    FILE *out = fr_cli_open_output(cmd, output);
+    if (!out) {
+        free(program);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (json) {
+        fputs("{\"program\": ", out);
+        fr_cli_json_string(out, program);
+        fprintf(out, ", \"instrumented\": %s, \"xray_sleds\": %s, \"sled_functions\": %llu, "
+                     "\"sleds\": %llu, \"cyg_profile_hooks\": %s, \"links_flightrec\": %s, "
+                     "\"compiler_rt_xray\": %s, \"dynamic\": %s, \"setid\": %s, ",
+                f.has_sleds || f.has_cyg_hooks ? "true" : "false", f.has_sleds ? "true" : "false",
+                (unsigned long long)f.sled_functions, (unsigned long long)f.sleds,
+                f.has_cyg_hooks ? "true" : "false", f.links_flightrec ? "true" : "false",
+                f.xray_runtime ? "true" : "false", f.dynamic ? "true" : "false",
+                f.setid ? "true" : "false");
+        fprintf(out, "\"user_events\": %s, \"user_events_detail\": ", ue_available ? "true" : "false");
+        fr_cli_json_string(out, ue);
+        fprintf(out, ", \"clock\": \"%s\", \"kernel_clocksource\": ", tsc ? "tsc" : "monotonic");
+        fr_cli_json_string(out, clocksource);
+        fprintf(out, ", \"traceable\": %s, \"verdict\": ", ok ? "true" : "false");
+        fr_cli_json_string(out, verdict);
+        fputs("}\n", out);
+    } else {
+        fputs("program: ", out);
+        fr_text_put(out, program);
+        fprintf(out, "\ninstrumentation: %s\n", instrumentation);
+        fprintf(out, "runtime: %s\n", runtime);
+        fprintf(out, "linking: %s%s\n", f.dynamic ? "dynamic" : "static",
+                f.setid ? ", set-user-ID or set-group-ID" : "");
+        fprintf(out, "user_events: %s ", ue_available ? "available," : "unavailable,");
+        fr_text_put(out, ue);
+        fprintf(out, "\nclock: %s; kernel clocksource %s\n", clock, clocksource);
+        fprintf(out, "verdict: %s\n", verdict);
+    }
+    free(program);
+    int rc = fr_cli_close_output(cmd, output, out);
+    return rc ? rc : ok ? FR_EXIT_OK : FR_EXIT_BAD_INPUT;
+}
