@@ -47,6 +47,19 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             ${LLVM_XRAY})
   set_tests_properties(functrace_dlopen PROPERTIES SKIP_RETURN_CODE 77)
 
+  # The plain static link line (the archive's file, not the CMake target and its
+  # --undefined option): fr_init alone must bring function tracing in.
+  add_executable(functrace_static_plain ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_static_plain.c)
+  target_compile_options(functrace_static_plain PRIVATE ${FUNCTRACE_XRAY_FLAGS} -O1)
+  target_include_directories(functrace_static_plain PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_link_options(functrace_static_plain PRIVATE -fxray-instrument -fnoxray-link-deps)
+  target_link_libraries(functrace_static_plain PRIVATE $<TARGET_FILE:flightrec_static>)
+  add_dependencies(functrace_static_plain flightrec_static)
+  add_test(NAME functrace_static_plain
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_static_plain.sh $<TARGET_FILE:flightrec_cli>
+            ${LLVM_XRAY} $<TARGET_FILE:functrace_static_plain>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_static_plain_work)
+
   # The recorder behind the sleds, through `flightrec record`; counts checked against
   # llvm-xray (convert and account) and our reader.
   foreach(kind shared static)

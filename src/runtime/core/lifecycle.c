@@ -105,6 +105,12 @@ static void setup_once(void)
 
 /* ------------------------------------------------------------------ init */
 
+/* A static link takes only the objects a program references: through this reference the
+ * object of fr_init brings function tracing's start-up (functrace_runtime.c), so a plain
+ * `cc prog.c libflightrec.a` traces its sleds (issue 10). */
+extern const char fr_functrace_anchor;
+__attribute__((used)) static const char *const functrace_linked = &fr_functrace_anchor;
+
 fr_status fr_init(const char *options)
 {
     fr_state prev = fr_get_state();
