@@ -11,3 +11,13 @@ if(FR_BENCH_LLVM_XRAY)
             ${CMAKE_CURRENT_BINARY_DIR}/analysis
     DEPENDS flightrec_cli analysis_gen USES_TERMINAL VERBATIM)
 endif()
+# `flightrec stack` vs `llvm-xray stack` on a trace with ~440,000 distinct stacks:
+#   cmake --build build --target bench_analysis_stack
+if(FR_BENCH_LLVM_XRAY)
+  find_program(FR_BENCH_PYTHON3 NAMES python3)
+  add_custom_target(bench_analysis_stack
+    COMMAND ${FR_BENCH_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_stack_bench.py
+            $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:analysis_gen> ${FR_BENCH_LLVM_XRAY}
+            ${CMAKE_CURRENT_BINARY_DIR}/analysis
+    DEPENDS flightrec_cli analysis_gen USES_TERMINAL VERBATIM)
+endif()

@@ -9,7 +9,11 @@
  * Timestamps advance 5-200 ticks per record; the threads' blocks follow each other in
  * time. A metadata block names every function.
  *
- * usage: analysis_gen OUT.xray OUT-map.yaml RECORDS [THREADS]
+ * VARIETY (default 3) is how many callees each call site chooses among: 3 makes nearly
+ * every call's stack new (millions of distinct stacks), 1 a fixed call tree whose
+ * ~450,000 stacks recur (the `stack` benchmark's trace).
+ *
+ * usage: analysis_gen OUT.xray OUT-map.yaml RECORDS [THREADS [VARIETY]]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@ static uint32_t next_random(void)
 }
 
 static FILE *out;
+static uint32_t variety = 3;
 static uint64_t tsc;
 static uint64_t written;     /* function records */
 static uint64_t block_bytes; /* bytes of the current block after its extents record */
@@ -104,7 +109,7 @@ static void call(uint32_t level, uint32_t index, uint32_t recursion)
     if (level + 1 < LEVELS) {
         uint32_t children = next_random() % 4;
         for (uint32_t k = 0; k < children; k++)
-            call(level + 1, (index * 7 + k * 13 + next_random() % 3) % PER_LEVEL, 0);
+            call(level + 1, (index * 7 + k * 13 + next_random() % variety) % PER_LEVEL, 0);
     } else if (recursion < 6 && next_random() % 2) {
         call(level, index, recursion + 1);   /* a recursive leaf */
     }
@@ -114,13 +119,15 @@ static void call(uint32_t level, uint32_t index, uint32_t recursion)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s OUT.xray OUT-map.yaml RECORDS [THREADS]\n", argv[0]);
+        fprintf(stderr, "usage: %s OUT.xray OUT-map.yaml RECORDS [THREADS [VARIETY]]\n", argv[0]);
         return 2;
     }
     uint64_t target = strtoull(argv[3], NULL, 10);
     int threads = argc > 4 ? atoi(argv[4]) : 4;
     if (threads < 1)
         threads = 1;
+    if (argc > 5 && atoi(argv[5]) >= 1)
+        variety = (uint32_t)atoi(argv[5]);
 
     FILE *map = fopen(argv[2], "w");
     out = fopen(argv[1], "wb");

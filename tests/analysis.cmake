@@ -14,3 +14,15 @@ add_test(NAME analysis_cli
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_cli_test.py
           $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:analysis_traces> ${LLVM_XRAY}
           ${CMAKE_CURRENT_BINARY_DIR}/analysis_cli)
+
+# stack / convert folded|svg on hundreds of thousands of distinct stacks: memory per
+# stack, --max-stacks (bounded, no call lost), --top. Peak RSS is not measured under
+# sanitizers (their allocator and shadow memory would swamp it).
+set(analysis_stacks_bounded_rss "")
+if(FLIGHTREC_SANITIZE)
+  set(analysis_stacks_bounded_rss "--no-rss")
+endif()
+add_test(NAME analysis_stacks_bounded
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_stacks_bounded.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_BINARY_DIR}/analysis_stacks_bounded
+          ${analysis_stacks_bounded_rss})

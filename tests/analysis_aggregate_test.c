@@ -126,7 +126,7 @@ static void check_stack(const fr_analysis *a, const uint32_t *path, uint32_t n, 
     assert_int_equal(s->calls, calls);
     assert_int_equal(s->total_ticks, total);
     assert_int_equal(s->self_ticks, self);
-    assert_int_equal(s->depth, n - 1);
+    assert_int_equal(fr_stack_agg_depth(a->stacks, i), n - 1);
     uint32_t back[8];
     assert_int_equal(fr_stack_agg_path(a->stacks, i, back, 8), n);
     for (uint32_t k = 0; k < n; k++)
@@ -181,6 +181,102 @@ static void test_stacks_without_enter_callback(void **state)
     fr_stack_agg_free(sa);
 }
 
+/* Bounded mode, on build()'s stream with room for 3 stacks: in the order the enters come,
+ * main (0), main>a (1) and thread 2's main>b (2) fit; thread 1's main>a>b would be new:
+ * it is main>a>[other] (3); then main>c is main>[other] (4), and c > b > d below it are
+ * counted in that same [other] node. */
+static void test_stacks_bounded(void **state)
+{
+    (void)state;
+    fr_analysis *a = fr_analysis_new(FR_ANALYZE_STACKS);
+    fr_stack_agg_set_limit(a->stacks, 3);
+    EN(1, 1, 0);
+    EN(2, 1, 0);
+    EN(1, 2, 10);
+    EN(2, 3, 5);
+    EN(1, 3, 20);
+    EX(2, 3, 25);
+    EX(1, 3, 50);
+    EX(2, 1, 30);
+    EX(1, 2, 60);
+    EN(1, 2, 70);
+    EX(1, 2, 80);
+    EN(1, 4, 100);
+    EN(1, 4, 110);
+    EN(1, 3, 115);
+    EN(1, 5, 120);
+    EX(1, 4, 130);
+    EX(1, 4, 140);
+    EX(1, 1, 200);
+    fr_analysis_finish(a);
+    const fr_stack_agg *sa = a->stacks;
+    assert_int_equal(fr_stack_agg_count(sa), 5);
+    uint32_t other1 = fr_stack_agg_find(sa, (uint32_t[]){1, FR_STACK_OTHER}, 2);
+    uint32_t other2 = fr_stack_agg_find(sa, (uint32_t[]){1, 2, FR_STACK_OTHER}, 3);
+    assert_int_not_equal(other1, FR_STACK_ROOT);
+    assert_int_not_equal(other2, FR_STACK_ROOT);
+    /* main>[other]: c(40, self 20), c(20, self 5), b(15, self 5), d(10, self 10) */
+    assert_int_equal(fr_stack_agg_node(sa, other1)->calls, 4);
+    assert_int_equal(fr_stack_agg_node(sa, other1)->self_ticks, 40);
+    /* main>a>[other]: b 30 */
+    assert_int_equal(fr_stack_agg_node(sa, other2)->calls, 1);
+    assert_int_equal(fr_stack_agg_node(sa, other2)->self_ticks, 30);
+    assert_int_equal(fr_stack_agg_merged_calls(sa), 5);
+    /* nothing lost: self times still add up to the traced time */
+    uint64_t self = 0, calls = 0;
+    for (uint32_t i = 0; i < fr_stack_agg_count(sa); i++) {
+        self += fr_stack_agg_node(sa, i)->self_ticks;
+        calls += fr_stack_agg_node(sa, i)->calls;
+    }
+    assert_int_equal(self, 200 + 30);
+    assert_int_equal(calls, 10);
+    fr_analysis_free(a);
+}
+
+/* Many distinct stacks: the tree stays a tree (parents first, paths found again) and
+ * the bound holds (at most twice the limit, one [other] per node). */
+static void test_stacks_many(void **state)
+{
+    (void)state;
+    for (int bounded = 0; bounded < 2; bounded++) {
+        fr_analysis *a = fr_analysis_new(FR_ANALYZE_STACKS);
+        if (bounded)
+            fr_stack_agg_set_limit(a->stacks, 1000);
+        uint64_t tsc = 0, n_calls = 0;
+        for (uint32_t i = 0; i < 20000; i++) {       /* 20000 distinct 3-deep stacks */
+            uint32_t ids[3] = {1 + i % 7, 100 + i % 97, 1000 + i};
+            for (int d = 0; d < 3; d++)
+                EN(1, ids[d], tsc++);
+            for (int d = 2; d >= 0; d--)
+                EX(1, ids[d], tsc++);
+            n_calls += 3;
+        }
+        fr_analysis_finish(a);
+        const fr_stack_agg *sa = a->stacks;
+        size_t n = fr_stack_agg_count(sa);
+        uint64_t calls = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const fr_stack_node *s = fr_stack_agg_node(sa, i);
+            assert_true(s->parent == FR_STACK_ROOT || s->parent < i);
+            calls += s->calls;
+        }
+        assert_int_equal(calls, n_calls);
+        if (bounded) {
+            assert_true(n <= 2000);
+            assert_true(fr_stack_agg_merged_calls(sa) > 0);
+        } else {
+            assert_int_equal(n, 7 + 7 * 97 + 20000);   /* 7 and 97 coprime: 679 pairs */
+            uint32_t path[3] = {1 + 12345 % 7, 100 + 12345 % 97, 1000 + 12345};
+            uint32_t i = fr_stack_agg_find(sa, path, 3), back[3];
+            assert_int_not_equal(i, FR_STACK_ROOT);
+            assert_int_equal(fr_stack_agg_path(sa, i, back, 3), 3);
+            assert_memory_equal(back, path, sizeof path);
+            assert_int_equal(fr_stack_agg_merged_calls(sa), 0);
+        }
+        fr_analysis_free(a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +284,8 @@ int main(void)
         cmocka_unit_test(test_call_graph),
         cmocka_unit_test(test_unique_stacks),
         cmocka_unit_test(test_stacks_without_enter_callback),
+        cmocka_unit_test(test_stacks_bounded),
+        cmocka_unit_test(test_stacks_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

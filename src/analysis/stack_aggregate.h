@@ -11,7 +11,8 @@
  * The enter callback finds each new frame's node from its parent's (one hash lookup per
  * call, whatever the depth). Calls fed without their enter still work: the node is then
  * found by walking the stack from the root.
- * Memory grows with the number of distinct stacks, never with the number of records.
+ * Memory grows with the number of distinct stacks (about 72 bytes each), never with the
+ * number of records, and fr_stack_agg_set_limit bounds it. Time: one hash lookup per call.
  */
 #ifndef FLIGHTREC_STACK_AGGREGATE_H
 #define FLIGHTREC_STACK_AGGREGATE_H
@@ -21,20 +22,35 @@
 #include "call_tracker.h"
 
 #define FR_STACK_ROOT UINT32_MAX   /* parent of the nodes of depth 0 */
+/* function_id of an "other" node: the stacks merged once the limit is reached */
+#define FR_STACK_OTHER UINT32_MAX
 
+/* 64 bytes, one cache line; with the hash table's 4-8 bytes a slot, about 72 bytes per
+ * distinct stack. */
+#define FR_STACK_HINTS 4
 typedef struct fr_stack_node {
     uint32_t parent;         /* index of the caller's node, or FR_STACK_ROOT */
-    uint32_t function_id;
-    uint32_t depth;          /* 0 = root function */
+    uint32_t function_id;    /* or FR_STACK_OTHER */
     uint64_t calls;
     uint64_t total_ticks;    /* sum of the durations of the calls with this stack */
     uint64_t self_ticks;     /* same, minus time in traced callees */
+    /* lookup cache (internal): children looked up from this node, child index + 1
+     * (0: none) and function id */
+    struct { uint32_t child, function_id; } hints[FR_STACK_HINTS];
 } fr_stack_node;
 
 typedef struct fr_stack_agg fr_stack_agg;
 
 fr_stack_agg *fr_stack_agg_new(void);
 void fr_stack_agg_free(fr_stack_agg *sa);
+/* Bounded mode: once max_stacks nodes exist, a call whose stack would need a new node is
+ * counted in an "other" node (FR_STACK_OTHER) under the deepest existing node of its
+ * stack, and everything deeper in that stack goes into the same "other" node. At most
+ * one "other" node per node, so never more than 2 * max_stacks nodes. Call before
+ * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
+void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
+/* Calls counted in "other" nodes. */
+uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 void fr_stack_agg_on_call(const fr_call *call, void *ctx);
@@ -43,6 +59,8 @@ void fr_stack_agg_on_call(const fr_call *call, void *ctx);
  * than its children. Nodes may exist with calls == 0 (entered, never completed). */
 size_t fr_stack_agg_count(const fr_stack_agg *sa);
 const fr_stack_node *fr_stack_agg_node(const fr_stack_agg *sa, uint32_t index);
+/* Depth of a node (0 = a root function): walks up to the root. */
+uint32_t fr_stack_agg_depth(const fr_stack_agg *sa, uint32_t index);
 /* The node's path, root first, into ids[0..cap-1]; returns the path length (depth+1),
  * which may exceed cap (then only the first cap ids are written). */
 uint32_t fr_stack_agg_path(const fr_stack_agg *sa, uint32_t index, uint32_t *ids, uint32_t cap);

@@ -10,6 +10,12 @@
 int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
                 unsigned what)
 {
+    return fr_acli_run_opts(c, command, path, binary, what, NULL);
+}
+
+int fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
+                     unsigned what, const fr_acli_opts *opts)
+{
     memset(c, 0, sizeof *c);
     int rc = fr_cli_open(&c->trace, command, path, binary);
     if (rc)
@@ -17,6 +23,8 @@ int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *b
     /* FR_TE_LOST must reach the call tracker (it resets a thread's stack). */
     c->trace.return_meta = true;
     c->analysis = fr_analysis_new(what);
+    if (opts && c->analysis->stacks)
+        fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
     /* Plain function records (nearly all of a trace) in batches, the rest one by one. */
     enum { FN_BATCH = 1024 };   /* 16 KiB: stays in L1 while the tracker reads it */
     fr_function_record fns[FN_BATCH];

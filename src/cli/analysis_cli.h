@@ -27,6 +27,12 @@ typedef struct fr_acli {
  * cases fr_acli_done must follow. */
 int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
                  unsigned what);
+/* Same, with options of the analysis. */
+typedef struct fr_acli_opts {
+    size_t max_stacks;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_limit (0: no limit) */
+} fr_acli_opts;
+int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
+                      unsigned what, const fr_acli_opts *opts);
 void fr_acli_done(fr_acli *c);
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id);

@@ -35,6 +35,9 @@ static void usage(FILE *out)
         "  --binary BIN         take function names from BIN (its xray_instr_map and symbols)\n"
         "  --weight time|calls  folded/svg: weight of a stack, self time in ns (default) or calls\n"
         "  --title TEXT         svg: title of the flame graph\n"
+        "  --max-stacks N       folded/svg: keep at most N distinct stacks in memory; calls\n"
+        "                       whose stack would be a new one once N exist are counted in\n"
+        "                       an \"[other]\" frame under their deepest known caller\n"
         "  --ids                yaml: print function ids, not names (llvm-xray without -symbolize)\n"
         "  -h, --help           this help\n"
         "FILE '-' reads the trace from standard input.\n"
@@ -51,6 +54,7 @@ static int usage_error(const char *fmt, const char *arg)
 int cmd_convert(int argc, char **argv)
 {
     const char *in = NULL, *out_path = NULL, *format = NULL, *binary = NULL, *weight = "time";
+    const char *max_stacks = NULL;
     cv_job job = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -65,7 +69,8 @@ int cmd_convert(int argc, char **argv)
             (m = fr_cli_option("convert", argc, argv, &i, "-o", &out_path)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--binary", &binary)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--weight", &weight)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title))) {
+            (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title)) ||
+            (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
         } else if (!strcmp(a, "--ids")) {
@@ -89,6 +94,16 @@ int cmd_convert(int argc, char **argv)
     else if (!strcmp(format, "yaml")) convert = cv_convert_yaml;
     else if (!strcmp(format, "perfetto")) convert = cv_convert_perfetto;
     else return usage_error("unknown format '%s' (chrome, folded, svg, yaml or perfetto)", format);
+    if (max_stacks) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(max_stacks, &end, 10);
+        if (!*max_stacks || *end || errno || v == 0 || max_stacks[0] == '-')
+            return usage_error("--max-stacks '%s': expected a count of at least 1", max_stacks);
+        if (convert != cv_convert_folded && convert != cv_convert_svg)
+            return usage_error("--max-stacks applies to the folded and svg formats, not '%s'", format);
+        job.max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    }
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);

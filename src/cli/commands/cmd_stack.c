@@ -17,6 +17,9 @@ static const char usage_text[] =
     "\n"
     "  -s, --sort KEY      a column: total (default), self or calls, largest first\n"
     "  --top N             only the first N stacks\n"
+    "  --max-stacks N      keep at most N distinct stacks in memory; calls whose stack\n"
+    "                      would be a new one once N exist are counted in an \"[other]\"\n"
+    "                      stack under the deepest known caller (memory bound: 2N stacks)\n"
     "  -f, --format F      text (default), folded or json\n"
     "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
     "                      or calls\n"
@@ -34,22 +37,94 @@ static const char usage_text[] =
 
 enum key { BY_TOTAL, BY_SELF, BY_CALLS };
 
-static enum key g_key;
-static const fr_stack_agg *g_agg;
+/* Sorting: largest key first, then creation order (callers before callees). The keys are
+ * copied next to the indexes so that comparisons do not chase nodes through memory. */
+struct ranked { uint64_t key; uint32_t node; } __attribute__((packed));
 
-static uint64_t key_of(uint32_t i)
+static inline uint64_t key_of(const fr_stack_node *s, enum key k)
 {
-    const fr_stack_node *s = fr_stack_agg_node(g_agg, i);
-    return g_key == BY_CALLS ? s->calls : g_key == BY_SELF ? s->self_ticks : s->total_ticks;
+    return k == BY_CALLS ? s->calls : k == BY_SELF ? s->self_ticks : s->total_ticks;
 }
 
-static int compare_nodes(const void *pa, const void *pb)
+static inline bool before(const struct ranked *a, const struct ranked *b)
 {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    uint64_t ka = key_of(a), kb = key_of(b);
-    if (ka != kb)
-        return ka > kb ? -1 : 1;
-    return a < b ? -1 : a > b;  /* creation order: callers before callees */
+    return a->key != b->key ? a->key > b->key : a->node < b->node;
+}
+
+static void sort_ranked(struct ranked *a, size_t n)
+{
+    while (n > 16) {                 /* quicksort, median of three, smaller side first */
+        struct ranked *x = &a[0], *y = &a[n / 2], *z = &a[n - 1], pivot;
+        pivot = before(x, y) ? (before(y, z) ? *y : before(x, z) ? *z : *x)
+                             : (before(x, z) ? *x : before(y, z) ? *z : *y);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (before(&a[i], &pivot)) i++;
+            while (before(&pivot, &a[j])) j--;
+            if (i >= j) break;
+            struct ranked t = a[i]; a[i] = a[j]; a[j] = t;
+            i++; j--;
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_ranked(a, left);
+            a += left;
+            n -= left;
+        } else {
+            sort_ranked(a + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {  /* insertion sort of the small rest */
+        struct ranked v = a[i];
+        size_t j = i;
+        for (; j > 0 && before(&v, &a[j - 1]); j--)
+            a[j] = a[j - 1];
+        a[j] = v;
+    }
+}
+
+/* Heap of the best `top` seen so far, the worst at the root. */
+static void sift_down(struct ranked *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && before(&h[w], &h[l])) w = l;
+        if (r < n && before(&h[w], &h[r])) w = r;
+        if (w == i) return;
+        struct ranked t = h[i]; h[i] = h[w]; h[w] = t;
+        i = w;
+    }
+}
+
+/* The nodes with calls, best first: all of them (sorted in place), or only the best
+ * `top` (a heap of that size: O(nodes log top) time and O(top) memory). Returns the
+ * array (malloc'd) and its length in *n, NULL if out of memory. */
+static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t top, size_t *n)
+{
+    size_t count = fr_stack_agg_count(sa), len = 0;
+    size_t cap = top < count ? (size_t)top : count;
+    struct ranked *r = malloc((cap ? cap : 1) * sizeof *r);
+    if (!r)
+        return NULL;
+    for (uint32_t i = 0; i < count && cap; i++) {
+        const fr_stack_node *s = fr_stack_agg_node(sa, i);
+        if (!s->calls)
+            continue;
+        struct ranked v = {key_of(s, k), i};
+        if (len < cap) {
+            r[len++] = v;
+            if (len == cap && cap < count)     /* full: make it a heap, worst on top */
+                for (size_t j = cap / 2; j-- > 0;)
+                    sift_down(r, cap, j);
+        } else if (before(&v, &r[0])) {
+            r[0] = v;
+            sift_down(r, cap, 0);
+        }
+    }
+    sort_ranked(r, len);
+    *n = len;
+    return r;
 }
 
 /* Writes the stack's function names separated by sep (or as a JSON array if json). */
@@ -62,7 +137,9 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
     for (uint32_t d = 0; d < n; d++) {
         if (d)
             fputs(json ? ", " : sep, out);
-        if (json)
+        if (ids[d] == FR_STACK_OTHER)
+            fputs(json ? "\"[other]\"" : "[other]", out);
+        else if (json)
             fr_acli_json_string(out, fr_acli_name(c, ids[d]));
         else if (!strcmp(sep, ";"))   /* folded: ';' and newlines would split the stack */
             fr_text_put_frame(out, fr_acli_name(c, ids[d]));
@@ -78,6 +155,7 @@ int cmd_stack(int argc, char **argv)
     static const struct option options[] = {
         {"sort", required_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},
+        {"max-stacks", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
         {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
@@ -89,19 +167,19 @@ int cmd_stack(int argc, char **argv)
         {0},
     };
     const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
-    uint64_t top = UINT64_MAX;
+    uint64_t top = UINT64_MAX, max_stacks = 0;
     bool verbose = false;
     int color = FR_COLOR_AUTO;
-    g_key = BY_TOTAL;
+    enum key key = BY_TOTAL;
     optind = 1;
     opterr = 0;   /* our own message for bad options */
     int opt;
     while ((opt = getopt_long(argc, argv, "s:f:o:hv", options, NULL)) != -1) {
         switch (opt) {
         case 's':
-            if (!strcmp(optarg, "total")) g_key = BY_TOTAL;
-            else if (!strcmp(optarg, "self")) g_key = BY_SELF;
-            else if (!strcmp(optarg, "calls")) g_key = BY_CALLS;
+            if (!strcmp(optarg, "total")) key = BY_TOTAL;
+            else if (!strcmp(optarg, "self")) key = BY_SELF;
+            else if (!strcmp(optarg, "calls")) key = BY_CALLS;
             else {
                 fprintf(stderr, "flightrec stack: unknown sort key '%s' (total, self, calls)\n", optarg);
                 return FR_EXIT_USAGE;
@@ -110,6 +188,12 @@ int cmd_stack(int argc, char **argv)
         case 't':
             if (fr_acli_parse_count("stack", "--top", optarg, &top))
                 return FR_EXIT_USAGE;
+            break;
+        case 'm':
+            if (fr_acli_parse_count("stack", "--max-stacks", optarg, &max_stacks))
+                return FR_EXIT_USAGE;
+            if (max_stacks == 0)
+                return fr_cli_usage_error("stack", "--max-stacks must be at least 1");
             break;
         case 'f': format = optarg; break;
         case 'w': value = optarg; break;
@@ -139,16 +223,17 @@ int cmd_stack(int argc, char **argv)
     const char *path = argv[optind];
 
     fr_acli c;
-    int rc = fr_acli_run(&c, "stack", path, binary, FR_ANALYZE_STACKS);
+    fr_acli_opts opts = {.max_stacks = max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)max_stacks};
+    int rc = fr_acli_run_opts(&c, "stack", path, binary, FR_ANALYZE_STACKS, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;
     }
     c.verbose = verbose;
     const fr_stack_agg *sa = c.analysis->stacks;
-    size_t total_nodes = fr_stack_agg_count(sa), n = 0;
+    size_t n = 0;
     uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 1;
-    uint32_t *order = malloc((total_nodes ? total_nodes : 1) * sizeof *order);
+    struct ranked *order = rank_nodes(sa, key, top, &n);
     uint32_t *ids = malloc(max_depth * sizeof *ids);
     FILE *out = order && ids ? fr_acli_open_output("stack", output) : NULL;
     if (!out) {
@@ -159,36 +244,32 @@ int cmd_stack(int argc, char **argv)
         fr_acli_done(&c);
         return FR_EXIT_BAD_INPUT;
     }
-    for (uint32_t i = 0; i < total_nodes; i++)
-        if (fr_stack_agg_node(sa, i)->calls)
-            order[n++] = i;
-    g_agg = sa;
-    qsort(order, n, sizeof *order, compare_nodes);
-    if (top < n)
-        n = top;
+    if (fr_stack_agg_merged_calls(sa))
+        fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
+                (unsigned long long)max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
 
     if (!strcmp(format, "text")) {
         fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(color, out));
         fprintf(out, "%s%10s %10s %10s  %s%s\n", co.bold, "calls", "total", "self",
                 "stack (root first)", co.reset);
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             char total[32], self[32];
             fr_acli_format_duration(&c, s->total_ticks, total, sizeof total);
             fr_acli_format_duration(&c, s->self_ticks, self, sizeof self);
             fprintf(out, "%10" PRIu64 " %10s %10s  ", s->calls, total, self);
-            print_path(&c, out, order[k], ids, max_depth, " > ", 0);
+            print_path(&c, out, order[k].node, ids, max_depth, " > ", 0);
             putc('\n', out);
         }
     } else if (!strcmp(format, "folded")) {
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             uint64_t v = !strcmp(value, "calls") ? s->calls
                        : (uint64_t)fr_cli_ticks_to_ns((int64_t)(!strcmp(value, "total")
                                                     ? s->total_ticks : s->self_ticks), c.ticks_per_second);
             if (!v)
                 continue;
-            print_path(&c, out, order[k], ids, max_depth, ";", 0);
+            print_path(&c, out, order[k].node, ids, max_depth, ";", 0);
             fprintf(out, " %" PRIu64 "\n", v);
         }
     } else {
@@ -196,11 +277,11 @@ int cmd_stack(int argc, char **argv)
         fr_acli_json_header(&c, out);
         fprintf(out, ",\n \"stacks\": [");
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k]);
+            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             fprintf(out, "%s\n  {\"stack\": ", k ? "," : "");
-            print_path(&c, out, order[k], ids, max_depth, NULL, 1);
+            print_path(&c, out, order[k].node, ids, max_depth, NULL, 1);
             fprintf(out, ", \"ids\": [");
-            uint32_t len = fr_stack_agg_path(sa, order[k], ids, max_depth);
+            uint32_t len = fr_stack_agg_path(sa, order[k].node, ids, max_depth);
             for (uint32_t d = 0; d < len; d++)
                 fprintf(out, "%s%" PRIu32, d ? ", " : "", ids[d]);
             char total[48], self[48];

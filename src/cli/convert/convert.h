@@ -35,6 +35,7 @@ typedef struct cv_job {
     enum cv_weight weight;    /* folded, svg */
     bool ids_only;            /* yaml: print function ids, not names */
     const char *title;        /* svg */
+    size_t max_stacks;        /* folded, svg: fr_stack_agg_set_limit (0: no limit) */
 } cv_job;
 
 /* Each returns a process exit code (FR_EXIT_*), having reported any error on stderr. */
@@ -45,23 +46,21 @@ int cv_convert_yaml(cv_job *job);
 int cv_convert_perfetto(cv_job *job);
 
 /* ------------------------------------------------------------------ stacks (folded, svg)
- * One pass through the call tracker into the calling-context tree (stack_aggregate.h);
- * each node gets the weight the user asked for (self time in ns, or calls) and the sum of
- * its subtree's weights. Memory: per unique stack, never per record. */
+ * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
+ * Memory: the tree (about 40 bytes per distinct stack, bounded by --max-stacks), never
+ * per record. A node's weight is what the user asked for: self time in ns, or calls. */
 struct fr_stack_agg;
 typedef struct cv_stacks {
     struct fr_analysis *analysis;
     const struct fr_stack_agg *agg;
-    size_t n;
-    uint64_t *self;           /* per node: own weight */
-    uint64_t *total;          /* per node: own weight + its descendants' */
-    uint64_t grand_total;     /* all roots */
+    size_t n;                 /* nodes */
 } cv_stacks;
 
 /* Returns FR_EXIT_OK, or FR_EXIT_BAD_INPUT after a read error (the stacks read before it
  * are kept, so the caller can still write them). */
 int  cv_stacks_build(cv_job *job, cv_stacks *st);
 void cv_stacks_free(cv_stacks *st);
+uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
 /* Reports unmatched records on stderr, if any. */
 void cv_report_unmatched(const fr_call_tracker_stats *s);
 

@@ -36,7 +36,8 @@ int cv_convert_folded(cv_job *job)
     cv_out_init(&o, job->out);
     uint32_t cap = 256, *path = malloc(cap * sizeof *path);
     for (size_t i = 0; i < st.n && path; i++) {
-        if (st.self[i] == 0)
+        uint64_t weight = cv_stack_weight(job, &st, (uint32_t)i);
+        if (weight == 0)
             continue;
         uint32_t len = fr_stack_agg_path(st.agg, (uint32_t)i, path, cap);
         if (len > cap) {
@@ -49,10 +50,13 @@ int cv_convert_folded(cv_job *job)
         for (uint32_t k = 0; k < len; k++) {
             if (k)
                 cv_putc(&o, ';');
-            cv_puts(&o, cv_names_get(&names, path[k]));
+            if (path[k] == FR_STACK_OTHER)
+                CV_LIT(&o, "[other]");
+            else
+                cv_puts(&o, cv_names_get(&names, path[k]));
         }
         cv_putc(&o, ' ');
-        cv_u64(&o, st.self[i]);
+        cv_u64(&o, weight);
         cv_putc(&o, '\n');
     }
     if (!path) {

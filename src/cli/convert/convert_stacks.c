@@ -20,43 +20,44 @@ int cv_stacks_build(cv_job *job, cv_stacks *st)
 {
     memset(st, 0, sizeof *st);
     st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
+    fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
+    /* Plain function records in batches (no record structure per record), the rest one
+     * by one. */
+    enum { FN_BATCH = 1024 };
+    fr_function_record fns[FN_BATCH];
     fr_record rec;
     fr_read_status rs;
-    while ((rs = cv_next(job, &rec)) == FR_READ_OK)
+    for (;;) {
+        int32_t tid;
+        size_t n = fr_cli_next_functions(job->trace, fns, FN_BATCH, &tid);
+        if (n) {
+            fr_analysis_feed_functions(st->analysis, tid, fns, n);
+            continue;
+        }
+        if ((rs = cv_next(job, &rec)) != FR_READ_OK)
+            break;
         fr_analysis_feed(st->analysis, &rec);
+    }
     fr_analysis_finish(st->analysis);
     cv_report_unmatched(fr_analysis_stats(st->analysis));
-
-    const fr_stack_agg *sa = st->analysis->stacks;
-    st->agg = sa;
-    st->n = fr_stack_agg_count(sa);
-    st->self = calloc(st->n ? st->n : 1, sizeof *st->self);
-    st->total = calloc(st->n ? st->n : 1, sizeof *st->total);
-    if (!st->self || !st->total) {
-        fprintf(stderr, "flightrec convert: out of memory\n");
-        exit(1);
-    }
-    for (size_t i = 0; i < st->n; i++) {
-        const fr_stack_node *node = fr_stack_agg_node(sa, (uint32_t)i);
-        st->self[i] = job->weight == CV_WEIGHT_CALLS ? node->calls
-                                                     : (uint64_t)fr_cli_ticks_to_ns((int64_t)node->self_ticks, job->ticks_per_second);
-        st->total[i] = st->self[i];
-    }
-    /* Parents have smaller indexes than their children: one backward sweep sums subtrees. */
-    for (size_t i = st->n; i-- > 0;) {
-        const fr_stack_node *node = fr_stack_agg_node(sa, (uint32_t)i);
-        if (node->parent == FR_STACK_ROOT)
-            st->grand_total += st->total[i];
-        else
-            st->total[node->parent] += st->total[i];
-    }
+    st->agg = st->analysis->stacks;
+    st->n = fr_stack_agg_count(st->agg);
+    uint64_t merged = fr_stack_agg_merged_calls(st->agg);
+    if (merged)
+        fprintf(stderr, "flightrec convert: --max-stacks %zu: %llu calls counted in [other] stacks\n",
+                job->max_stacks, (unsigned long long)merged);
     return rs == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node)
+{
+    const fr_stack_node *s = fr_stack_agg_node(st->agg, node);
+    return job->weight == CV_WEIGHT_CALLS ? s->calls
+         : (uint64_t)cv_ticks_to_ns((int64_t)s->self_ticks, job->ticks_per_second);
 }
 
 void cv_stacks_free(cv_stacks *st)
 {
     fr_analysis_free(st->analysis);
-    free(st->self);
-    free(st->total);
     memset(st, 0, sizeof *st);
 }

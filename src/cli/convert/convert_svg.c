@@ -257,29 +257,59 @@ int cv_convert_svg(cv_job *job)
     int rc = cv_stacks_build(job, &st);
     cv_names names;
     cv_names_init(&names, job->symbols, plain_name, NULL);
-    uint64_t *x0 = calloc(st.n + 1, sizeof *x0), *next = calloc(st.n + 1, sizeof *next);
-    uint8_t *shown = calloc(st.n + 1, 1);
-    if (!x0 || !next || !shown) {
+    /* Subtree weights: parents have smaller indexes than their children, so one
+     * backward sweep adds each node into its parent. Index st.n is the synthetic root
+     * "all". 8 bytes a node, plus 4 for the frame index below. */
+    uint64_t *subtree = malloc((st.n + 1) * sizeof *subtree);
+    uint32_t *frame_of = malloc((st.n + 1) * sizeof *frame_of);
+    if (!subtree || !frame_of) {
         fprintf(stderr, "flightrec convert: out of memory\n");
         exit(1);
     }
-    /* Layout: a frame starts where its parent's previous child ended. Index st.n is the
-     * synthetic root "all". Parents come before their children in node order. */
-    uint64_t total = st.grand_total ? st.grand_total : 1;
+    subtree[st.n] = 0;
+    for (size_t i = 0; i < st.n; i++)
+        subtree[i] = cv_stack_weight(job, &st, (uint32_t)i);
+    for (size_t i = st.n; i-- > 0;) {
+        uint32_t parent = fr_stack_agg_node(st.agg, (uint32_t)i)->parent;
+        subtree[parent == FR_STACK_ROOT ? st.n : parent] += subtree[i];
+    }
+    /* Layout of the frames wide enough to draw (few, whatever the number of stacks): a
+     * frame starts where its parent's previous child ended. */
+    struct frame_at { uint32_t node, depth; uint64_t x0, next; } *frames = NULL;
+    size_t n_frames = 0, cap_frames = 0;
+    uint64_t total = subtree[st.n] ? subtree[st.n] : 1;
     double px_per_unit = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)total;
     uint32_t max_depth = 0;
-    for (size_t i = 0; i < st.n; i++) {
-        const fr_stack_node *node = fr_stack_agg_node(st.agg, (uint32_t)i);
-        size_t parent = node->parent == FR_STACK_ROOT ? st.n : node->parent;
-        if ((parent != st.n && !shown[parent]) || (double)st.total[i] * px_per_unit < MIN_FRAME_PX)
-            continue;
-        shown[i] = 1;
-        x0[i] = next[parent];
-        next[parent] += st.total[i];
-        next[i] = x0[i];
-        if (node->depth + 1 > max_depth)
-            max_depth = node->depth + 1;
+    frames = malloc(sizeof *frames * (cap_frames = 256));
+    if (!frames) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
     }
+    frames[n_frames++] = (struct frame_at){(uint32_t)st.n, 0, 0, 0};
+    frame_of[st.n] = 0;
+    for (size_t i = 0; i < st.n; i++) {
+        uint32_t parent = fr_stack_agg_node(st.agg, (uint32_t)i)->parent;
+        uint32_t pf = frame_of[parent == FR_STACK_ROOT ? st.n : parent];
+        frame_of[i] = UINT32_MAX;
+        if (pf == UINT32_MAX || (double)subtree[i] * px_per_unit < MIN_FRAME_PX)
+            continue;
+        if (n_frames == cap_frames) {
+            frames = realloc(frames, sizeof *frames * (cap_frames *= 2));
+            if (!frames) {
+                fprintf(stderr, "flightrec convert: out of memory\n");
+                exit(1);
+            }
+        }
+        frame_of[i] = (uint32_t)n_frames;
+        struct frame_at *f = &frames[n_frames++];
+        f->node = (uint32_t)i;
+        f->depth = frames[pf].depth + 1;
+        f->x0 = f->next = frames[pf].next;
+        frames[pf].next += subtree[i];
+        if (f->depth > max_depth)
+            max_depth = f->depth;
+    }
+    free(frame_of);
 
     cv_out o;
     cv_out_init(&o, job->out);
@@ -321,21 +351,19 @@ int cv_convert_svg(cv_job *job)
     cv_puts(&o, head);
 
     frame(&o, "all", 0, total, 0, total, max_depth, job->weight);
-    for (size_t i = 0; i < st.n; i++) {
-        if (!shown[i])
-            continue;
-        const fr_stack_node *node = fr_stack_agg_node(st.agg, (uint32_t)i);
-        frame(&o, cv_names_get(&names, node->function_id), x0[i], st.total[i], node->depth + 1,
-              total, max_depth, job->weight);
+    for (size_t k = 1; k < n_frames; k++) {
+        const struct frame_at *f = &frames[k];
+        uint32_t id = fr_stack_agg_node(st.agg, f->node)->function_id;
+        frame(&o, id == FR_STACK_OTHER ? "[other]" : cv_names_get(&names, id), f->x0,
+              subtree[f->node], f->depth, total, max_depth, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
     if (cv_out_finish(&o)) {
         fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
         rc = FR_EXIT_BAD_INPUT;
     }
-    free(x0);
-    free(next);
-    free(shown);
+    free(frames);
+    free(subtree);
     cv_names_free(&names);
     cv_stacks_free(&st);
     return rc;
