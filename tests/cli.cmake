@@ -16,3 +16,9 @@ add_executable(cli_common_test ${CMAKE_CURRENT_SOURCE_DIR}/cli_common_test.c
 target_include_directories(cli_common_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
 target_link_libraries(cli_common_test PRIVATE flightrec_reader fr_testlib)
 add_test(NAME cli_common COMMAND cli_common_test)
+# Man pages and bash completion generated from --help (built when python3 is found).
+if(TARGET flightrec_docs)
+  add_test(NAME cli_man_completion COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_man_completion.sh
+    $<TARGET_FILE:flightrec_cli> ${CMAKE_BINARY_DIR}/man ${CMAKE_SOURCE_DIR}/man/generate.py)
+  set_tests_properties(cli_man_completion PROPERTIES SKIP_RETURN_CODE 77)
+endif()

@@ -71,6 +71,7 @@ static void usage(FILE *out)
             "                        range N-M\n"
             "  --no-check            run PROGRAM even if it seems to have no\n"
             "                        instrumentation or cannot be traced\n"
+            "  -h, --help            this text\n"
             "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
             "the caller's FLIGHTREC_OPTIONS.\n"
             "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
