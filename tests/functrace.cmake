@@ -60,6 +60,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             ${LLVM_XRAY} $<TARGET_FILE:functrace_static_plain>
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_static_plain_work)
 
+  # The flags users need: pkg-config's xray_cflags; record warns about few sleds.
+  add_test(NAME functrace_few_sleds
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_few_sleds.sh $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_BINARY_DIR}/flightrec.pc ${CMAKE_CURRENT_BINARY_DIR}/functrace_few_sleds_work)
+  set_tests_properties(functrace_few_sleds PROPERTIES SKIP_RETURN_CODE 77)
+
   # The recorder behind the sleds, through `flightrec record`; counts checked against
   # llvm-xray (convert and account) and our reader.
   foreach(kind shared static)

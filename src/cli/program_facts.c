@@ -36,6 +36,11 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts
             f->has_cyg_hooks = true;
         else if (!strcmp(name, "__xray_patch") && sym.st_shndx != SHN_UNDEF)
             *defines_xray_patch = true;
+        if (sh->sh_type == SHT_SYMTAB && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+            GELF_ST_BIND(sym.st_info) == STB_GLOBAL && sym.st_shndx != SHN_UNDEF &&
+            strncmp(name, "fr_", 3) && strncmp(name, "__xray", 6) &&
+            strncmp(name, "__cyg", 5) && (name[0] != '_' || name[1] == 'Z'))
+            f->program_functions++;
     }
 }
 

@@ -17,6 +17,9 @@ typedef struct fr_program_facts {
     bool     has_sleds;        /* a non-empty xray_instr_map section */
     uint64_t sled_functions;   /* entries of kind "function entry" in it: functions */
     uint64_t sleds;            /* all its entries (entries, exits, tail calls, events) */
+    uint64_t program_functions; /* global functions defined in .symtab, without ours
+                                  (fr_*, __xray_*, __cyg_*), weak ones and C runtime
+                                  names (_x but not _Z): to compare with sled_functions */
     bool     has_cyg_hooks;    /* references __cyg_profile_func_enter (gcc/clang
                                   -finstrument-functions) */
     bool     xray_runtime;     /* compiler-rt's XRay runtime linked in (__xray_patch

@@ -379,6 +379,15 @@ int cmd_record(int argc, char **argv)
             return FR_EXIT_BAD_INPUT;
         }
     }
+    /* clang instruments only functions of 200+ instructions (or with loops) unless told
+     * -fxray-instruction-threshold=1: most of a program's calls then leave no record. */
+    if (inspected && facts.has_sleds && facts.program_functions >= 4 &&
+        facts.sled_functions * 2 < facts.program_functions)
+        fprintf(stderr, "flightrec record: warning: %s has sleds in only %llu functions for "
+                        "%llu global functions: compile with -fxray-instruction-threshold=1 "
+                        "(pkg-config --variable=xray_cflags flightrec) to trace them all\n",
+                program, (unsigned long long)facts.sled_functions,
+                (unsigned long long)facts.program_functions);
     /* A program that does not link libflightrec (clang -fnoxray-link-deps, gcc
      * -finstrument-functions against nothing, compiler-rt's own XRay runtime) is traced
      * with libflightrec.so preloaded: its sleds and hooks need nothing else. */

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# functrace_few_sleds.sh FLIGHTREC PC_FILE WORKDIR - the flags users need (issue 10):
+# pkg-config's xray_cflags variable builds a program whose functions all have sleds and
+# `flightrec record` says nothing about it; the same program built with clang's default
+# threshold (-fxray-instrument alone) gets the warning naming the flag.
+set -euo pipefail
+fr=$1 pc=$2 work=$3
+mkdir -p "$work"
+src=$(dirname "$0")/progs/functrace_few_sleds.c
+command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=xray_cflags flightrec)
+case "$flags" in *-fxray-instruction-threshold=1*) ;; *) echo "FAIL: xray_cflags is '$flags'"; exit 1;; esac
+# shellcheck disable=SC2086
+clang -O1 $flags "$src" -o "$work/all"
+clang -O1 -fxray-instrument -fnoxray-link-deps "$src" -o "$work/few"
+"$fr" record -o "$work/all.fr" -- "$work/all" 2>"$work/all.err" >/dev/null
+"$fr" record -o "$work/few.fr" -- "$work/few" 2>"$work/few.err" >/dev/null
+if grep -q "warning" "$work/all.err"; then echo "FAIL: warned about a full build:"; cat "$work/all.err"; exit 1; fi
+grep -q "warning: .*has sleds in only 1 functions for 9 global functions.*-fxray-instruction-threshold=1" \
+  "$work/few.err" || { echo "FAIL: no warning for the default threshold:"; cat "$work/few.err"; exit 1; }
+calls=$("$fr" account "$work/all.fr" | awk '$NF == "f3" { print $1 }')
+[ "$calls" = 3 ] || { echo "FAIL: f3 called '$calls' times in the full build's trace, want 3"; exit 1; }
+echo PASS
