@@ -4,9 +4,13 @@
 set -euo pipefail
 prog=$1 work=$2 xray=$3
 rm -rf "$work"; mkdir -p "$work"
-out=$(env -u FLIGHTREC_OPTIONS "$prog" "$work")
-trace=$(sed -n 's/^trace //p' <<<"$out")
-[ -s "$trace" ] || { echo "FAIL: no trace at '$trace'"; exit 1; }
+out=$(env -u FLIGHTREC_OPTIONS XRAY_OPTIONS="xray_logfile_base=$work/xray-log." "$prog")
+# compiler-rt's name: <base><argv[0] name>.<6 random characters>
+shopt -s nullglob
+traces=("$work"/xray-log."$(basename "$prog")".??????)
+[ ${#traces[@]} = 1 ] || { echo "FAIL: want one log named as compiler-rt names it, got: ${traces[*]:-none}"; ls "$work"; exit 1; }
+trace=${traces[0]}
+[ -s "$trace" ] || { echo "FAIL: empty trace '$trace'"; exit 1; }
 acc=$("$xray" account -m "$prog" "$trace" --format=csv)
 status=0
 while read -r _ name want; do

@@ -304,6 +304,23 @@ fr_status fr_flush(void)
     return r;
 }
 
+/* fr_flush into an open file (XRay compatibility: compiler-rt's log file created at
+ * flush, and in-memory iteration of the buffers). Returns FR_OK or FR_ERR_STATE/_IO. */
+__attribute__((visibility("hidden"))) fr_status fr_flush_fd(int fd)
+{
+    if (fr_get_state() != FR_STATE_FINALIZED)
+        return FR_ERR_STATE;
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return FR_ERR_STATE;
+    pthread_mutex_lock(&fr_registry_lock);
+    fr_status r = fr_get_state() != FR_STATE_FINALIZED ? FR_ERR_STATE
+                  : fr_write_trace_fd(fd) ? FR_ERR_IO : FR_OK;
+    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
 fr_status fr_reset(void)
 {
     if (fr_get_state() != FR_STATE_FINALIZED)

@@ -283,6 +283,8 @@ static int open_in_place(const char *path)
     return fd;
 }
 
+static int write_contents(int fd, uint8_t *buf, size_t cap);
+
 static int write_file(struct fr_trace_job *job, const char *path)
 {
     char *tmp = job->tmp;
@@ -295,7 +297,23 @@ static int write_file(struct fr_trace_job *job, const char *path)
     if (fd < 0)
         return -fd;
     job->fd = fd;
-    struct fr_out o = { .fd = fd, .buf = job->buf, .cap = job->cap };
+    int err = write_contents(fd, job->buf, job->cap);
+    job->fd = -1;
+    if (close(fd) != 0 && !err && errno != EINTR)
+        err = errno;
+    if (in_place)
+        return err;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err)
+        unlink(tmp);
+    return err;
+}
+
+/* The file's bytes into FD through the output buffer BUF. Returns 0 or an errno value. */
+static int write_contents(int fd, uint8_t *buf, size_t cap)
+{
+    struct fr_out o = { .fd = fd, .buf = buf, .cap = cap };
     write_header(&o);
     write_metadata_block(&o);
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
@@ -315,16 +333,17 @@ static int write_file(struct fr_trace_job *job, const char *path)
             write_thread_block(&o, tid, nthreads);
     }
     fr_out_flush(&o);
-    int err = o.error;
-    job->fd = -1;
-    if (close(fd) != 0 && !err && errno != EINTR)
-        err = errno;
-    if (in_place)
-        return err;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err)
-        unlink(tmp);
+    return o.error;
+}
+
+int fr_write_trace_fd(int fd)
+{
+    sigset_t xfsz, old;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);   /* as fr_write_trace_job: EFBIG, not death */
+    int err = write_contents(fd, out_buffer, sizeof out_buffer);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err;
 }
 

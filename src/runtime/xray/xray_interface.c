@@ -1,8 +1,17 @@
 /*
- * xray_compat.c - compiler-rt's xray_interface.h on top of the sled runtime: handlers,
- * patching, function ids. (The logging modes are in xray_log_compat.c.)
+ * xray_interface.c - compiler-rt's xray_interface.h on top of the sled runtime: handlers,
+ * patching, function ids, event types. (The logging modes: xray_log_interface.c.)
+ *
+ * Call rules (the trampolines, arch/x86_64/trampolines_x86_64.S, as compiler-rt's):
+ * entry, exit and tail sleds call the function handler with ENTRY/EXIT/TAIL; a log-args
+ * entry sled (xray_log_args(1), whose first argument is `this` for a C++ member function)
+ * calls the arg1 handler with (id, LOG_ARGS_ENTRY, first argument) when one is set, else
+ * the function handler with (id, LOG_ARGS_ENTRY); its exit goes to the function handler.
+ * Setting a handler always answers 1 and takes effect, also before any object with sleds
+ * is loaded (compiler-rt answers 0 then: it knows the executable's sleds only, we also
+ * those of libraries dlopen'ed later).
  */
-#include "flightrec/xray.h"
+#include "xray/xray_internal.h"
 #include "functrace/instr_map.h"
 #include "functrace/sled_patch.h"
 
@@ -11,6 +20,12 @@
 #include <string.h>
 
 #define SET(field, value) __atomic_store_n(&fr_sled_handlers.field, (value), __ATOMIC_RELEASE)
+
+int xr_instrumented(void)
+{
+    fr_instr_map_ensure();
+    return fr_instr_sled_total() > 0;
+}
 
 /* XRayEntryType is an int-sized enum: the handler types agree with fr_sled_handlers'. */
 int __xray_set_handler(void (*entry)(int32_t, enum XRayEntryType))
@@ -61,35 +76,29 @@ int __xray_remove_typedevent_handler(void)
     return 1;
 }
 
-/* Event type ids by name, from 1 on, the same id for the same name (as compiler-rt). */
+/* Event type ids as compiler-rt gives them: from 0 on, one per distinct string
+ * address (the same literal gets the same id; an equal string elsewhere another). */
 static pthread_mutex_t event_types_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **event_types;
-static uint16_t event_type_count;
+static const char **event_types;
+static uint32_t event_type_count;
 
 uint16_t __xray_register_event_type(const char *event_type)
 {
-    if (!event_type)
-        return 0;
-    uint16_t id = 0;
+    uint32_t id = UINT32_MAX;
     pthread_mutex_lock(&event_types_lock);
-    for (uint16_t i = 0; i < event_type_count; i++)
-        if (!strcmp(event_types[i], event_type))
-            id = (uint16_t)(i + 1);
-    if (!id && event_type_count < 0xEFFF) {   /* 0xF000.. are flightrec's own types */
-        char **grown = realloc(event_types, (event_type_count + 1u) * sizeof *grown);
-        char *copy = strdup(event_type);
-        if (grown && copy) {
+    for (uint32_t i = 0; i < event_type_count && id == UINT32_MAX; i++)
+        if (event_types[i] == event_type)
+            id = i;
+    if (id == UINT32_MAX && event_type_count < 0xF000) {   /* 0xF000.. are flightrec's */
+        const char **grown = realloc(event_types, (event_type_count + 1u) * sizeof *grown);
+        if (grown) {
             event_types = grown;
-            event_types[event_type_count++] = copy;
-            id = event_type_count;
-        } else {
-            free(copy);
-            if (grown)
-                event_types = grown;
+            event_types[event_type_count] = event_type;
+            id = event_type_count++;
         }
     }
     pthread_mutex_unlock(&event_types_lock);
-    return id;
+    return id == UINT32_MAX ? 0xFFFF : (uint16_t)id;   /* out of ids: never a valid one */
 }
 
 enum XRayPatchingStatus __xray_patch(void)
