@@ -208,11 +208,13 @@ END fr_tramp_tail
  * (id, LOG_ARGS_ENTRY), as in compiler-rt. */
 FUNCTION fr_tramp_arg1
     SAVE_ARGS
-    movq fr_sled_handlers+H_ARG1(%rip), %rax
-    orq fr_sled_handlers+H_FUNCTION(%rip), %rax
-    je 1f
+    /* The frame goes on the shadow stack only when its exit will be seen, i.e. with a
+     * function handler (the exit trampoline pops only then): with an arg1 handler alone
+     * it would stay open, and a later handler would get an exit compiler-rt never gives. */
+    cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
+    je 3f
     SHADOW_PUSH 200
-    movq fr_sled_handlers+H_ARG1(%rip), %rax
+3:  movq fr_sled_handlers+H_ARG1(%rip), %rax
     testq %rax, %rax
     jne 2f
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
