@@ -26,3 +26,9 @@ add_test(NAME analysis_stacks_bounded
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_stacks_bounded.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_BINARY_DIR}/analysis_stacks_bounded
           ${analysis_stacks_bounded_rss})
+
+# `flightrec replay` (the uftrace-style call view) and its filters, against calls matched
+# independently from the generator's records.
+add_test(NAME analysis_replay
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_replay.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_replay)

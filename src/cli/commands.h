@@ -15,6 +15,7 @@ int cmd_account(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_decode_dat(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 

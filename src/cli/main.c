@@ -21,7 +21,8 @@ static const struct subcommand subcommands[] = {
     {"account",    cmd_account,    "per-function statistics"},
     {"stack",      cmd_stack,      "unique call stacks with counts and time"},
     {"graph",      cmd_graph,      "call graph in Graphviz DOT"},
-    {"convert",    cmd_convert,    "to Chrome/Perfetto JSON, folded stacks, SVG flame graph, YAML"},
+    {"replay",     cmd_replay,     "calls as an indented call view (like uftrace replay)"},
+    {"convert",    cmd_convert,    "to Perfetto, Chrome JSON, folded stacks, SVG flame graph, YAML"},
     {"decode-dat", cmd_decode_dat, "decode an EventHeader interceptor corpus (.dat) to JSON"},
 };
 

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""analysis_replay.py - `flightrec replay` on the known traces of convert_traces.c.
+
+Expected calls are matched here from the generator's records (NAME.json: own stack
+matching, own tick -> ns arithmetic, never flightrec's reader or tracker); the replay's
+lines are parsed back into calls (a "name();" line is a call, a "name() {" line and its
+"} /* name */" line are one) and must be exactly those calls: thread, name, depth (the
+indentation), start time and duration as printed. Then the filters: --depth, --function,
+--time-filter and --tid keep exactly the calls they should, and bad values are refused.
+usage: analysis_replay.py FLIGHTREC CONVERT_TRACES WORKDIR
+"""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+flightrec, generator, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+subprocess.run([generator, work], check=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def round_div(num, den):
+    q, r = divmod(abs(num), den)
+    if 2 * r >= den:
+        q += 1
+    return q if num >= 0 else -q
+
+
+def fmt_ts(ns):
+    return "%s%d.%09d" % ("-" if ns < 0 else "", abs(ns) // 10**9, abs(ns) % 10**9)
+
+
+def fmt_dur(ns):
+    div, unit = 1000, "us"
+    for u in ("ms", " s"):
+        if ns >= div * 1000:
+            div, unit = div * 1000, u
+    return "%d.%03d %s" % (ns // div, ns % div * 1000 // div, unit)
+
+
+spec = json.load(open(os.path.join(work, "calls.json")))
+tps, base = spec["ticks_per_second"], spec["base_tsc"]
+names = {int(k): v for k, v in spec["names"].items()}
+
+
+def ns(t):
+    return round_div((t - base) * 10**9, tps)
+
+
+def expected_calls():
+    """(tid, name, depth, start, duration, path) per call, the design's matching rules."""
+    stacks, last, out = collections.defaultdict(list), {}, []
+
+    def close(tid, frame, tsc):
+        fid, enter = frame
+        path = tuple(names[f[0]] for f in stacks[tid]) + (names[fid],)
+        out.append((tid, names[fid], len(stacks[tid]), fmt_ts(ns(enter)),
+                    fmt_dur(round_div((tsc - enter) * 10**9, tps)), path))
+
+    for r in spec["records"]:
+        tid, st = r["tid"], stacks[r["tid"]]
+        last[tid] = r["tsc"]
+        if r["kind"] == "enter":
+            st.append((r["id"], r["tsc"]))
+            continue
+        ids = [f[0] for f in st]
+        if r["id"] not in ids:
+            continue
+        k = len(ids) - 1 - ids[::-1].index(r["id"])
+        while len(st) > k:
+            close(tid, st.pop(), r["tsc"])
+    for tid, st in stacks.items():
+        while st:
+            close(tid, st.pop(), last[tid])
+    return out
+
+
+LINE = re.compile(r"^\s*(-?\d+\.\d{9})\s+(\d+\.\d{3} (?:us|ms| s))?\s+\[\s*(\d+)\] \| ( *)(.*)$")
+
+
+def replay(*args):
+    p = subprocess.run([flightrec, "replay", os.path.join(work, "calls.fr"), *args],
+                       capture_output=True, text=True)
+    calls, open_ = [], collections.defaultdict(list)
+    for line in p.stdout.splitlines()[1:]:
+        m = LINE.match(line)
+        check(m is not None, "replay %s: line not in the format: %r" % (args, line))
+        if not m:
+            continue
+        ts, dur, tid, indent, text = m.group(1), m.group(2), int(m.group(3)), len(m.group(4)), m.group(5)
+        check(indent % 2 == 0, "indentation in steps of 2: %r" % line)
+        text = re.sub(r"   \((closed by a caller's exit|still open at the end)\)$", "", text)
+        if text.endswith("() {"):
+            check(dur is None, "an opening line has no duration: %r" % line)
+            open_[tid].append((text[:-4], indent // 2, ts))
+        elif text.startswith("} /* "):
+            name, depth, start = open_[tid].pop()
+            check(text == "} /* %s */" % name and depth == indent // 2,
+                  "closing line matches its opening line: %r" % line)
+            calls.append((tid, name, depth, start, dur))
+        else:
+            check(text.endswith("();") and dur is not None, "a one-line call: %r" % line)
+            calls.append((tid, text[:-3], indent // 2, ts, dur))
+    check(not any(open_.values()), "replay %s: every opening line is closed" % (args,))
+    return p.returncode, collections.Counter(calls), p.stderr
+
+
+want_all = expected_calls()
+rc, got, err = replay()
+check(rc == 0, "replay: exit %d %s" % (rc, err))
+want = collections.Counter(c[:5] for c in want_all)
+check(got == want, "replay: calls differ:\n got %s\nwant %s" % (sorted(got - want), sorted(want - got)))
+check(sum(want.values()) >= 10, "the trace has %d calls" % sum(want.values()))
+
+# --depth 2: calls at depth 0 and 1 only
+rc, got, _ = replay("--depth", "2")
+want = collections.Counter(c[:5] for c in want_all if c[2] < 2)
+check(rc == 0 and got == want, "--depth 2: %s vs %s" % (sorted(got), sorted(want)))
+
+# --function parse: parse's calls and their callees, depth counted from parse
+rc, got, _ = replay("--function", "parse")
+want = collections.Counter()
+for tid, name, depth, ts, dur, path in want_all:
+    if "parse" in path:
+        k = path.index("parse")
+        want[(tid, name, depth - k, ts, dur)] += 1
+check(rc == 0 and got == want and want, "--function parse: %s vs %s" % (sorted(got), sorted(want)))
+
+# --time-filter: no call shorter than 0.3 us, every longer one kept
+rc, got, _ = replay("--time-filter", "0.3us")
+want = collections.Counter(c[:5] for c in want_all if c[4] and
+                           not (c[4].endswith("us") and float(c[4].split()[0]) < 0.3))
+check(rc == 0 and got == want, "--time-filter 0.3us: %s vs %s" % (sorted(got), sorted(want)))
+
+# --tid
+tids = sorted({c[0] for c in want_all})
+rc, got, _ = replay("--tid", str(tids[-1]))
+want = collections.Counter(c[:5] for c in want_all if c[0] == tids[-1])
+check(rc == 0 and got == want, "--tid %d" % tids[-1])
+
+# nothing matched: exit 1 with a message; bad values: exit 2
+rc, got, err = replay("--function", "no_such_function")
+check(rc == 1 and not got and "matched" in err, "--function matching nothing: exit 1 (%d %r)" % (rc, err))
+for bad in (["--depth", "0"], ["--depth", "x"], ["--time-filter", "fast"], ["--tid", "-3"], ["--bogus"]):
+    rc, _, err = replay(*bad)
+    check(rc == 2, "%s: exit 2 (got %d %r)" % (bad, rc, err))
+
+if failures:
+    print("%d check(s) failed" % len(failures))
+    sys.exit(1)
+print("ok")
