@@ -154,23 +154,20 @@ int main(int argc, char **argv)
     for (uint32_t id = 1; id <= n_funcs; id++) {
         char name[32];
         int len = snprintf(name, sizeof name, "level%u_func%u", (id - 1) / PER_LEVEL, id);
-        uint8_t p[64];
-        uint32_t object = 0;
         uint64_t address = 0x401000 + 16ull * id;
         uint16_t n = (uint16_t)len;
-        memcpy(p, &id, 4);
-        memcpy(p + 4, &object, 4);
-        memcpy(p + 8, &address, 8);
-        memcpy(p + 16, &n, 2);
-        memcpy(p + 18, name, n);
-        uint8_t te[10];
-        int32_t size = 18 + n, delta = 0;
-        uint16_t type = FR_TE_FUNCTION;
-        memcpy(te, &size, 4);
-        memcpy(te + 4, &delta, 4);
-        memcpy(te + 8, &type, 2);
-        metadata(FR_MD_TYPED_EVENT, te, sizeof te);
-        put(p, (size_t)size);
+        /* our record (docs/FORMAT.md): a custom event, envelope, FR_TE_FUNCTION payload */
+        struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_FUNCTION };
+        struct fr_te_function f = { .id = id, .object = 0, .address = address };
+        uint8_t ce[8];
+        int32_t size = (int32_t)(sizeof e + sizeof f + 2 + n), delta = 0;
+        memcpy(ce, &size, 4);
+        memcpy(ce + 4, &delta, 4);
+        metadata(FR_MD_CUSTOM_EVENT, ce, sizeof ce);
+        put(&e, sizeof e);
+        put(&f, sizeof f);
+        put(&n, 2);
+        put(name, n);
         fprintf(map, "- { id: %u, address: 0x%llx, function: 0x%llx, kind: function-enter, "
                      "always-instrument: true, function-name: %s }\n",
                 id, (unsigned long long)address, (unsigned long long)address, name);

@@ -92,7 +92,7 @@ static void eh_event(struct spec *s, const char *tracepoint, const char *hex, ui
     struct buf b = {.n = 0};
     put(&b, tracepoint, strlen(tracepoint) + 1);
     hexbytes(&b, hex);
-    fr_tb_typed(s->b, FR_TE_EVENT, b.p, b.n, tsc);
+    fr_tb_ours(s->b, FR_TE_EVENT, b.p, b.n, tsc);
 }
 
 /* Vectors A and C of shared/vectors/eventheader/vectors.md, and C's matching stop. */

@@ -14,7 +14,7 @@
 
 struct cp_record {
     int32_t  tid;
-    int      kind;      /* 0..3 function kinds, 4 custom, 5 typed */
+    int      kind;      /* 0..3 function kinds, 4 custom, 5 typed or ours (FR_TE_*) */
     uint32_t id;        /* function id */
     uint64_t arg;
     uint64_t tsc;
@@ -33,6 +33,8 @@ struct cp_trace {
     size_t   nblocks;
     size_t   wraps;         /* TSCWrap records */
     size_t   block_starts;  /* FR_TE_BLOCK_START markers (one per thread block) */
+    size_t   typed_ours;    /* FR_TE_* records written as XRay typed events (the legacy
+                               encoding: llvm-xray then types every later record) */
     int32_t  block_tids[4096];
     char     error[256];
 };
@@ -147,6 +149,15 @@ static inline int cp_load(struct cp_trace *t, const char *path)
                                        .tsc = tsc, .size = size, .data = p + 16, .cpu = cpu,
                                        .type = kind == FR_MD_TYPED_EVENT ? cp_u16(p + 9) : 0 };
                 off += 16 + size;
+                uint16_t ours = r.kind == 4 ? fr_te_enveloped_type(r.data, r.size) : 0;
+                if (ours) { /* one of our records (fr_format.h): kind 5, its FR_TE type */
+                    r.kind = 5;
+                    r.type = ours;
+                    r.data += sizeof(struct fr_te_envelope);
+                    r.size -= (uint32_t)sizeof(struct fr_te_envelope);
+                } else if (r.kind == 5 && r.type >= FR_TE_FIRST && r.type <= FR_TE_LAST) {
+                    t->typed_ours++;
+                }
                 if (r.kind == 5 && r.type == FR_TE_BLOCK_START) {
                     t->block_starts++; /* writer artifact (see fr_format.h) */
                     break;

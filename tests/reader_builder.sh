@@ -2,8 +2,8 @@
 # reader_builder.sh SAMPLE_PROG LLVM_XRAY WORKDIR
 # The trace builder's output must be a valid FDR v5 file for llvm-xray (an independent
 # reader): fdr-dump -verify accepts it, and convert sees every record we wrote
-# (12 function records, 1 custom event, 1 typed event and 3 metadata typed events; the
-# total counts each once).
+# (12 function records, 1 custom event, 1 typed event and 3 metadata records, which are
+# custom events (docs/FORMAT.md); the total counts each once).
 set -eu
 sample=$1 xray=$2 dir=$3
 mkdir -p "$dir"
@@ -16,4 +16,4 @@ fn=$(grep -c 'kind: function-' "$dir/builder.yaml")
 custom=$(count custom-event)
 typed=$(count typed-event)
 echo "records=$total function=$fn custom=$custom typed=$typed"
-[ "$total" -eq 17 ] && [ "$fn" -eq 12 ] && [ "$custom" -eq 1 ] && [ "$typed" -eq 4 ]
+[ "$total" -eq 17 ] && [ "$fn" -eq 12 ] && [ "$custom" -eq 4 ] && [ "$typed" -eq 1 ]

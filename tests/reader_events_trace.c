@@ -35,7 +35,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: bad record at offset %zu\n", argv[1], off);
             return 1;
         }
-        fr_tb_typed(b, FR_TE_EVENT, buf + off + 4, size - 4, tsc += 10);
+        fr_tb_ours(b, FR_TE_EVENT, buf + off + 4, size - 4, tsc += 10);
         events++;
         off += size;
     }

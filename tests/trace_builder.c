@@ -2,7 +2,7 @@
  * trace_builder.c - synthetic XRay FDR v5 traces for tests (see trace_builder.h).
  *
  * Thread blocks are encoded as they are added (deltas need the previous timestamp); the
- * metadata block is kept as a list of typed events and encoded when the file image is
+ * metadata block is kept as a list of our records and encoded when the file image is
  * built, because its position (first) and its base timestamp (the smallest block start,
  * so that llvm-xray never sees time go backwards) are only known then.
  * Every block follows llvm-xray's grammar: BufferExtents NewBuffer WalltimeMarker Pid
@@ -70,6 +70,7 @@ struct fr_tb {
     uint64_t ticks_per_second;
     bytes    meta;          /* sequence of: u16 type, u32 size, payload */
     int      has_meta;
+    int      legacy;        /* our records as typed events (files before the envelope) */
     block   *blocks;
     size_t   n_blocks;
     uint64_t last_tsc;      /* of the current block */
@@ -221,6 +222,36 @@ void fr_tb_typed(fr_tb *b, uint16_t type, const void *data, size_t size, uint64_
     put_typed(&current(b)->records, type, delta, data, size);
 }
 
+/* One of our records (fr_format.h): a custom event holding the envelope then the
+ * payload, or in the legacy encoding a typed event of the FR_TE type. */
+static void put_ours(bytes *r, int legacy, uint16_t type, int32_t delta, const void *data,
+                     size_t size)
+{
+    if (legacy) {
+        put_typed(r, type, delta, data, size);
+        return;
+    }
+    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
+    int32_t sz = (int32_t)(sizeof e + size);
+    uint8_t p[8];
+    memcpy(p, &sz, 4);
+    memcpy(p + 4, &delta, 4);
+    put_metadata(r, FR_MD_CUSTOM_EVENT, p, sizeof p);
+    put(r, &e, sizeof e);
+    put(r, data, size);
+}
+
+void fr_tb_ours(fr_tb *b, uint16_t type, const void *data, size_t size, uint64_t tsc)
+{
+    int32_t delta = event_delta(b, tsc);
+    put_ours(&current(b)->records, b->legacy, type, delta, data, size);
+}
+
+void fr_tb_legacy_encoding(fr_tb *b, int on)
+{
+    b->legacy = on;
+}
+
 /* BufferExtents (count of what follows) + preamble + records. */
 static void put_block(bytes *out, int32_t tid, int32_t pid, uint16_t cpu, uint64_t tsc,
                       uint32_t index, const bytes *records)
@@ -264,7 +295,7 @@ const uint8_t *fr_tb_bytes(fr_tb *b, size_t *size)
         uint32_t sz;
         memcpy(&type, b->meta.p + off, 2);
         memcpy(&sz, b->meta.p + off + 2, 4);
-        put_typed(&meta, type, 0, b->meta.p + off + 6, sz);
+        put_ours(&meta, b->legacy, type, 0, b->meta.p + off + 6, sz);
         off += 6 + sz;
     }
     if (4 * FR_XRAY_METADATA_SIZE + meta.len > buffer_size)

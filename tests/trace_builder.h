@@ -1,8 +1,8 @@
 /*
  * trace_builder.h - writes small synthetic XRay FDR v5 traces for tests, with exactly the
  * records a test asks for (and flightrec metadata if asked), so analyses can be checked
- * against values computed by hand. Not part of the product; linked into tests only
- * (target fr_trace_builder, registered in tests/reader.cmake).
+ * against values computed by hand. Not part of the product; linked into tests and
+ * benchmarks only (target fr_trace_builder, defined in the top-level CMakeLists.txt).
  *
  * Usage: b = fr_tb_new(1000000000) (ticks per second);
  *        fr_tb_function_name(b, 1, "main");         // metadata block (FR_TE_FUNCTION)
@@ -33,6 +33,12 @@ void fr_tb_enter_arg(fr_tb *b, uint32_t id, uint64_t arg, uint64_t tsc);
 void fr_tb_new_cpu(fr_tb *b, uint16_t cpu, uint64_t tsc);
 void fr_tb_custom(fr_tb *b, const void *data, size_t size, uint64_t tsc);
 void fr_tb_typed(fr_tb *b, uint16_t type, const void *data, size_t size, uint64_t tsc);
+/* One of our records (FR_TE_* type) in the current thread block, encoded as the runtime
+ * encodes it (docs/FORMAT.md). */
+void fr_tb_ours(fr_tb *b, uint16_t type, const void *data, size_t size, uint64_t tsc);
+/* From now on (and for the whole metadata block), our records are written in the legacy
+ * encoding, as XRay typed events: files written before the envelope. */
+void fr_tb_legacy_encoding(fr_tb *b, int on);
 /* Writes the whole file. Returns 0 or -1 (errno set). */
 int fr_tb_write(fr_tb *b, const char *path);
 /* The bytes built so far as a complete file image (owned by b, valid until next call). */

@@ -4,12 +4,14 @@
  * One file format: XRay FDR version 5 (so llvm-xray reads every file we write), plus
  * typed events with type ids of our own (FR_TE_*) that carry what XRay has no record
  * for. Shared by the runtime (writer) and the reader library; nothing here allocates.
- * All multi-byte fields are little-endian and unaligned: read them with memcpy.
- * See ../../shared/design/README.md section 3 for the llvm-xray 14 rules a writer obeys.
+ * All multi-byte fields are little-endian and unaligned: read them with memcpy (or into
+ * the packed structs below). docs/FORMAT.md describes every record and payload; this
+ * header is the same description in C, with static asserts on every offset.
  */
 #ifndef FLIGHTREC_FR_FORMAT_H
 #define FLIGHTREC_FR_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------------ file header */
@@ -30,6 +32,9 @@ struct fr_xray_file_header {
     uint8_t  padding[8];
 } __attribute__((packed));
 _Static_assert(sizeof(struct fr_xray_file_header) == FR_XRAY_HEADER_SIZE, "header size");
+_Static_assert(offsetof(struct fr_xray_file_header, flags) == 4, "header flags");
+_Static_assert(offsetof(struct fr_xray_file_header, cycle_frequency) == 8, "header frequency");
+_Static_assert(offsetof(struct fr_xray_file_header, buffer_size) == 16, "header buffer size");
 
 /* ------------------------------------------------------------------ metadata records
  * 16 bytes: byte 0 = (kind << 1) | 1, payload in bytes 1..15. */
@@ -63,71 +68,249 @@ static inline uint32_t fr_function_record_word(uint32_t id, unsigned kind)
     return (id << 4) | ((uint32_t)kind << 1);
 }
 
-/* ------------------------------------------------------------------ flightrec typed events
- * XRay typed events (FR_MD_TYPED_EVENT) whose u16 type is in [FR_TE_FIRST, FR_TE_LAST]
- * are ours. llvm-xray skips them. Payloads are packed, little-endian; strings are a
- * u16 byte count followed by the bytes, no terminator ("str16" below).
+/* ------------------------------------------------------------------ flightrec records
+ * What XRay has no record for (clock, process, drop counts, object and function tables,
+ * structured events, gaps) is carried in records of our own, each with a type FR_TE_*
+ * and a payload.
+ *
+ * Encoding ("enveloped"): an XRay custom event (FR_MD_CUSTOM_EVENT, v5:
+ * i32 size, i32 tsc delta) whose payload is struct fr_te_envelope (the 10 bytes
+ * "flightrec\0", then the u16 FR_TE_* type) followed by the FR_TE payload. Custom events,
+ * not typed events: llvm-xray 14's record expander copies a typed event's type into every
+ * later record of the same thread ("type: 61449" on every function record), while a
+ * custom event leaves the type alone, so function records read "type: 0" as in
+ * compiler-rt's files. llvm-xray shows our records as custom events and skips them in
+ * its analyses.
+ *
+ * Legacy encoding (files written before the envelope): an XRay typed event
+ * (FR_MD_TYPED_EVENT) whose u16 type is in [FR_TE_FIRST, FR_TE_LAST], payload as below.
+ * Readers accept both; a reader treats a custom event as ours only when it begins with
+ * the envelope and its type is in [FR_TE_FIRST, FR_TE_LAST], and ignores FR_TE types it
+ * does not know.
  *
  * Placement: the writer puts one *metadata block* first in the file (right after the
  * header), with NewBuffer tid 0, holding CLOCK, PROCESS, SUMMARY, THREAD_STATS,
- * OBJECT and FUNCTION events, so a streaming reader knows names before it meets
- * records. FR_TE_EVENT records appear in the threads' own blocks, where they happened.
- * Readers must accept any of them anywhere, and ignore unknown FR_TE_* types.
+ * OBJECT, FUNCTION and (dumps) DUMP_CAUSE records, so a streaming reader knows names before it meets
+ * function records. BLOCK_START, LOST and EVENT records appear in the threads' own
+ * blocks. Readers must accept any of them anywhere.
+ *
+ * Payloads are packed, little-endian; "str16" is a u16 byte count followed by the bytes,
+ * no terminator. Each payload is a fixed part (the struct below, possibly empty) and a
+ * tail (enum fr_te_tail).
  */
 #define FR_TE_FIRST         0xF000u
 #define FR_TE_LAST          0xF0FFu
 
-#define FR_TE_CLOCK         0xF001u
-/* u32 version (1); u32 source (FR_CLOCK_SOURCE_*); u64 ticks_per_second;
- * u64 base_tsc (clock reading at init: deltas in the file start here);
- * i64 realtime_ns at base_tsc; i64 monotonic_ns at base_tsc */
+#define FR_TE_MAGIC         "flightrec"   /* with its NUL: FR_TE_MAGIC_SIZE bytes */
+#define FR_TE_MAGIC_SIZE    10
+struct fr_te_envelope {
+    char     magic[FR_TE_MAGIC_SIZE];
+    uint16_t type;                       /* FR_TE_* */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_envelope) == 12, "envelope size");
+_Static_assert(offsetof(struct fr_te_envelope, type) == 10, "envelope type");
+
+/* FR_TE_CLOCK: how to turn file timestamps into time. */
+struct fr_te_clock {
+    uint32_t version;           /* 1 */
+    uint32_t source;            /* FR_CLOCK_SOURCE_* */
+    uint64_t ticks_per_second;
+    uint64_t base_tsc;          /* clock reading at init: file timestamps count from here */
+    int64_t  realtime_ns;       /* CLOCK_REALTIME at base_tsc */
+    int64_t  monotonic_ns;      /* CLOCK_MONOTONIC at base_tsc */
+} __attribute__((packed));
 enum { FR_CLOCK_SOURCE_TSC = 0, FR_CLOCK_SOURCE_MONOTONIC = 1 };
+_Static_assert(sizeof(struct fr_te_clock) == 40, "clock size");
+_Static_assert(offsetof(struct fr_te_clock, source) == 4, "clock source");
+_Static_assert(offsetof(struct fr_te_clock, ticks_per_second) == 8, "clock frequency");
+_Static_assert(offsetof(struct fr_te_clock, base_tsc) == 16, "clock base");
+_Static_assert(offsetof(struct fr_te_clock, realtime_ns) == 24, "clock realtime");
+_Static_assert(offsetof(struct fr_te_clock, monotonic_ns) == 32, "clock monotonic");
 
-#define FR_TE_PROCESS       0xF002u
-/* u32 pid; u32 ppid; str16 name (comm); str16 executable path; str16 command line
- * (arguments separated by NUL bytes) */
+/* FR_TE_PROCESS: then str16 name (comm); str16 executable path; str16 command line
+ * (arguments separated by NUL bytes). */
+struct fr_te_process {
+    uint32_t pid;
+    uint32_t ppid;
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_process) == 8, "process size");
+_Static_assert(offsetof(struct fr_te_process, ppid) == 4, "process ppid");
 
-#define FR_TE_SUMMARY       0xF003u
-/* u32 version (1); u32 policy (FR_POLICY_*); u64 buffer_size; u32 buffers;
- * u32 threads; u64 records_written; u64 records_dropped; u64 calls_below_threshold;
- * u64 threshold_ticks */
+/* FR_TE_SUMMARY: the recording's configuration and totals. */
+struct fr_te_summary {
+    uint32_t version;           /* 1 */
+    uint32_t policy;            /* FR_POLICY_* */
+    uint64_t buffer_size;
+    uint32_t buffers;
+    uint32_t threads;
+    uint64_t records_written;
+    uint64_t records_dropped;
+    uint64_t calls_below_threshold;
+    uint64_t threshold_ticks;
+} __attribute__((packed));
 enum { FR_POLICY_OVERWRITE = 0, FR_POLICY_DISCARD = 1 };
+_Static_assert(sizeof(struct fr_te_summary) == 56, "summary size");
+_Static_assert(offsetof(struct fr_te_summary, policy) == 4, "summary policy");
+_Static_assert(offsetof(struct fr_te_summary, buffer_size) == 8, "summary buffer size");
+_Static_assert(offsetof(struct fr_te_summary, buffers) == 16, "summary buffers");
+_Static_assert(offsetof(struct fr_te_summary, threads) == 20, "summary threads");
+_Static_assert(offsetof(struct fr_te_summary, records_written) == 24, "summary written");
+_Static_assert(offsetof(struct fr_te_summary, records_dropped) == 32, "summary dropped");
+_Static_assert(offsetof(struct fr_te_summary, calls_below_threshold) == 40, "summary below");
+_Static_assert(offsetof(struct fr_te_summary, threshold_ticks) == 48, "summary threshold");
 
-#define FR_TE_THREAD_STATS  0xF004u
-/* i32 tid; u64 records_written; u64 records_dropped; u64 bytes_dropped;
- * u64 calls_below_threshold; str16 thread name */
+/* FR_TE_THREAD_STATS: one per thread; then str16 thread name. */
+struct fr_te_thread_stats {
+    int32_t  tid;
+    uint64_t records_written;
+    uint64_t records_dropped;
+    uint64_t bytes_dropped;
+    uint64_t calls_below_threshold;
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_thread_stats) == 36, "thread stats size");
+_Static_assert(offsetof(struct fr_te_thread_stats, records_written) == 4, "stats written");
+_Static_assert(offsetof(struct fr_te_thread_stats, records_dropped) == 12, "stats dropped");
+_Static_assert(offsetof(struct fr_te_thread_stats, bytes_dropped) == 20, "stats bytes");
+_Static_assert(offsetof(struct fr_te_thread_stats, calls_below_threshold) == 28, "stats below");
 
-#define FR_TE_OBJECT        0xF005u
-/* u32 object index (0 = main executable); u32 first function id; u32 last function id;
- * u64 load bias; str16 path.  Says which loaded object a range of function ids
- * belongs to (each object with an xray_instr_map, or gcc-instrumented code). */
+/* FR_TE_OBJECT: which loaded object a range of function ids belongs to (each object with
+ * an xray_instr_map, or gcc-instrumented code); then str16 path. */
+struct fr_te_object {
+    uint32_t index;             /* 0 = the main executable */
+    uint32_t first_id;
+    uint32_t last_id;
+    uint64_t load_bias;
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_object) == 20, "object size");
+_Static_assert(offsetof(struct fr_te_object, first_id) == 4, "object first id");
+_Static_assert(offsetof(struct fr_te_object, last_id) == 8, "object last id");
+_Static_assert(offsetof(struct fr_te_object, load_bias) == 12, "object bias");
 
-#define FR_TE_FUNCTION      0xF006u
-/* u32 function id; u32 object index; u64 runtime address; str16 name (may be empty:
- * then the reader resolves the address through the object's symbols) */
+/* FR_TE_FUNCTION: then str16 name (may be empty: the reader then resolves the address
+ * through the object's symbols). */
+struct fr_te_function {
+    uint32_t id;
+    uint32_t object;            /* FR_TE_OBJECT index */
+    uint64_t address;           /* at run time */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_function) == 16, "function size");
+_Static_assert(offsetof(struct fr_te_function, object) == 4, "function object");
+_Static_assert(offsetof(struct fr_te_function, address) == 8, "function address");
 
-#define FR_TE_EVENT         0xF007u
-/* A structured event: tracepoint name NUL-terminated (e.g. "MyProvider_L4K1"), then
- * the EventHeader event bytes exactly as user_events would record them. */
+/* FR_TE_EVENT: a structured event. No fixed part: the tracepoint name NUL-terminated
+ * (e.g. "MyProvider_L4K1"), then the EventHeader event bytes exactly as user_events
+ * would record them. */
 
-#define FR_TE_LOST          0xF008u
-/* u64 records dropped here: written where a thread's history has a gap (discard mode
- * once room returns, or a ring overwrite boundary), so readers can reset call stacks. */
+/* FR_TE_LOST: written where a thread's history has a gap (a ring overwrite boundary),
+ * so readers can reset call stacks. */
+struct fr_te_lost {
+    uint64_t records;           /* records dropped here */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_lost) == 8, "lost size");
 
-#define FR_TE_BLOCK_START   0xF009u
-/* u64 timestamp of the block's real NewCPUId (llvm-xray rejects empty typed events). The writer starts every block with NewCPUId(cpu, tsc 1), this event,
- * then the block's real NewCPUId: `llvm-xray account` visits threads in hash order and
- * rejects any record older than the first one it saw, so every thread's first record
- * must carry the smallest timestamp of the file (file timestamps count from init, and
- * 0 means "unset" to it). The metadata block's events also sit at tsc 1. */
+/* FR_TE_BLOCK_START: the writer starts every thread block with NewCPUId(cpu, tsc 1), this
+ * record (delta 0, so at tsc 1), then the block's real NewCPUId. `llvm-xray account`
+ * visits threads in hash order and rejects any record older than the first one it saw,
+ * so every thread's first record must carry the smallest timestamp of the file (file
+ * timestamps count from init, and 0 means "unset" to it). The metadata block's records
+ * also sit at tsc 1. */
+struct fr_te_block_start {
+    uint64_t tsc;               /* timestamp of the block's real NewCPUId */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_block_start) == 8, "block start size");
 
-#define FR_TE_DUMP_CAUSE    0xF00Au
-/* Why this file was written from a signal or a snapshot rather than by a normal flush:
- * u32 version (1); u32 cause (FR_DUMP_*); i32 signal number (0: none); i32 si_code;
- * i32 tid of the thread that received it; u32 sequence number (snapshots, from 1);
- * u64 faulting address (si_addr of SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0);
- * u64 records a snapshot could not capture consistently (0 for a dump that stopped
- * recording first). In the metadata block. */
+/* FR_TE_DUMP_CAUSE: why this file was written from a signal or a snapshot rather than by
+ * a normal flush. In the metadata block. */
+struct fr_te_dump_cause {
+    uint32_t version;           /* 1 */
+    uint32_t cause;             /* FR_DUMP_* */
+    int32_t  signal;            /* signal number, 0: none */
+    int32_t  si_code;
+    int32_t  tid;               /* thread that received it */
+    uint32_t seq;               /* snapshots: sequence number, from 1 */
+    uint64_t address;           /* si_addr of SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0 */
+    uint64_t inconsistent;      /* records a snapshot could not capture consistently (0 for
+                                   a dump that stopped recording first) */
+} __attribute__((packed));
 enum { FR_DUMP_FATAL_SIGNAL = 1, FR_DUMP_TERMINATION_SIGNAL = 2, FR_DUMP_SNAPSHOT = 3 };
+_Static_assert(sizeof(struct fr_te_dump_cause) == 40, "dump cause size");
+_Static_assert(offsetof(struct fr_te_dump_cause, cause) == 4, "dump cause cause");
+_Static_assert(offsetof(struct fr_te_dump_cause, signal) == 8, "dump cause signal");
+_Static_assert(offsetof(struct fr_te_dump_cause, si_code) == 12, "dump cause code");
+_Static_assert(offsetof(struct fr_te_dump_cause, tid) == 16, "dump cause tid");
+_Static_assert(offsetof(struct fr_te_dump_cause, seq) == 20, "dump cause seq");
+_Static_assert(offsetof(struct fr_te_dump_cause, address) == 24, "dump cause address");
+_Static_assert(offsetof(struct fr_te_dump_cause, inconsistent) == 32, "dump cause inconsistent");
+
+/* What follows a payload's fixed part. */
+enum fr_te_tail {
+    FR_TE_TAIL_NONE,            /* nothing: the payload is the struct */
+    FR_TE_TAIL_STR16,           /* one str16 */
+    FR_TE_TAIL_3_STR16,         /* three str16 */
+    FR_TE_TAIL_EVENT,           /* NUL-terminated tracepoint name, then EventHeader bytes */
+};
+
+/* Every FR_TE type, once: X(NAME, value, "name", fixed part size, tail). The constants
+ * FR_TE_NAME, the names (dump, info, the reader's messages) and the payload sizes all
+ * come from this list, so a type cannot be added without a name and a struct. */
+#define FR_TE_TYPES(X)                                                                   \
+    X(CLOCK,        0xF001u, "clock",        sizeof(struct fr_te_clock),        FR_TE_TAIL_NONE)    \
+    X(PROCESS,      0xF002u, "process",      sizeof(struct fr_te_process),      FR_TE_TAIL_3_STR16) \
+    X(SUMMARY,      0xF003u, "summary",      sizeof(struct fr_te_summary),      FR_TE_TAIL_NONE)    \
+    X(THREAD_STATS, 0xF004u, "thread-stats", sizeof(struct fr_te_thread_stats), FR_TE_TAIL_STR16)   \
+    X(OBJECT,       0xF005u, "object",       sizeof(struct fr_te_object),       FR_TE_TAIL_STR16)   \
+    X(FUNCTION,     0xF006u, "function",     sizeof(struct fr_te_function),     FR_TE_TAIL_STR16)   \
+    X(EVENT,        0xF007u, "event",        0,                                 FR_TE_TAIL_EVENT)   \
+    X(LOST,         0xF008u, "lost",         sizeof(struct fr_te_lost),         FR_TE_TAIL_NONE)    \
+    X(BLOCK_START,  0xF009u, "block-start",  sizeof(struct fr_te_block_start),  FR_TE_TAIL_NONE)    \
+    X(DUMP_CAUSE,   0xF00Au, "dump-cause",   sizeof(struct fr_te_dump_cause),   FR_TE_TAIL_NONE)
+
+enum fr_te_type {
+#define FR_TE_ENUM_(n, v, s, size, tail) FR_TE_##n = v,
+    FR_TE_TYPES(FR_TE_ENUM_)
+#undef FR_TE_ENUM_
+};
+
+struct fr_te_desc {
+    uint16_t      type;
+    const char   *name;
+    uint32_t      fixed_size;
+    enum fr_te_tail tail;
+};
+
+/* The description of an FR_TE type, or NULL for a type we do not know. */
+static inline const struct fr_te_desc *fr_te_describe(unsigned type)
+{
+    static const struct fr_te_desc table[] = {
+#define FR_TE_DESC_(n, v, s, size, tail) { v, s, (uint32_t)(size), tail },
+        FR_TE_TYPES(FR_TE_DESC_)
+#undef FR_TE_DESC_
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].type == type)
+            return &table[i];
+    return NULL;
+}
+
+/* The name of an FR_TE type ("block-start"), or NULL. */
+static inline const char *fr_te_name(unsigned type)
+{
+    const struct fr_te_desc *d = fr_te_describe(type);
+    return d ? d->name : NULL;
+}
+
+/* The FR_TE type a custom event's payload carries, or 0 if the payload is not ours. */
+static inline uint16_t fr_te_enveloped_type(const void *payload, size_t size)
+{
+    struct fr_te_envelope e;
+    if (size < sizeof e)
+        return 0;
+    __builtin_memcpy(&e, payload, sizeof e);
+    if (__builtin_memcmp(e.magic, FR_TE_MAGIC, FR_TE_MAGIC_SIZE) != 0 ||
+        e.type < FR_TE_FIRST || e.type > FR_TE_LAST)
+        return 0;
+    return e.type;
+}
+
 
 #endif

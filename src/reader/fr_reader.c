@@ -14,6 +14,9 @@
  *    its records and the rest of the buffer is unused. Preamble: NewBuffer WalltimeMarker
  *    [Pid] NewCPUId. v5 custom events carry a TSC delta; v1..v4 custom events carry an
  *    absolute TSC (and from v4 a CPU) and leave the delta base alone.
+ *  - flightrec's own records (FR_TE_*, docs/FORMAT.md): custom events that begin with
+ *    the envelope are returned as FR_REC_TYPED with their FR_TE type (and .envelope set),
+ *    as are the typed events of that range that files before the envelope hold.
  *  - Basic ("naive", header type 0), versions 1..3: 32-byte records with absolute TSC,
  *    thread and process; an enter-with-argument record is followed by an argument record.
  */
@@ -542,12 +545,20 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         const uint8_t *data = need(r, next, (size_t)size);
         if (!data)
             return cut_short(r, off, kind == FR_MD_TYPED_EVENT ? "a typed event" : "a custom event");
-        fill_thread(r, out, kind == FR_MD_TYPED_EVENT ? FR_REC_TYPED : FR_REC_CUSTOM, off);
+        fr_record_kind rk = kind == FR_MD_TYPED_EVENT ? FR_REC_TYPED : FR_REC_CUSTOM;
+        uint32_t envelope = 0;
+        if (rk == FR_REC_CUSTOM && (type = fr_te_enveloped_type(data, (size_t)size)) != 0) {
+            /* one of our records (fr_format.h): returned as its FR_TE type */
+            rk = FR_REC_TYPED;
+            envelope = sizeof(struct fr_te_envelope);
+        }
+        fill_thread(r, out, rk, off);
         out->tsc = tsc;
         out->cpu = cpu;
         out->event_type = type;
-        out->data = data;
-        out->size = (uint32_t)size;
+        out->data = data + envelope;
+        out->size = (uint32_t)size - envelope;
+        out->envelope = envelope;
         r->pos = next + (uint64_t)size;
         *produced = true;
         return FR_READ_OK;

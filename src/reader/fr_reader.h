@@ -23,7 +23,7 @@ typedef enum fr_record_kind {
     FR_REC_TAIL_EXIT = 2,
     FR_REC_ENTER_ARG = 3,  /* .arg holds the argument (CallArgument folded in) */
     FR_REC_CUSTOM = 4,     /* .data/.size: payload */
-    FR_REC_TYPED = 5,      /* .event_type, .data/.size; includes our FR_TE_* events */
+    FR_REC_TYPED = 5,      /* .event_type, .data/.size; includes our FR_TE_* records */
     FR_REC_BLOCK = 6,      /* a new block (thread buffer) begins: .tid .pid .cpu, .walltime_* */
 } fr_record_kind;
 
@@ -38,6 +38,10 @@ typedef struct fr_record {
     uint16_t event_type;    /* FR_REC_TYPED */
     const uint8_t *data;    /* FR_REC_CUSTOM / FR_REC_TYPED: valid until the next call */
     uint32_t size;
+    uint32_t envelope;      /* FR_REC_TYPED of ours stored as a custom event (fr_format.h):
+                               the envelope's size, which precedes .data in the file
+                               (llvm-xray shows the record as a custom event of
+                               .envelope + .size bytes at .data - .envelope); else 0 */
     int64_t  walltime_sec;  /* FR_REC_BLOCK */
     int32_t  walltime_usec;
     uint64_t offset;        /* byte offset of this record in the file */

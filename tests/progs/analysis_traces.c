@@ -153,7 +153,7 @@ static int write_cut(const char *dir)
     fr_tb_enter(b, 1, 1000);
     fr_tb_enter(b, 3, 1010);
     uint64_t lost = 12;
-    fr_tb_typed(b, FR_TE_LOST, &lost, sizeof lost, 1020);   /* discards 3 and 1 */
+    fr_tb_ours(b, FR_TE_LOST, &lost, sizeof lost, 1020);   /* discards 3 and 1 */
     fr_tb_exit(b, 3, 1030);         /* unmatched */
     fr_tb_enter(b, 4, 1040);
     fr_tb_exit(b, 4, 1050);         /* 10 */

@@ -114,6 +114,26 @@ static void print_dump_cause(const fr_trace_meta *m)
     printf("\n");
 }
 
+/* Our metadata records by type, named from fr_format.h's one table: "clock 1, function 3"
+ * (text: quote "", sep " ") or "\"clock\": 1, ..." (JSON). */
+static void print_meta_by_type(FILE *out, const uint64_t *by_type, const char *quote,
+                               const char *sep)
+{
+    const char *comma = "";
+    for (unsigned i = 0; i <= FR_TE_LAST - FR_TE_FIRST; i++) {
+        if (!by_type[i])
+            continue;
+        const char *name = fr_te_name(FR_TE_FIRST + i);
+        char unknown[16];
+        if (!name) {
+            snprintf(unknown, sizeof unknown, "0x%04x", FR_TE_FIRST + i);
+            name = unknown;
+        }
+        fprintf(out, "%s%s%s%s%" PRIu64, comma, quote, name, sep, by_type[i]);
+        comma = ", ";
+    }
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *cmd = "info", *path = NULL, *binary = NULL, *format = "text", *output = NULL;
@@ -153,6 +173,7 @@ int cmd_info(int argc, char **argv)
     t.return_meta = true; /* counted below as metadata */
 
     uint64_t count[FR_REC_BLOCK + 1] = {0}, meta_events = 0, structured = 0, lost = 0;
+    uint64_t meta_by_type[FR_TE_LAST - FR_TE_FIRST + 1] = {0};
     uint64_t first = UINT64_MAX, last = 0;
     thread_table threads = {0};
     thread_info *ti = NULL; /* the previous record's thread: most records repeat it */
@@ -166,6 +187,7 @@ int cmd_info(int argc, char **argv)
             lost++;
         else if (ours) {
             meta_events++;
+            meta_by_type[r.event_type - FR_TE_FIRST]++;
             continue; /* metadata: not a thread's record */
         }
         count[r.kind]++;
@@ -284,6 +306,9 @@ int cmd_info(int argc, char **argv)
                 functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED], count[FR_REC_ENTER],
                 count[FR_REC_ENTER_ARG], count[FR_REC_EXIT], count[FR_REC_TAIL_EXIT],
                 count[FR_REC_CUSTOM], count[FR_REC_TYPED], structured, meta_events);
+        fputs(", \"metadata_by_type\": {", out);
+        print_meta_by_type(out, meta_by_type, "\"", "\": ");
+        fputc('}', out);
         if (first <= last)
             fprintf(out, ",\n \"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64 ", \"duration_us\": %s",
                     first, last, fr_cli_format_ticks(b1, sizeof b1, (int64_t)(last - first), tps, 6, 3));
@@ -366,7 +391,13 @@ int cmd_info(int argc, char **argv)
     fprintf(out, "  custom events: %" PRIu64 "\n", count[FR_REC_CUSTOM]);
     fprintf(out, "  typed events: %" PRIu64 " (structured events %" PRIu64 ")\n", count[FR_REC_TYPED],
            structured);
-    fprintf(out, "metadata events: %" PRIu64 "\n", meta_events);
+    fprintf(out, "metadata events: %" PRIu64, meta_events);
+    if (meta_events) {
+        fputs(" (", out);
+        print_meta_by_type(out, meta_by_type, "", " ");
+        fputc(')', out);
+    }
+    fputc('\n', out);
     if (first <= last) {
         fprintf(out, "first tsc: %" PRIu64 "\n", first);
         fprintf(out, "last tsc: %" PRIu64 "\n", last);

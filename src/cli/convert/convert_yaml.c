@@ -499,6 +499,12 @@ static void spill_record(struct yaml *y, const fr_record *rec)
     s.group = (uint32_t)gi;
     s.cpu = rec->cpu;
     s.kind = (uint8_t)rec->kind;
+    const uint8_t *data = rec->data;
+    if (rec->envelope) {
+        /* one of our records stored as a custom event: llvm-xray shows it as that */
+        s.kind = FR_REC_CUSTOM;
+        data -= rec->envelope;
+    }
     if (rec->kind <= FR_REC_ENTER_ARG) {
         g->func_id = (int32_t)rec->function_id;
         if (rec->kind == FR_REC_ENTER_ARG) {
@@ -506,9 +512,9 @@ static void spill_record(struct yaml *y, const fr_record *rec)
             s.arg = rec->arg;
         }
     } else {
-        if (rec->kind == FR_REC_TYPED)
+        if (s.kind == FR_REC_TYPED)
             g->record_type = rec->event_type;
-        s.size = rec->size;
+        s.size = rec->size + rec->envelope;
     }
     s.func_id = g->func_id;
     s.record_type = g->record_type;
@@ -523,7 +529,7 @@ static void spill_record(struct yaml *y, const fr_record *rec)
     y->run_group = gi;
     cv_put(&y->spill_out, (const char *)&s, sizeof s);
     if (s.size)
-        cv_put(&y->spill_out, (const char *)rec->data, s.size);
+        cv_put(&y->spill_out, (const char *)data, s.size);
     y->spilled += sizeof s + s.size;
 }
 

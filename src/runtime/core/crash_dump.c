@@ -47,17 +47,12 @@ static void emit_cause(fr_meta_writer *w, void *ctx)
     (void)ctx;
     if (!__atomic_load_n(&why.set, __ATOMIC_ACQUIRE))
         return;
-    uint8_t p[40];
-    uint32_t version = 1;
-    memcpy(p, &version, 4);
-    memcpy(p + 4, &why.cause, 4);
-    memcpy(p + 8, &why.sig, 4);
-    memcpy(p + 12, &why.code, 4);
-    memcpy(p + 16, &why.tid, 4);
-    memcpy(p + 20, &why.seq, 4);
-    memcpy(p + 24, &why.address, 8);
-    memcpy(p + 32, &why.inconsistent, 8);
-    fr_meta_emit(w, FR_TE_DUMP_CAUSE, p, sizeof p);
+    struct fr_te_dump_cause p = {
+        .version = 1, .cause = why.cause, .signal = why.sig, .si_code = why.code,
+        .tid = why.tid, .seq = why.seq, .address = why.address,
+        .inconsistent = why.inconsistent,
+    };
+    fr_meta_emit(w, FR_TE_DUMP_CAUSE, &p, sizeof p);
 }
 
 void fr_crash_dump_setup(void)

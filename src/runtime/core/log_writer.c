@@ -6,7 +6,8 @@
  * unless their walltime seconds and microseconds both increase. A thread's later buffers
  * join its block without their NewBuffer/WalltimeMarker/Pid records: their NewCPUId
  * (valid anywhere in a block) restarts the delta chain. In overwrite mode a thread whose
- * oldest history was overwritten gets an FR_TE_LOST event right after its block preamble.
+ * oldest history was overwritten gets an FR_TE_LOST record right after its block preamble.
+ * Our records (FR_TE_*) are enveloped custom events: see fr_format.h and docs/FORMAT.md.
  *
  * Everything here is async-signal-safe: no malloc, no stdio, no locks.
  */
@@ -102,13 +103,16 @@ static void put_extents(struct fr_out *o, uint64_t n)
     put_metadata(o, FR_MD_BUFFER_EXTENTS, &n, 8);
 }
 
-/* A typed event's 16-byte header with delta 0 (its payload follows). */
-static void put_typed_header(struct fr_out *o, uint16_t type, int32_t size)
+/* The header of one of our records (fr_format.h, "flightrec records"): an XRay custom
+ * event with delta 0 whose payload is the envelope then `size` bytes (which follow). */
+static void put_te_header(struct fr_out *o, uint16_t type, size_t size)
 {
-    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_TYPED_EVENT) };
-    memcpy(hdr + 1, &size, 4);
-    memcpy(hdr + 9, &type, 2);
+    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
+    int32_t total = (int32_t)(sizeof(struct fr_te_envelope) + size);
+    memcpy(hdr + 1, &total, 4);
     fr_out_put(o, hdr, sizeof hdr);
+    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
+    fr_out_put(o, &e, sizeof e);
 }
 
 void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iovec *iov, int iovcnt)
@@ -116,7 +120,7 @@ void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iove
     size_t size = 0;
     for (int i = 0; i < iovcnt; i++)
         size += iov[i].iov_len;
-    put_typed_header(w->out, type, (int32_t)size);
+    put_te_header(w->out, type, size);
     for (int i = 0; i < iovcnt; i++)
         fr_out_put(w->out, iov[i].iov_base, iov[i].iov_len);
 }
@@ -198,8 +202,10 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
     for (uint32_t i = 1; i < n; i++)
         size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
     if (lost)
-        size += FR_XRAY_METADATA_SIZE + 8;
-    size += 2 * FR_XRAY_METADATA_SIZE + 8; /* NewCPUId(cpu, 1), BLOCK_START event */
+        size += FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) + sizeof(struct fr_te_lost);
+    /* NewCPUId(cpu, 1), BLOCK_START */
+    size += 2 * FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) +
+            sizeof(struct fr_te_block_start);
     put_extents(o, size);
     const uint8_t *first = fr_pool_buffer(idx[0]);
     /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; the real NewCPUId */
@@ -209,12 +215,15 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
     memcpy(at_one, first + FR_BUFFER_HEAD_SKIP, sizeof at_one);
     memcpy(at_one + 3, &one, 8);
     fr_out_put(o, at_one, sizeof at_one);
-    put_typed_header(o, FR_TE_BLOCK_START, 8);
-    fr_out_put(o, first + FR_BUFFER_HEAD_SKIP + 3, 8);
+    struct fr_te_block_start bs;
+    memcpy(&bs.tsc, first + FR_BUFFER_HEAD_SKIP + 3, 8);
+    put_te_header(o, FR_TE_BLOCK_START, sizeof bs);
+    fr_out_put(o, &bs, sizeof bs);
     fr_out_put(o, first + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
     if (lost) {
-        put_typed_header(o, FR_TE_LOST, 8);
-        fr_out_put(o, &lost, 8);
+        struct fr_te_lost l = { .records = lost };
+        put_te_header(o, FR_TE_LOST, sizeof l);
+        fr_out_put(o, &l, sizeof l);
     }
     fr_out_put(o, first + FR_BUFFER_PREAMBLE, buf_used(idx[0]) - FR_BUFFER_PREAMBLE);
     for (uint32_t i = 1; i < n; i++)

@@ -22,6 +22,9 @@ FR_HIDDEN void fr_record_custom(const void *data, size_t size);
 FR_HIDDEN void fr_record_typed(uint16_t type, const void *data, size_t size);
 /* Gather form for payloads built in pieces (EventHeader events): no copy to a temporary. */
 FR_HIDDEN void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int iovcnt);
+/* One of our records (FR_TE_* type, e.g. FR_TE_EVENT) in the thread's history: written
+ * as a custom event with the envelope of fr_format.h, never as a typed event. */
+FR_HIDDEN void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt);
 
 /* Nonzero while the recorder is INITIALIZED: front ends may test it to skip work. */
 extern FR_HIDDEN volatile int fr_recording;
@@ -29,7 +32,7 @@ extern FR_HIDDEN volatile int fr_recording;
 /* Metadata sources. At flush the writer emits the metadata block (see fr_format.h);
  * parts of the runtime that know something for it (the sled runtime's object and
  * function tables, the gcc hooks' id table) register a callback that calls
- * fr_meta_emit once per typed event. Callbacks run at flush time, never on a hot path,
+ * fr_meta_emit once per record (an FR_TE_* type and its payload). Callbacks run at flush time, never on a hot path,
  * and must be async-signal-safe if crash_dump is on (no malloc, no stdio). */
 typedef struct fr_meta_writer fr_meta_writer;
 typedef void (*fr_meta_source_fn)(fr_meta_writer *w, void *ctx);

@@ -468,14 +468,15 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
     guard_leave(t);
 }
 
-/* Custom (kind 5) and typed (kind 8) events: a 16-byte header then the payload. Their
- * delta is a signed 32-bit field, hence INT32_MAX. */
-static void record_event(int typed, uint16_t type, const struct iovec *iov, int iovcnt)
+/* Custom (kind 5) and typed (kind 8) events: a 16-byte header then the payload (`prefix`,
+ * then the iovecs). Their delta is a signed 32-bit field, hence INT32_MAX. */
+static void record_event(int typed, uint16_t type, const void *prefix, size_t prefix_len,
+                         const struct iovec *iov, int iovcnt)
 {
     struct fr_thread *t = &fr_tls;
     if (!guard_enter(t))
         return;
-    size_t size = 0;
+    size_t size = prefix_len;
     for (int i = 0; i < iovcnt; i++)
         size += iov[i].iov_len;
     uint64_t tsc = fr_clock_now();
@@ -492,6 +493,9 @@ static void record_event(int typed, uint16_t type, const struct iovec *iov, int 
             memcpy(hdr + 9, &type, 2);
         memcpy(p, hdr, sizeof hdr);
         uint8_t *q = p + sizeof hdr;
+        if (prefix_len)
+            memcpy(q, prefix, prefix_len);
+        q += prefix_len;
         for (int i = 0; i < iovcnt; i++) {
             if (iov[i].iov_len)
                 memcpy(q, iov[i].iov_base, iov[i].iov_len);
@@ -510,18 +514,26 @@ static void record_event(int typed, uint16_t type, const struct iovec *iov, int 
 void fr_record_custom(const void *data, size_t size)
 {
     struct iovec v = { (void *)data, size };
-    record_event(0, 0, &v, 1);
+    record_event(0, 0, NULL, 0, &v, 1);
 }
 
 void fr_record_typed(uint16_t type, const void *data, size_t size)
 {
     struct iovec v = { (void *)data, size };
-    record_event(1, type, &v, 1);
+    record_event(1, type, NULL, 0, &v, 1);
 }
 
 void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 {
-    record_event(1, type, iov, iovcnt);
+    record_event(1, type, NULL, 0, iov, iovcnt);
+}
+
+/* Our records are custom events with the envelope first (fr_format.h): a typed event
+ * would give every later function record of the thread its type in llvm-xray. */
+void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt)
+{
+    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
+    record_event(0, 0, &e, sizeof e, iov, iovcnt);
 }
 
 /* ------------------------------------------------------------------ public API */

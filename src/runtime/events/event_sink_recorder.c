@@ -1,8 +1,8 @@
 /*
  * event_sink_recorder.c - the flight recorder sink: while the recorder is initialized,
- * the events selected by the `events=` option are written as XRay typed events of type
- * FR_TE_EVENT whose payload is the tracepoint name NUL-terminated and then the very
- * EventHeader bytes user_events would carry (see fr_format.h).
+ * the events selected by the `events=` option are written as FR_TE_EVENT records whose
+ * payload is the tracepoint name NUL-terminated and then the very EventHeader bytes
+ * user_events would carry (see fr_format.h, docs/FORMAT.md).
  *
  * The lifecycle hooks switch the FR_SITE_RECORDER bit of every registered call site:
  * on after init, per the option; off before finalize. Providers registered while the
@@ -65,5 +65,5 @@ __attribute__((constructor)) static void register_recorder_hooks(void)
 
 void fr_events_recorder_write(const struct iovec *iov, int iovcnt)
 {
-    fr_record_typed_iov(FR_TE_EVENT, iov, iovcnt);
+    fr_record_ours_iov(FR_TE_EVENT, iov, iovcnt);
 }
