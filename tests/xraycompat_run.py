@@ -10,8 +10,9 @@ directory layout; their outputs must agree:
     ("==PID==flightrec: ..."), which the case may require separately;
   - the log files: as many, named <base><argv[0]>.XXXXXX, and read by llvm-xray (convert
     --output-format=yaml) into the same records per thread (function, kind, argument):
-    timestamps, cpus, thread and process ids and record `type` fields are not compared,
-    nor flightrec's own typed events (types 0xF000 and up: its metadata);
+    timestamps, cpus, thread and process ids are not compared, nor flightrec's own
+    records (custom events that begin with "flightrec\0", docs/FORMAT.md); record `type`
+    fields are (llvm-xray gives a record the type of its thread's last typed event);
   - llvm-xray account's call counts per function.
 usage: xraycompat_run.py LLVM_XRAY WORKDIR CASE CRT_BINARY FR_BINARY
 Exits 77 (skipped) when the compiler-rt binary could not be built.
@@ -106,7 +107,7 @@ def fields(rec):
 
 
 def records(binary, path):
-    """Records per thread: list of (function, kind, args), grouped by (process, thread)."""
+    """Records per thread: list of (function, kind, args, type), grouped by (process, thread)."""
     y = subprocess.run([LLVM_XRAY, "convert", "--symbolize", "--instr_map", binary,
                         "--output-format=yaml", path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
@@ -119,10 +120,13 @@ def records(binary, path):
             continue
         f = fields(m.group(1))
         kind = f.get("kind", "")
-        if kind in ("typed-event", "custom-event") and int(f.get("type", "0")) >= 0xF000:
-            continue   # flightrec's metadata and block markers
+        if kind == "custom-event" and f.get("data", "").startswith('"flightrec\\0'):
+            continue   # flightrec's own records (docs/FORMAT.md): metadata, block markers
+        if kind == "typed-event" and int(f.get("type", "0")) >= 0xF000:
+            continue   # the same in files written before the envelope
         key = (f.get("process", ""), f.get("thread", ""))
-        threads.setdefault(key, []).append((f.get("function"), kind, f.get("args", "")))
+        threads.setdefault(key, []).append((f.get("function"), kind, f.get("args", ""),
+                                            f.get("type", "")))
     return sorted(tuple(v) for v in threads.values())
 
 
