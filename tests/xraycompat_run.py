@@ -52,6 +52,9 @@ CASES = {
     "flags_no_equals": ([], {"XRAY_OPTIONS": "junk"}, None, "malformed"),
     "bad_base": ([], {"XRAY_OPTIONS": "xray_logfile_base=/nonexistent/dir/ "
                       "xray_mode=xray-basic patch_premain=1"}, None, "exact"),
+    "profiling": ([], {"XRAY_OPTIONS": "verbosity=1"}, None, "exact"),
+    "profiling_file": (["file"], {"XRAY_OPTIONS": "verbosity=1",
+                                  "XRAY_PROFILING_OPTIONS": "grace_period_ms=0"}, None, "profile"),
     "nosleds": ([], {"XRAY_OPTIONS": "verbosity=1 xray_mode=xray-basic"}, None, "header_only"),
 }
 
@@ -130,6 +133,35 @@ def records(binary, path):
     return sorted(tuple(v) for v in threads.values())
 
 
+def profile(path):
+    """compiler-rt's profile file: per block (thread), its (path, call count) records;
+    thread ids and times are not compared. Blocks sorted (threads end in any order)."""
+    data = open(path, "rb").read()
+    if len(data) < 32 or int.from_bytes(data[:8], "little") != 0x7872617970726f66:
+        fail("%s: not a profile (magic)" % path)
+    out, off = [], 32
+    while off + 16 <= len(data):
+        size = int.from_bytes(data[off:off + 4], "little")
+        if size < 16 or off + size > len(data):
+            fail("%s: block at %d has size %d" % (path, off, size))
+        recs, r = [], off + 16
+        while r < off + size:
+            ids = []
+            while True:
+                i = int.from_bytes(data[r:r + 4], "little", signed=True)
+                r += 4
+                if i == 0:
+                    break
+                ids.append(i)
+            recs.append((tuple(ids), int.from_bytes(data[r:r + 8], "little")))
+            r += 16
+        out.append(tuple(recs))
+        off += size
+    if off != len(data):
+        fail("%s: %d bytes after the last block" % (path, len(data) - off))
+    return sorted(out)
+
+
 def account(binary, path, must=True):
     """Call counts per function, or None when llvm-xray cannot account the file (and
     MUST is false): llvm-xray 14 gives up at the first thread whose records start
@@ -206,6 +238,8 @@ def main():
             path = os.path.join(d, x)
             if check == "header_only":
                 out.append(("size", os.path.getsize(path)))
+            elif check == "profile":
+                out.append((profile(path), path))
             else:
                 out.append((records(binary, path), path))
         return sorted(out, key=lambda v: repr(v[0]))
@@ -224,6 +258,10 @@ def main():
             if flat_c != flat_f:
                 fail("records differ (as sets): only compiler-rt %r, only flightrec %r" %
                      (flat_c - flat_f, flat_f - flat_c))
+            continue
+        if check == "profile":
+            if rc != rf or not rc:
+                fail("profiles differ:\ncompiler-rt %r\nflightrec   %r" % (rc, rf))
             continue
         if rc != rf:
             fail("records differ in %s / %s:\ncompiler-rt %r\nflightrec   %r" % (pc_, pf_, rc, rf))

@@ -7,15 +7,15 @@
  * switches to flightrec by relinking: build with `clang -fxray-instrument
  * -fnoxray-link-deps` and link -lflightrec instead of compiler-rt's XRay runtime.
  *
- * Mode "xray-fdr" is flightrec's flight recorder. __xray_log_init_mode("xray-fdr", CONFIG)
- * takes compiler-rt's FDR option names (buffer_size, buffer_max,
- * func_duration_threshold_us, grace_period_ms, no_file_flush) as well as flightrec's own
- * (output, policy, threshold_us, ...; see flightrec.h). __xray_log_flushLog writes the
- * trace to `output` if given, else to XRAY_OPTIONS' xray_logfile_base (default
- * "xray-log.") + program name + "." + a unique suffix, as compiler-rt does.
- * Differences: __xray_log_process_buffers hands out nothing (the trace goes to a file);
- * __xray_patch finds instrumentation maps of shared libraries too; function ids of objects
- * other than the executable follow after the executable's (see the trace's object table).
+ * The runtime behaves as compiler-rt 14's: XRAY_OPTIONS (patch_premain, xray_mode,
+ * xray_logfile_base, verbosity, ...) read at start-up, log files named
+ * <xray_logfile_base><argv[0] name>.XXXXXX, modes "xray-fdr" (flightrec's recorder),
+ * "xray-basic" and "xray-profiling" registered, compiler-rt's messages at verbosity=1.
+ * Every function and option, and each difference with its reason: docs/XRAY_COMPAT.md.
+ * Extensions: __xray_log_init_mode("xray-fdr", CONFIG) also takes flightrec's own keys
+ * (output, policy, threshold_us, ...; see flightrec.h); __xray_patch finds the
+ * instrumentation maps of shared libraries too, whose function ids follow the
+ * executable's (see the trace's object table).
  */
 #ifndef FLIGHTREC_XRAY_H
 #define FLIGHTREC_XRAY_H

@@ -12,6 +12,7 @@
  *   xray_log_interface.c  xray_log_interface.h: the mode registry and the log calls
  *   xray_mode_fdr.c       mode "xray-fdr" on flightrec's recorder
  *   xray_mode_basic.c     mode "xray-basic": compiler-rt's naive log
+ *   xray_mode_profiling.c mode "xray-profiling": compiler-rt's per-thread call-trie profiles
  */
 #ifndef FLIGHTREC_XRAY_INTERNAL_H
 #define FLIGHTREC_XRAY_INTERNAL_H
@@ -81,6 +82,7 @@ XR_HIDDEN int xr_open_logfile(char *path, size_t cap);
 /* Modes (xray_log_interface.c registers them in this order, before the program's). */
 extern XR_HIDDEN const struct XRayLogImpl xr_fdr_impl;
 extern XR_HIDDEN const struct XRayLogImpl xr_basic_impl;
+extern XR_HIDDEN const struct XRayLogImpl xr_profiling_impl;
 XR_HIDDEN void xr_register_builtin_modes(void);
 /* Called at exit when basic mode was ever initialised: writes what threads still hold. */
 XR_HIDDEN void xr_basic_exit_flush(void);

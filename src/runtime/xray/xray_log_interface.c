@@ -10,7 +10,7 @@
  *    handlers; remove_log_impl removes the implementation and both function handlers;
  *  - process_buffers hands the current mode's name and each buffer of its iterator to the
  *    processor, and answers XRAY_LOG_FLUSHED whenever an implementation is installed.
- * The built-in modes (xray-fdr, xray-basic) are registered before anything else can
+ * The built-in modes (xray-fdr, xray-basic, xray-profiling) are registered before anything else can
  * look at the registry, as compiler-rt's static initialisers register them.
  */
 #define _GNU_SOURCE
@@ -71,6 +71,7 @@ static void ensure_builtins_locked(void)
     if (builtins_done)
         return;
     builtins_done = 1;
+    register_locked("xray-profiling", &xr_profiling_impl);
     register_locked("xray-basic", &xr_basic_impl);
     register_locked("xray-fdr", &xr_fdr_impl);
 }
@@ -179,7 +180,8 @@ enum XRayLogInitStatus __xray_log_init_mode_bin(const char *Mode, const char *Co
     struct XRayLogImpl impl;
     if (!Mode || !Config || !snapshot(&impl, Mode))
         return XRAY_LOG_UNINITIALIZED;
-    if (impl.log_init == xr_fdr_impl.log_init || impl.log_init == xr_basic_impl.log_init) {
+    if (impl.log_init == xr_fdr_impl.log_init || impl.log_init == xr_basic_impl.log_init ||
+        impl.log_init == xr_profiling_impl.log_init) {
         /* Ours read a flag string (compiler-rt's read it up to its NUL, past ConfigSize
          * if there is none: we stop at ConfigSize). */
         char *text = strndup(Config, ConfigSize);

@@ -7,8 +7,10 @@
  *     deprecated xray_naive_log=true) selects and initialises basic mode with
  *     XRAY_BASIC_OPTIONS; xray_mode=xray-fdr (or xray_fdr_log=true) only selects FDR
  *     mode: the program initialises it.
+ *     xray_mode=xray-profiling selects profiling mode (compiler-rt 14 means to, but asks
+ *     for "xray_profiling" and selects nothing).
  * Unlike compiler-rt, an xray_mode naming no built-in mode is reported (compiler-rt
- * ignores it silently; "xray-profiling" is not built in flightrec).
+ * ignores it silently).
  * compiler-rt runs from .preinit_array; a shared library cannot, so this is the
  * earliest constructor (priority 101): before the program's own constructors.
  */
@@ -58,10 +60,12 @@ __attribute__((constructor(101))) static void xray_startup(int argc, char **argv
         if (sel != XRAY_REGISTRATION_OK && xr_verbose())
             xr_report("Cannot select XRay FDR mode as 'xray-fdr'; error = %d\n", (int)sel);
     }
-    if (mode[0] && strcmp(mode, "xray-basic") && strcmp(mode, "xray-fdr"))
+    if (!strcmp(mode, "xray-profiling"))
+        __xray_log_select_mode("xray-profiling");
+    if (mode[0] && strcmp(mode, "xray-basic") && strcmp(mode, "xray-fdr") &&
+        strcmp(mode, "xray-profiling"))
         xr_report("flightrec: XRAY_OPTIONS: xray_mode=%s: no such mode (flightrec has "
-                  "xray-basic and xray-fdr%s)\n", mode,
-                  strcmp(mode, "xray-profiling") ? "" : "; xray-profiling is not built");
+                  "xray-basic, xray-fdr and xray-profiling)\n", mode);
 }
 
 /* Referenced by the static library's users (CMake and pkg-config: --undefined), so that
