@@ -85,10 +85,14 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   # flightrec record: checks, options, --filter, exit statuses.
   add_executable(functrace_plain ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_plain.c)
   target_link_libraries(functrace_plain PRIVATE flightrec)
+  # Built here, not by the script, so it gets the build's sanitizer flags.
+  add_executable(functrace_exit_seven ${CMAKE_CURRENT_SOURCE_DIR}/progs/exit_seven.c)
+  target_link_libraries(functrace_exit_seven PRIVATE flightrec)
   add_test(NAME functrace_record_cli
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_record_cli.sh $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:functrace_record_shared> $<TARGET_FILE:functrace_plain>
-            ${CMAKE_CURRENT_BINARY_DIR}/functrace_cli_work ${LLVM_XRAY})
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_cli_work ${LLVM_XRAY}
+            $<TARGET_FILE:functrace_exit_seven>)
 
   # A program written for compiler-rt's FDR API, relinked with libflightrec.
   functrace_xray_program(functrace_xray_fdr functrace_xray_fdr.c flightrec)
