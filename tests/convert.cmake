@@ -54,3 +54,15 @@ add_test(NAME convert_perfetto
           $<TARGET_FILE:convert_traces> $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto
           ${CMAKE_CURRENT_BINARY_DIR}/convert_perfetto)
 set_tests_properties(convert_perfetto PROPERTIES SKIP_RETURN_CODE 77)
+
+# A trace without our clock event whose first block is not the earliest (compiler-rt's
+# FDR files, multi-thread): the origin is the earliest record, no negative time in info,
+# dump (--from 0us keeps everything), chrome, perfetto.
+add_test(NAME convert_origin
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_origin.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_origin)
+# A damaged basic-mode file whose times leave the 64-bit nanosecond range: every command
+# finishes; under UBSan, no signed overflow (chrome's duration overflowed).
+add_test(NAME convert_wild_times
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_times.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_times)

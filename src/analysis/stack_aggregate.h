@@ -46,7 +46,8 @@ void fr_stack_agg_free(fr_stack_agg *sa);
 /* Bounded mode: once max_stacks nodes exist, a call whose stack would need a new node is
  * counted in an "other" node (FR_STACK_OTHER) under the deepest existing node of its
  * stack, and everything deeper in that stack goes into the same "other" node. At most
- * one "other" node per node, so never more than 2 * max_stacks nodes. Call before
+ * one "other" node per node, and one for the roots, so never more than 2 * max_stacks + 1
+ * nodes. Call before
  * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
 void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
 /* Calls counted in "other" nodes. */

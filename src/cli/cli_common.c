@@ -342,6 +342,25 @@ static int spool_stdin(fr_cli_trace *t)
     return FR_EXIT_OK;
 }
 
+/* The smallest timestamp of the records from r's position on (and of first). */
+static uint64_t earliest_tsc(fr_reader *r, uint64_t first)
+{
+    uint64_t min = first;
+    fr_function_record fns[1024];
+    fr_record rec;
+    for (;;) {
+        int32_t tid;
+        size_t n = fr_reader_next_functions(r, fns, 1024, &tid);
+        for (size_t i = 0; i < n; i++)
+            min = fns[i].tsc < min ? fns[i].tsc : min;
+        if (n)
+            continue;
+        if (fr_reader_next(r, &rec) != FR_READ_OK)
+            return min;
+        min = rec.tsc < min ? rec.tsc : min;
+    }
+}
+
 /* Reads the leading metadata blocks; returns the offset where they end. Notes the
  * first thread block's TSC. */
 static uint64_t prescan_metadata(fr_cli_trace *t)
@@ -361,6 +380,12 @@ static uint64_t prescan_metadata(fr_cli_trace *t)
         /* The first thread block: its start is the time origin unless a clock says else. */
         t->start_tsc = rec.tsc;
         t->has_start = true;
+        /* Without our clock event (compiler-rt's files), the first block in the file is
+         * not always the earliest (a thread that started first may flush its buffer
+         * last): then the origin is the earliest timestamp in the file, found by a first
+         * pass, so that no time is negative. */
+        if (!t->meta.has_clock)
+            t->start_tsc = earliest_tsc(r, rec.tsc);
     }
     fr_reader_close(r);
     fr_trace_meta_finish(&t->meta);

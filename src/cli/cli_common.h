@@ -33,7 +33,8 @@ typedef struct fr_cli_trace {
                                    FR_TE_* records are folded in as they are read */
     fr_symbols   *symbols;
     uint64_t      ticks_per_second; /* FR_TE_CLOCK's if present, else the header's; 0 unknown */
-    uint64_t      start_tsc;    /* time origin: FR_TE_CLOCK base, else the first block's TSC */
+    uint64_t      start_tsc;    /* time origin: FR_TE_CLOCK base, else the earliest
+                                   timestamp in the file (a first pass at open) */
     bool          has_start;
     bool          return_meta;  /* fr_cli_next also returns our FR_TE_* metadata records
                                    (default false: they are consumed into .meta) */

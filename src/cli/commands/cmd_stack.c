@@ -19,7 +19,7 @@ static const char usage_text[] =
     "  --top N             only the first N stacks\n"
     "  --max-stacks N      keep at most N distinct stacks in memory; calls whose stack\n"
     "                      would be a new one once N exist are counted in an \"[other]\"\n"
-    "                      stack under the deepest known caller (memory bound: 2N stacks)\n"
+    "                      stack under the deepest known caller (memory bound: 2N+1 stacks)\n"
     "  -f, --format F      text (default), folded or json\n"
     "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
     "                      or calls\n"

@@ -158,7 +158,9 @@ static void on_call(const fr_call *call, void *ctx)
     CV_LIT(&c->o, "{\"ph\":\"X\",");
     where_when(c, t->pid, call->tid, start);
     CV_LIT(&c->o, ",\"dur\":");
-    cv_usec3(&c->o, end - start);
+    /* In unsigned arithmetic: on a damaged file the two times may be far apart (wrapped
+     * nanosecond values), and a signed difference would overflow. */
+    cv_usec3(&c->o, (int64_t)((uint64_t)end - (uint64_t)start));
     CV_LIT(&c->o, ",\"name\":");
     cv_puts(&c->o, cv_names_get(&c->names, call->function_id));
     if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
