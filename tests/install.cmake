@@ -17,3 +17,11 @@ add_test(NAME install_record_norelink
   COMMAND ${CMAKE_SOURCE_DIR}/tests/install_record_norelink.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
           ${FR_CLANG} ${FR_GCC} ${LLVM_XRAY})
 set_tests_properties(install_record_norelink PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+
+# README.md's commands, extracted from README.md, run as written on a fresh copy of the
+# tree (its own configure, build and install into a scratch HOME), no environment but
+# HOME and PATH. It builds the library, the command and the demo once (about 15 s of
+# CPU, a minute on a loaded 2-core machine): hence the timeout. no_asan: it makes its own
+# build without sanitizers, so the ASan run would repeat it for nothing.
+add_test(NAME readme_commands COMMAND ${CMAKE_SOURCE_DIR}/tests/install_readme.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(readme_commands PROPERTIES LABELS no_asan TIMEOUT 600)
