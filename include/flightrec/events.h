@@ -294,11 +294,11 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
 #define FR__TAGSHAPE_S2C S2C
 
 /* ------------------------------------------------------------------ options */
-#define FR_LEVEL(n)        (O, (.level = (n),), ())
-#define FR_KEYWORD(k)      (O, (.keyword = (k),), ())
-#define FR_OPCODE(op)      (O, (.opcode = (op),), ())
-#define FR_ID(id_, ver)    (O, (.id = (id_), .version = (ver),), ())
-#define FR_TAG(t)          (O, (.tag = (t),), ())
+#define FR_LEVEL(n)        (O, (FR__SI(level, n)), ())
+#define FR_KEYWORD(k)      (O, (FR__SI(keyword, k)), ())
+#define FR_OPCODE(op)      (O, (FR__SI(opcode, op)), ())
+#define FR_ID(id_, ver)    (O, (FR__SI(id, id_) FR__SI(version, ver)), ())
+#define FR_TAG(t)          (O, (FR__SI(tag, t)), ())
 #define FR_ACTIVITY(p)     (O, (), (fr__act = (p);))
 #define FR_RELATED_ACTIVITY(p) (O, (), (fr__rel = (p);))
 
@@ -308,15 +308,15 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
     FR__EVENT(provider, name, (), 1, (), () __VA_OPT__(,) __VA_ARGS__)
 
 #define FR_SPAN_START(provider, span, name, ...) \
-    FR__EVENT(provider, name, (.opcode = FR_EH_OPCODE_ACTIVITY_START,), \
+    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
               (fr__span_begin((span), NULL, false, &fr__act, &fr__rel), 1), (), \
               ((span)->flags = 0;) __VA_OPT__(,) __VA_ARGS__)
 #define FR_SPAN_START_CHILD(provider, span, parent_id, name, ...) \
-    FR__EVENT(provider, name, (.opcode = FR_EH_OPCODE_ACTIVITY_START,), \
+    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
               (fr__span_begin((span), (parent_id), true, &fr__act, &fr__rel), 1), (), \
               ((span)->flags = 0;) __VA_OPT__(,) __VA_ARGS__)
 #define FR_SPAN_STOP(provider, span, name, ...) \
-    FR__EVENT(provider, name, (.opcode = FR_EH_OPCODE_ACTIVITY_STOP,), \
+    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_STOP)), \
               ((span)->flags & FR_SPAN_ACTIVE ? (fr__act = (span)->id, 1) : 0), \
               (fr__span_end(span);), \
               (if ((span)->flags & FR_SPAN_ACTIVE) fr__span_end(span);) __VA_OPT__(,) __VA_ARGS__)
@@ -334,10 +334,8 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
             sizeof(fr__meta_t) - 4, FR_EH_EXT_METADATA, evname, \
             FR__FOREACH(FR__P_MINIT __VA_OPT__(,) __VA_ARGS__) \
         }; \
-        static fr_event_site fr__site = { \
-            .provider = &(prov_), .metadata = &fr__meta, .metadata_size = sizeof fr__meta, \
-            FR__UNPAREN site_init FR__FOREACH(FR__P_SITE __VA_OPT__(,) __VA_ARGS__) \
-        }; \
+        static fr_event_site fr__site = FR__SITE_INIT(prov_, \
+            FR__UNPAREN site_init FR__FOREACH(FR__P_SITE __VA_OPT__(,) __VA_ARGS__)); \
         static fr_event_site *fr__site_ref __attribute__((section("fr_events"), used)) = &fr__site; \
         (void)fr__site_ref; \
         if (__builtin_expect(__atomic_load_n(&fr__site.enabled, __ATOMIC_RELAXED) != 0, 0)) { \
@@ -358,6 +356,42 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
     } while (0)
 
 /* ------------------------------------------------------------------ macro machinery */
+/* The call site's static descriptor, with the options' fields (FR__SI items, each with
+ * a trailing comma). C: designated initializers, in any order. C++ (C++11 on, g++ and
+ * clang++): g++ takes designators only in declaration order, and options come in the
+ * user's order, so each field is picked from the option list by a constexpr function
+ * (the last setting wins, as with repeated designators) and the descriptor is
+ * initialized positionally: still a constant initialization, done before any code runs,
+ * so FR_PROVIDER_REGISTER sees the fields. */
+#ifdef __cplusplus
+#define FR__SI(field, v) fr__opt{FR__K_##field, (uint64_t)(v)},
+#define FR__SITE_PICK(field, ...) fr__pick(FR__K_##field, 0, __VA_ARGS__ fr__opt{0, 0})
+#define FR__SITE_INIT(prov_, ...) { \
+        0, (uint8_t)FR__SITE_PICK(level, __VA_ARGS__), (uint8_t)FR__SITE_PICK(opcode, __VA_ARGS__), \
+        (uint8_t)FR__SITE_PICK(version, __VA_ARGS__), 0, (uint16_t)FR__SITE_PICK(id, __VA_ARGS__), \
+        (uint16_t)FR__SITE_PICK(tag, __VA_ARGS__), (uint32_t)sizeof fr__meta, \
+        FR__SITE_PICK(keyword, __VA_ARGS__), &(prov_), &fr__meta, NULL, NULL, 0, {0} }
+enum { FR__K_level = 1, FR__K_opcode, FR__K_version, FR__K_id, FR__K_tag, FR__K_keyword };
+struct fr__opt {
+    int kind;
+    uint64_t value;
+};
+} /* extern "C" */
+extern "C++" {
+constexpr uint64_t fr__pick(int, uint64_t found, fr__opt) { return found; }
+template <typename... Rest>
+constexpr uint64_t fr__pick(int kind, uint64_t found, fr__opt o, fr__opt next, Rest... rest)
+{
+    return fr__pick(kind, o.kind == kind ? o.value : found, next, rest...);
+}
+}
+extern "C" {
+#else
+#define FR__SI(field, v) .field = (v),
+#define FR__SITE_INIT(prov_, ...) { \
+        .provider = &(prov_), .metadata = &fr__meta, .metadata_size = sizeof fr__meta, \
+        __VA_ARGS__ }
+#endif
 #define FR__CAT(a, b) FR__CAT_(a, b)
 #define FR__CAT_(a, b) a##b
 #define FR__UNPAREN(...) __VA_ARGS__
