@@ -251,7 +251,7 @@ enum fr_te_tail {
 };
 
 /* Every FR_TE type, once: X(NAME, value, "name", fixed part size, tail). The constants
- * FR_TE_NAME, the names (dump, info, the reader's messages) and the payload sizes all
+ * FR_TE_<NAME>, the names (dump, info, the reader's messages) and the payload sizes all
  * come from this list, so a type cannot be added without a name and a struct. */
 #define FR_TE_TYPES(X)                                                                   \
     X(CLOCK,        0xF001u, "clock",        sizeof(struct fr_te_clock),        FR_TE_TAIL_NONE)    \

@@ -1,8 +1,9 @@
 /*
- * trace_meta.c - gathers flightrec's own metadata (FR_TE_* typed events, see fr_format.h)
- * from a record stream. Payloads are checked field by field: a short or malformed one
- * is still "ours" (consumed) but leaves the tables unchanged, so a damaged metadata
- * event never makes the reader fail; the function table is the only thing that grows.
+ * trace_meta.c - gathers flightrec's own metadata (FR_TE_* records: fr_format.h's structs,
+ * docs/FORMAT.md) from a record stream. Payloads are checked for length: a short or
+ * malformed one is still "ours" (consumed) but leaves the tables unchanged, so a damaged
+ * metadata record never makes the reader fail; a longer one (a later version's) is read
+ * up to what this version knows. The function table is the only thing that grows.
  */
 #include "trace_meta.h"
 
@@ -33,8 +34,6 @@ static void take(cursor *c, void *dst, size_t n)
     c->left -= n;
 }
 
-static uint32_t u32(cursor *c) { uint32_t v; take(c, &v, 4); return v; }
-static uint64_t u64(cursor *c) { uint64_t v; take(c, &v, 8); return v; }
 
 /* str16: u16 byte count, then the bytes. Returns a pointer into the payload. */
 static const char *str16(cursor *c, size_t *len)
@@ -85,23 +84,22 @@ static void *grow(void *array, size_t n, size_t elem)
 
 static void feed_clock(fr_trace_meta *m, cursor *c)
 {
-    u32(c); /* version */
-    uint32_t source = u32(c);
-    uint64_t tps = u64(c), base = u64(c);
-    int64_t real = (int64_t)u64(c), mono = (int64_t)u64(c);
+    struct fr_te_clock v;
+    take(c, &v, sizeof v);
     if (!c->ok)
         return;
     m->has_clock = true;
-    m->clock_source = source;
-    m->ticks_per_second = tps;
-    m->base_tsc = base;
-    m->base_realtime_ns = real;
-    m->base_monotonic_ns = mono;
+    m->clock_source = v.source;
+    m->ticks_per_second = v.ticks_per_second;
+    m->base_tsc = v.base_tsc;
+    m->base_realtime_ns = v.realtime_ns;
+    m->base_monotonic_ns = v.monotonic_ns;
 }
 
 static void feed_process(fr_trace_meta *m, cursor *c)
 {
-    uint32_t pid = u32(c), ppid = u32(c);
+    struct fr_te_process v;
+    take(c, &v, sizeof v);
     size_t nn, ne, nc;
     const char *name = str16(c, &nn), *exe = str16(c, &ne), *cmd = str16(c, &nc);
     if (!c->ok)
@@ -110,8 +108,8 @@ static void feed_process(fr_trace_meta *m, cursor *c)
     while (nc && !cmd[nc - 1])
         nc--;
     m->has_process = true;
-    m->pid = pid;
-    m->ppid = ppid;
+    m->pid = v.pid;
+    m->ppid = v.ppid;
     replace(&m->process_name, copy_str(name, nn, 0));
     replace(&m->executable, copy_str(exe, ne, 0));
     replace(&m->command_line, copy_str(cmd, nc, ' '));
@@ -119,32 +117,32 @@ static void feed_process(fr_trace_meta *m, cursor *c)
 
 static void feed_summary(fr_trace_meta *m, cursor *c)
 {
-    u32(c); /* version */
-    uint32_t policy = u32(c);
-    uint64_t buffer_size = u64(c);
-    uint32_t buffers = u32(c), threads = u32(c);
-    uint64_t written = u64(c), dropped = u64(c), below = u64(c), threshold = u64(c);
+    struct fr_te_summary v;
+    take(c, &v, sizeof v);
     if (!c->ok)
         return;
     m->has_summary = true;
-    m->policy = policy;
-    m->buffer_size = buffer_size;
-    m->buffers = buffers;
-    m->threads = threads;
-    m->records_written = written;
-    m->records_dropped = dropped;
-    m->calls_below_threshold = below;
-    m->threshold_ticks = threshold;
+    m->policy = v.policy;
+    m->buffer_size = v.buffer_size;
+    m->buffers = v.buffers;
+    m->threads = v.threads;
+    m->records_written = v.records_written;
+    m->records_dropped = v.records_dropped;
+    m->calls_below_threshold = v.calls_below_threshold;
+    m->threshold_ticks = v.threshold_ticks;
 }
 
 static void feed_thread_stats(fr_trace_meta *m, cursor *c)
 {
-    fr_meta_thread t = {0};
-    t.tid = (int32_t)u32(c);
-    t.records_written = u64(c);
-    t.records_dropped = u64(c);
-    t.bytes_dropped = u64(c);
-    t.calls_below_threshold = u64(c);
+    struct fr_te_thread_stats v;
+    take(c, &v, sizeof v);
+    fr_meta_thread t = {
+        .tid = v.tid,
+        .records_written = v.records_written,
+        .records_dropped = v.records_dropped,
+        .bytes_dropped = v.bytes_dropped,
+        .calls_below_threshold = v.calls_below_threshold,
+    };
     size_t n;
     const char *name = str16(c, &n);
     if (!c->ok)
@@ -168,11 +166,10 @@ static void feed_thread_stats(fr_trace_meta *m, cursor *c)
 
 static void feed_object(fr_trace_meta *m, cursor *c)
 {
-    fr_meta_object o = {0};
-    o.index = u32(c);
-    o.first_id = u32(c);
-    o.last_id = u32(c);
-    o.load_bias = u64(c);
+    struct fr_te_object v;
+    take(c, &v, sizeof v);
+    fr_meta_object o = { .index = v.index, .first_id = v.first_id, .last_id = v.last_id,
+                         .load_bias = v.load_bias };
     size_t n;
     const char *path = str16(c, &n);
     if (!c->ok)
@@ -197,10 +194,9 @@ static void feed_object(fr_trace_meta *m, cursor *c)
 
 static void feed_function(fr_trace_meta *m, cursor *c)
 {
-    fr_meta_function f = {0};
-    f.id = u32(c);
-    f.object = u32(c);
-    f.address = u64(c);
+    struct fr_te_function v;
+    take(c, &v, sizeof v);
+    fr_meta_function f = { .id = v.id, .object = v.object, .address = v.address };
     size_t n;
     const char *name = str16(c, &n);
     if (!c->ok)
@@ -219,19 +215,18 @@ static void feed_function(fr_trace_meta *m, cursor *c)
 
 static void feed_dump_cause(fr_trace_meta *m, cursor *c)
 {
-    uint32_t version = u32(c), cause = u32(c);
-    uint32_t sig = u32(c), code = u32(c), tid = u32(c), seq = u32(c);
-    uint64_t address = u64(c), inconsistent = u64(c);
-    if (!c->ok || version < 1)
+    struct fr_te_dump_cause v;
+    take(c, &v, sizeof v);
+    if (!c->ok || v.version < 1)
         return;
     m->has_dump_cause = true;
-    m->dump_cause = cause;
-    m->dump_signal = (int32_t)sig;
-    m->dump_code = (int32_t)code;
-    m->dump_tid = (int32_t)tid;
-    m->dump_seq = seq;
-    m->dump_address = address;
-    m->dump_inconsistent = inconsistent;
+    m->dump_cause = v.cause;
+    m->dump_signal = v.signal;
+    m->dump_code = v.si_code;
+    m->dump_tid = v.tid;
+    m->dump_seq = v.seq;
+    m->dump_address = v.address;
+    m->dump_inconsistent = v.inconsistent;
 }
 
 bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)

@@ -125,6 +125,18 @@ void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iove
         fr_out_put(w->out, iov[i].iov_base, iov[i].iov_len);
 }
 
+void fr_meta_emit_str16(fr_meta_writer *w, uint16_t type, const void *fixed, size_t fixed_size,
+                        const char *str, size_t max)
+{
+    size_t n = 0;
+    if (str)
+        while (n < max && n < UINT16_MAX && str[n])
+            n++;
+    uint16_t n16 = (uint16_t)n;
+    struct iovec v[3] = { { (void *)fixed, fixed_size }, { &n16, 2 }, { (void *)str, n } };
+    fr_meta_emit_iov(w, type, v, 3);
+}
+
 void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size)
 {
     struct iovec v = { (void *)payload, size };

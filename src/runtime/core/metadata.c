@@ -1,6 +1,6 @@
 /*
- * metadata.c - the metadata block's events: our own (CLOCK, PROCESS, SUMMARY,
- * THREAD_STATS, see fr_format.h for the payloads) and those of registered sources
+ * metadata.c - the metadata block's records: our own (CLOCK, PROCESS, SUMMARY,
+ * THREAD_STATS: fr_format.h's structs, docs/FORMAT.md) and those of registered sources
  * (function tracing's object and function tables...). Runs at flush; async-signal-safe.
  */
 #define _GNU_SOURCE
@@ -74,25 +74,22 @@ void fr_process_info_read(void)
 
 static void emit_clock(struct fr_meta_writer *w)
 {
-    uint8_t p[40];
-    uint32_t version = 1, source = fr_clock.source;
-    uint64_t base = 0; /* file timestamps are already relative to the init reading */
-    memcpy(p, &version, 4);
-    memcpy(p + 4, &source, 4);
-    memcpy(p + 8, &fr_clock.ticks_per_second, 8);
-    memcpy(p + 16, &base, 8);
-    memcpy(p + 24, &fr_clock.realtime_ns, 8);
-    memcpy(p + 32, &fr_clock.monotonic_ns, 8);
-    fr_meta_emit(w, FR_TE_CLOCK, p, sizeof p);
+    struct fr_te_clock c = {
+        .version = 1,
+        .source = fr_clock.source,
+        .ticks_per_second = fr_clock.ticks_per_second,
+        .base_tsc = 0, /* file timestamps are already relative to the init reading */
+        .realtime_ns = fr_clock.realtime_ns,
+        .monotonic_ns = fr_clock.monotonic_ns,
+    };
+    fr_meta_emit(w, FR_TE_CLOCK, &c, sizeof c);
 }
 
 static void emit_process(struct fr_meta_writer *w)
 {
-    uint8_t ids[8];
-    memcpy(ids, &fr_process.pid, 4);
-    memcpy(ids + 4, &fr_process.ppid, 4);
+    struct fr_te_process p = { .pid = fr_process.pid, .ppid = fr_process.ppid };
     struct iovec v[7] = {
-        { ids, 8 },
+        { &p, sizeof p },
         { &fr_process.name_len, 2 }, { fr_process.name, fr_process.name_len },
         { &fr_process.exe_len, 2 }, { fr_process.exe, fr_process.exe_len },
         { &fr_process.cmdline_len, 2 }, { fr_process.cmdline, fr_process.cmdline_len },
@@ -153,20 +150,18 @@ static void emit_summary(struct fr_meta_writer *w)
 {
     struct totals t;
     totals(&t);
-    uint8_t p[60];
-    uint32_t version = 1, policy = (uint32_t)fr_pool.policy, nbuf = fr_pool.nbuf;
-    uint64_t bsize = fr_pool.buffer_size;
-    uint64_t thr = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0;
-    memcpy(p, &version, 4);
-    memcpy(p + 4, &policy, 4);
-    memcpy(p + 8, &bsize, 8);
-    memcpy(p + 16, &nbuf, 4);
-    memcpy(p + 20, &t.threads, 4);
-    memcpy(p + 24, &t.written, 8);
-    memcpy(p + 32, &t.dropped, 8);
-    memcpy(p + 40, &t.below, 8);
-    memcpy(p + 48, &thr, 8);
-    fr_meta_emit(w, FR_TE_SUMMARY, p, 56);
+    struct fr_te_summary p = {
+        .version = 1,
+        .policy = (uint32_t)fr_pool.policy,
+        .buffer_size = fr_pool.buffer_size,
+        .buffers = fr_pool.nbuf,
+        .threads = t.threads,
+        .records_written = t.written,
+        .records_dropped = t.dropped,
+        .calls_below_threshold = t.below,
+        .threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0,
+    };
+    fr_meta_emit(w, FR_TE_SUMMARY, &p, sizeof p);
 }
 
 static void emit_thread_stats(struct fr_meta_writer *w)
@@ -176,18 +171,14 @@ static void emit_thread_stats(struct fr_meta_writer *w)
         struct fr_thread_desc *d = &fr_pool.threads[s];
         if (__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
             continue;
-        uint8_t p[36 + 2];
+        struct fr_te_thread_stats p = { .tid = d->tid,
+                                        .calls_below_threshold = d->calls_below_threshold };
         uint64_t wr, dr, by;
         thread_figures(s, &wr, &dr, &by);
-        uint16_t nl = (uint16_t)strnlen(d->name, sizeof d->name);
-        memcpy(p, &d->tid, 4);
-        memcpy(p + 4, &wr, 8);
-        memcpy(p + 12, &dr, 8);
-        memcpy(p + 20, &by, 8);
-        memcpy(p + 28, &d->calls_below_threshold, 8);
-        memcpy(p + 36, &nl, 2);
-        struct iovec v[2] = { { p, sizeof p }, { d->name, nl } };
-        fr_meta_emit_iov(w, FR_TE_THREAD_STATS, v, 2);
+        p.records_written = wr;
+        p.records_dropped = dr;
+        p.bytes_dropped = by;
+        fr_meta_emit_str16(w, FR_TE_THREAD_STATS, &p, sizeof p, d->name, sizeof d->name);
     }
 }
 

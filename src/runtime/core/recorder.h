@@ -32,12 +32,17 @@ extern FR_HIDDEN volatile int fr_recording;
 /* Metadata sources. At flush the writer emits the metadata block (see fr_format.h);
  * parts of the runtime that know something for it (the sled runtime's object and
  * function tables, the gcc hooks' id table) register a callback that calls
- * fr_meta_emit once per record (an FR_TE_* type and its payload). Callbacks run at flush time, never on a hot path,
+ * fr_meta_emit once per record (an FR_TE_* type and its payload, laid out as
+ * fr_format.h's struct for the type). Callbacks run at flush time, never on a hot path,
  * and must be async-signal-safe if crash_dump is on (no malloc, no stdio). */
 typedef struct fr_meta_writer fr_meta_writer;
 typedef void (*fr_meta_source_fn)(fr_meta_writer *w, void *ctx);
 FR_HIDDEN int  fr_meta_register_source(fr_meta_source_fn fn, void *ctx);
 FR_HIDDEN void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size);
+/* A payload made of a fixed part (the type's struct in fr_format.h) and one str16 (`str`,
+ * at most `max` bytes of it; NULL is empty). */
+FR_HIDDEN void fr_meta_emit_str16(fr_meta_writer *w, uint16_t type, const void *fixed,
+                                  size_t fixed_size, const char *str, size_t max);
 
 /* Parsed options, read by front ends (e.g. patch=, threshold_us=). Valid after init. */
 struct fr_options;

@@ -134,7 +134,7 @@ void fr_finstrument_mark_objects(uint8_t *used, uint32_t nobjects)
     }
 }
 
-/* FR_TE_FUNCTION: u32 id; u32 object index; u64 address; str16 name */
+/* One FR_TE_FUNCTION (fr_format.h) per hooked function. */
 void fr_finstrument_emit(fr_meta_writer *w)
 {
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
@@ -142,19 +142,8 @@ void fr_finstrument_emit(fr_meta_writer *w)
         if (!fn)
             continue;
         const struct fr_instr_object *o = fr_instr_object_containing(fn);
-        uint32_t id = FR_FINSTRUMENT_FIRST_ID + i, object = o ? o->index : UINT32_MAX;
-        uint64_t address = fn;
-        const char *name = names[i] ? names[i] : "";
-        size_t len = strlen(name);
-        if (len > 1024)
-            len = 1024;
-        uint16_t len16 = (uint16_t)len;
-        uint8_t p[18 + 1024];
-        memcpy(p, &id, 4);
-        memcpy(p + 4, &object, 4);
-        memcpy(p + 8, &address, 8);
-        memcpy(p + 16, &len16, 2);
-        memcpy(p + 18, name, len);
-        fr_meta_emit(w, FR_TE_FUNCTION, p, 18 + len);
+        struct fr_te_function f = { .id = FR_FINSTRUMENT_FIRST_ID + i,
+                                    .object = o ? o->index : UINT32_MAX, .address = fn };
+        fr_meta_emit_str16(w, FR_TE_FUNCTION, &f, sizeof f, names[i], 1024);
     }
 }

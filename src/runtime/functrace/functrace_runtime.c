@@ -112,17 +112,6 @@ static void before_finalize(void)
 
 /* ---------------------------------------------------------------- metadata */
 
-static void put_str16(uint8_t *p, size_t *len, const char *s, size_t max)
-{
-    size_t n = s ? strlen(s) : 0;
-    if (n > max)
-        n = max;
-    uint16_t n16 = (uint16_t)n;
-    memcpy(p + *len, &n16, 2);
-    memcpy(p + *len + 2, s, n);
-    *len += 2 + n;
-}
-
 #define MAX_NAME 1024
 #define MAX_OBJECTS_MARKED 1024
 
@@ -133,33 +122,20 @@ static void emit_metadata(fr_meta_writer *w, void *ctx)
     static uint8_t used[MAX_OBJECTS_MARKED];   /* flushes are serialised by the core */
     memset(used, 0, sizeof used);
     fr_finstrument_mark_objects(used, n < MAX_OBJECTS_MARKED ? n : MAX_OBJECTS_MARKED);
-    uint8_t p[32 + 4096];
     for (uint32_t i = 0; i < n; i++) {
         const struct fr_instr_object *o = fr_instr_object_at(i);
         if (!o->function_count && !(i < MAX_OBJECTS_MARKED && used[i]))
             continue;
-        /* FR_TE_OBJECT: u32 index; u32 first id; u32 last id; u64 load bias; str16 path */
-        uint64_t bias = o->bias;
-        memcpy(p, &o->index, 4);
-        memcpy(p + 4, &o->first_id, 4);
-        memcpy(p + 8, &o->last_id, 4);
-        memcpy(p + 12, &bias, 8);
-        size_t len = 20;
-        put_str16(p, &len, o->path, 4096);
-        fr_meta_emit(w, FR_TE_OBJECT, p, len);
+        struct fr_te_object obj = { .index = o->index, .first_id = o->first_id,
+                                    .last_id = o->last_id, .load_bias = o->bias };
+        fr_meta_emit_str16(w, FR_TE_OBJECT, &obj, sizeof obj, o->path, 4096);
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct fr_instr_object *o = fr_instr_object_at(i);
         for (size_t k = 0; k < o->function_count; k++) {
-            /* FR_TE_FUNCTION: u32 id; u32 object index; u64 address; str16 name */
-            uint32_t id = o->first_id + (uint32_t)k;
-            uint64_t address = o->functions[k].address;
-            memcpy(p, &id, 4);
-            memcpy(p + 4, &o->index, 4);
-            memcpy(p + 8, &address, 8);
-            size_t len = 16;
-            put_str16(p, &len, o->functions[k].name, MAX_NAME);
-            fr_meta_emit(w, FR_TE_FUNCTION, p, len);
+            struct fr_te_function f = { .id = o->first_id + (uint32_t)k, .object = o->index,
+                                        .address = o->functions[k].address };
+            fr_meta_emit_str16(w, FR_TE_FUNCTION, &f, sizeof f, o->functions[k].name, MAX_NAME);
         }
     }
     fr_finstrument_emit(w);
