@@ -41,6 +41,11 @@
  *                      would. A signal the program handles itself is passed to its handler
  *                      (its trace is written at exit); an ignored one stays ignored.
  *                      Default 0; on under `flightrec record`.
+ *   snapshot_signal=SIG   SIGUSR1, SIGUSR2 or a real-time signal (SIGRTMIN+N, or its
+ *                      number): receiving it writes a snapshot (fr_snapshot(NULL)) and
+ *                      recording goes on; `flightrec snapshot PID` sends it. Default none.
+ *   snapshot_output=PATTERN   snapshot file names ("%p" pid, "%n" snapshot number;
+ *                      default: the trace's name followed by ".%n")
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  *   user_events=auto|on|off   the Linux user_events sink (flightrec/events.h): auto
  *                      (default) uses it where the kernel has it and is silent where not;
@@ -125,6 +130,17 @@ FR_API fr_state  fr_get_state(void);
 FR_API const char *fr_status_string(fr_status status);
 /* Path of the last trace file written by fr_flush, or NULL. */
 FR_API const char *fr_last_output_path(void);
+
+/* Writes the history recorded so far to a new file while recording goes on (INITIALIZED
+ * only; else FR_ERR_STATE). `path`: "%p" -> pid, "%n" -> the snapshot's number (1, 2, ...
+ * per process), "%%" -> "%"; NULL: the snapshot_output option. Records made while it is
+ * written stay in the buffers (the later trace has them); a buffer a thread recycles
+ * while the snapshot reads it is left out and its records counted as "not captured
+ * consistently" (`flightrec info`: "written on: snapshot N, ..."). The file's summary
+ * counts cover filled buffers only; the records in it are exact. One snapshot at a time
+ * (FR_ERR_STATE while another is written). Async-signal-safe; FR_ERR_IO if the file
+ * cannot be written (message on stderr). */
+FR_API fr_status fr_snapshot(const char *path);
 
 /* Records. Each is a no-op unless the recorder is INITIALIZED. */
 FR_API void fr_log_enter(uint32_t function_id);

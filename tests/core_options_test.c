@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <signal.h>
 #include <string.h>
 #include "core/options.h"
 #include "core/clock.h"
@@ -45,6 +46,21 @@ static void test_separators_and_values(void **state)
     assert_true(o.crash_dump);
     assert_true(o.signal_flush);
     assert_int_not_equal(fr_options_parse(&o, "crash_dump=maybe", "test"), 0);
+    /* snapshot_signal: SIGUSR1/2 and real-time signals only (never one that kills or crashes) */
+    assert_int_equal(fr_options_parse(&o, "snapshot_signal=SIGUSR2", "test"), 0);
+    assert_int_equal(o.snapshot_signal, SIGUSR2);
+    assert_int_equal(fr_options_parse(&o, "snapshot_signal=USR1", "test"), 0);
+    assert_int_equal(o.snapshot_signal, SIGUSR1);
+    assert_int_equal(fr_options_parse(&o, "snapshot_signal=SIGRTMIN+2", "test"), 0);
+    assert_int_equal(o.snapshot_signal, SIGRTMIN + 2);
+    assert_int_equal(fr_options_parse(&o, "snapshot_signal=12", "test"), 0);
+    assert_int_equal(o.snapshot_signal, 12);
+    assert_int_not_equal(fr_options_parse(&o, "snapshot_signal=SIGSEGV", "test"), 0);
+    assert_int_not_equal(fr_options_parse(&o, "snapshot_signal=15", "test"), 0);
+    assert_int_not_equal(fr_options_parse(&o, "snapshot_signal=SIGRTMAX+1", "test"), 0);
+    assert_int_equal(fr_options_parse(&o, "snapshot_signal=0 snapshot_output=s-%n.fr", "test"), 0);
+    assert_int_equal(o.snapshot_signal, 0);
+    assert_string_equal(o.snapshot_output, "s-%n.fr");
     assert_int_equal(o.clock, FR_CLOCK_MONO);
     /* buffer sizes are rounded up to 8 bytes; M suffix */
     assert_int_equal(fr_options_parse(&o, "buffer_size=2001", "test"), 0);

@@ -33,3 +33,13 @@ if(TARGET crash_prog)
            $<TARGET_FILE:crash_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_xfsz.d)
   set_tests_properties(crash_xfsz PROPERTIES TIMEOUT 60 ENVIRONMENT "${CRASH_ENV}")
 endif()
+
+# Snapshots while recording (snapshot_signal=, flightrec snapshot PID, fr_snapshot).
+if(TARGET crash_prog)
+  crash_xray_program(crash_snapshot_prog crash_snapshot_prog.c "flightrec;Threads::Threads")
+  crash_xray_program(crash_snapshot_stress crash_snapshot_stress.c "flightrec;Threads::Threads")
+  add_test(NAME crash_snapshot COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_snapshot.sh $<TARGET_FILE:flightrec_cli>
+           ${LLVM_XRAY} $<TARGET_FILE:crash_snapshot_prog> $<TARGET_FILE:crash_snapshot_stress>
+           ${CMAKE_CURRENT_BINARY_DIR}/crash_snapshot.d)
+  set_tests_properties(crash_snapshot PROPERTIES TIMEOUT 120)
+endif()

@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     {"replay",     cmd_replay,     "calls as an indented call view (like uftrace replay)"},
     {"convert",    cmd_convert,    "to Perfetto, Chrome JSON, folded stacks, SVG flame graph, YAML"},
     {"decode-dat", cmd_decode_dat, "decode an EventHeader interceptor corpus (.dat) to JSON"},
+    {"snapshot",   cmd_snapshot,   "make a running traced process write a snapshot"},
 };
 
 static void usage(FILE *out)

@@ -94,24 +94,37 @@ static const char *policy_name(uint32_t p)
 }
 
 /* FR_TE_DUMP_CAUSE: the file was written by a signal handler or a snapshot. */
-static void print_dump_cause(const fr_trace_meta *m)
+static const char *dump_cause_name(uint32_t cause)
+{
+    return cause == FR_DUMP_FATAL_SIGNAL ? "fatal signal"
+         : cause == FR_DUMP_TERMINATION_SIGNAL ? "termination signal"
+         : cause == FR_DUMP_SNAPSHOT ? "snapshot" : "unknown cause";
+}
+
+static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
 {
     const char *abbrev = m->dump_signal > 0 ? sigabbrev_np(m->dump_signal) : NULL;
-    const char *what = m->dump_cause == FR_DUMP_FATAL_SIGNAL ? "fatal signal"
-                     : m->dump_cause == FR_DUMP_TERMINATION_SIGNAL ? "termination signal"
-                     : m->dump_cause == FR_DUMP_SNAPSHOT ? "snapshot" : "unknown cause";
-    printf("written on: %s", what);
+    if (json) {
+        fprintf(out, ",\n \"written_on\": {\"cause\": \"%s\", \"snapshot\": %u, \"signal\": %d, "
+                     "\"signal_name\": \"%s%s\", \"code\": %d, \"address\": %" PRIu64
+                     ", \"tid\": %d, \"not_captured\": %" PRIu64 "}",
+                dump_cause_name(m->dump_cause), m->dump_seq, m->dump_signal, abbrev ? "SIG" : "",
+                abbrev ? abbrev : "", m->dump_code, m->dump_address, m->dump_tid,
+                m->dump_inconsistent);
+        return;
+    }
+    fprintf(out, "written on: %s", dump_cause_name(m->dump_cause));
     if (m->dump_cause == FR_DUMP_SNAPSHOT)
-        printf(" %u", m->dump_seq);
+        fprintf(out, " %u", m->dump_seq);
     if (m->dump_signal)
-        printf(", signal %d (SIG%s), code %d", m->dump_signal, abbrev ? abbrev : "?",
-               m->dump_code);
+        fprintf(out, ", signal %d (SIG%s), code %d", m->dump_signal, abbrev ? abbrev : "?",
+                m->dump_code);
     if (m->dump_cause == FR_DUMP_FATAL_SIGNAL)
-        printf(", address 0x%" PRIx64, m->dump_address);
-    printf(", thread %d", m->dump_tid);
+        fprintf(out, ", address 0x%" PRIx64, m->dump_address);
+    fprintf(out, ", thread %d", m->dump_tid);
     if (m->dump_cause == FR_DUMP_SNAPSHOT)
-        printf(", records not captured consistently %" PRIu64, m->dump_inconsistent);
-    printf("\n");
+        fprintf(out, ", records not captured consistently %" PRIu64, m->dump_inconsistent);
+    fputc('\n', out);
 }
 
 /* Our metadata records by type, named from fr_format.h's one table: "clock 1, function 3"
@@ -288,6 +301,8 @@ int cmd_info(int argc, char **argv)
                          ", \"calls_below_threshold\": %" PRIu64 ", \"threshold_ticks\": %" PRIu64 "}",
                     policy_name(m->policy), m->buffers, m->buffer_size, m->records_written,
                     m->records_dropped, m->calls_below_threshold, m->threshold_ticks);
+        if (m->has_dump_cause)
+            print_dump_cause(out, m, true);
         fputs(",\n \"objects\": [", out);
         for (size_t i = 0; i < m->n_objects; i++) {
             fprintf(out, "%s{\"index\": %u, \"first_id\": %u, \"last_id\": %u, \"load_bias\": %" PRIu64
@@ -373,7 +388,7 @@ int cmd_info(int argc, char **argv)
                fr_cli_format_ticks(b1, sizeof b1, (int64_t)m->threshold_ticks, tps, 6, 3));
     }
     if (m->has_dump_cause)
-        print_dump_cause(m);
+        print_dump_cause(out, m, false);
     if (m->n_objects)
         for (size_t i = 0; i < m->n_objects; i++)
             fprintf(out, "object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,

@@ -30,12 +30,11 @@
 static uint8_t dump_buffer[64 * 1024];
 static struct fr_trace_job job = { .buf = dump_buffer, .cap = sizeof dump_buffer, .fd = -1 };
 
-static struct {
-    int      set;
-    uint32_t cause, seq;
-    int32_t  sig, code, tid;
-    uint64_t address, inconsistent;
-} why;
+static struct fr_dump_cause why;
+/* The cause of the file this thread is writing, if any: a dump and a snapshot may be
+ * written at once by two threads, and a later normal flush carries no cause. */
+static __thread struct fr_dump_cause *writing_cause
+    __attribute__((tls_model("initial-exec")));
 
 static int32_t dump_owner;   /* tid of the thread inside fr_crash_dump, 0 if none */
 static sigjmp_buf dump_jmp;
@@ -45,14 +44,27 @@ static sigjmp_buf dump_jmp;
 static void emit_cause(fr_meta_writer *w, void *ctx)
 {
     (void)ctx;
-    if (!__atomic_load_n(&why.set, __ATOMIC_ACQUIRE))
+    struct fr_dump_cause *c = writing_cause;
+    if (!c)
         return;
     struct fr_te_dump_cause p = {
-        .version = 1, .cause = why.cause, .signal = why.sig, .si_code = why.code,
-        .tid = why.tid, .seq = why.seq, .address = why.address,
-        .inconsistent = why.inconsistent,
+        .version = 1, .cause = c->cause, .signal = c->sig, .si_code = c->code,
+        .tid = c->tid, .seq = c->seq, .address = c->address,
+        .inconsistent = c->inconsistent,
     };
+    /* where `inconsistent` lands: after the record's header and envelope */
+    c->inconsistent_at = w->out->offset + FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) +
+                         offsetof(struct fr_te_dump_cause, inconsistent);
     fr_meta_emit(w, FR_TE_DUMP_CAUSE, &p, sizeof p);
+}
+
+int fr_write_trace_caused(struct fr_trace_job *j, const char *path, struct fr_dump_cause *cause)
+{
+    cause->inconsistent_at = 0;
+    writing_cause = cause;
+    int err = fr_write_trace_job(j, path);
+    writing_cause = NULL;
+    return err;
 }
 
 void fr_crash_dump_setup(void)
@@ -137,7 +149,7 @@ static const char *signal_name(int sig)
 }
 
 /* strerror is not async-signal-safe (locale): the errors a write of a trace meets. */
-static const char *error_text(int err)
+const char *fr_write_error_text(int err)
 {
     switch (err) {
     case ENOSPC:       return "no space left on device";
@@ -172,7 +184,7 @@ static void report(int sig, int err)
         fr_fmt_str(msg, sizeof msg, &len, "): cannot write the trace to ");
         fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
         fr_fmt_str(msg, sizeof msg, &len, ": ");
-        const char *text = error_text(err);
+        const char *text = fr_write_error_text(err);
         if (text) {
             fr_fmt_str(msg, sizeof msg, &len, text);
         } else {
@@ -205,12 +217,12 @@ int fr_crash_dump(uint32_t cause, int sig, const siginfo_t *si)
     why.seq = 0;
     why.address = fault_address(sig, si);
     why.inconsistent = 0;
-    __atomic_store_n(&why.set, 1, __ATOMIC_RELEASE);
     publish_threads();
     int err;
     if (sigsetjmp(dump_jmp, 1) == 0) {
-        err = fr_write_trace_job(&job, fr_output_path);
+        err = fr_write_trace_caused(&job, fr_output_path, &why);
     } else {
+        writing_cause = NULL;
         fr_trace_job_abandon(&job);
         err = EFAULT;
     }

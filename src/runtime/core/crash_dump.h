@@ -10,8 +10,24 @@
 #include <stdint.h>
 #include "core/visibility.h"
 
+struct fr_trace_job;
+
+/* Why a file is written (FR_TE_DUMP_CAUSE's payload, fr_format.h). */
+struct fr_dump_cause {
+    uint32_t cause, seq;
+    int32_t  sig, code, tid;
+    uint64_t address, inconsistent;
+    uint64_t inconsistent_at;  /* set by the writer: file offset of `inconsistent` */
+};
+
 /* Registers the FR_TE_DUMP_CAUSE metadata source (once, at install). */
 FR_HIDDEN void fr_crash_dump_setup(void);
+
+/* fr_write_trace_job with `cause` in the metadata block (the calling thread's write only). */
+FR_HIDDEN int fr_write_trace_caused(struct fr_trace_job *job, const char *path,
+                                    struct fr_dump_cause *cause);
+/* Formats without stdio; NULL when `err` is not one a trace write usually meets. */
+FR_HIDDEN const char *fr_write_error_text(int err);
 
 /* Stops recording and writes the trace to the output path; `cause` is FR_DUMP_*.
  * Returns 0 when written, -1 when there was nothing to do (not recording, or another

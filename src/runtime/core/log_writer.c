@@ -103,9 +103,14 @@ static void put_extents(struct fr_out *o, uint64_t n)
     put_metadata(o, FR_MD_BUFFER_EXTENTS, &n, 8);
 }
 
+void fr_out_extents(struct fr_out *o, uint64_t n)
+{
+    put_extents(o, n);
+}
+
 /* The header of one of our records (fr_format.h, "flightrec records"): an XRay custom
  * event with delta 0 whose payload is the envelope then `size` bytes (which follow). */
-static void put_te_header(struct fr_out *o, uint16_t type, size_t size)
+void fr_out_te_header(struct fr_out *o, uint16_t type, size_t size)
 {
     uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
     int32_t total = (int32_t)(sizeof(struct fr_te_envelope) + size);
@@ -120,7 +125,7 @@ void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iove
     size_t size = 0;
     for (int i = 0; i < iovcnt; i++)
         size += iov[i].iov_len;
-    put_te_header(w->out, type, size);
+    fr_out_te_header(w->out, type, size);
     for (int i = 0; i < iovcnt; i++)
         fr_out_put(w->out, iov[i].iov_base, iov[i].iov_len);
 }
@@ -229,12 +234,12 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
     fr_out_put(o, at_one, sizeof at_one);
     struct fr_te_block_start bs;
     memcpy(&bs.tsc, first + FR_BUFFER_HEAD_SKIP + 3, 8);
-    put_te_header(o, FR_TE_BLOCK_START, sizeof bs);
+    fr_out_te_header(o, FR_TE_BLOCK_START, sizeof bs);
     fr_out_put(o, &bs, sizeof bs);
     fr_out_put(o, first + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
     if (lost) {
         struct fr_te_lost l = { .records = lost };
-        put_te_header(o, FR_TE_LOST, sizeof l);
+        fr_out_te_header(o, FR_TE_LOST, sizeof l);
         fr_out_put(o, &l, sizeof l);
     }
     fr_out_put(o, first + FR_BUFFER_PREAMBLE, buf_used(idx[0]) - FR_BUFFER_PREAMBLE);
@@ -304,7 +309,7 @@ static int open_in_place(const char *path)
     return fd;
 }
 
-static int write_contents(int fd, uint8_t *buf, size_t cap);
+static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job);
 
 static int write_file(struct fr_trace_job *job, const char *path)
 {
@@ -318,7 +323,7 @@ static int write_file(struct fr_trace_job *job, const char *path)
     if (fd < 0)
         return -fd;
     job->fd = fd;
-    int err = write_contents(fd, job->buf, job->cap);
+    int err = write_contents(fd, job->buf, job->cap, job);
     job->fd = -1;
     if (close(fd) != 0 && !err && errno != EINTR)
         err = errno;
@@ -332,7 +337,7 @@ static int write_file(struct fr_trace_job *job, const char *path)
 }
 
 /* The file's bytes into FD through the output buffer BUF. Returns 0 or an errno value. */
-static int write_contents(int fd, uint8_t *buf, size_t cap)
+static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job)
 {
     struct fr_out o = { .fd = fd, .buf = buf, .cap = cap };
     write_header(&o);
@@ -350,7 +355,9 @@ static int write_contents(int fd, uint8_t *buf, size_t cap)
         while (earlier < s && !(fr_pool.threads[earlier].tid == tid &&
                                 __atomic_load_n(&fr_pool.threads[earlier].state, __ATOMIC_ACQUIRE)))
             earlier++;
-        if (earlier == s)
+        if (earlier == s && job && job->thread_block)
+            job->thread_block(&o, tid, nthreads, job->ctx);
+        else if (earlier == s)
             write_thread_block(&o, tid, nthreads);
     }
     fr_out_flush(&o);
@@ -363,7 +370,7 @@ int fr_write_trace_fd(int fd)
     sigemptyset(&xfsz);
     sigaddset(&xfsz, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &xfsz, &old);   /* as fr_write_trace_job: EFBIG, not death */
-    int err = write_contents(fd, out_buffer, sizeof out_buffer);
+    int err = write_contents(fd, out_buffer, sizeof out_buffer, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err;
 }

@@ -23,6 +23,10 @@ struct fr_out {
 
 FR_HIDDEN void fr_out_put(struct fr_out *o, const void *data, size_t len);
 FR_HIDDEN void fr_out_flush(struct fr_out *o);
+/* A BufferExtents record; the header of one of our FR_TE records (delta 0; its `size`
+ * payload bytes follow). */
+FR_HIDDEN void fr_out_extents(struct fr_out *o, uint64_t n);
+FR_HIDDEN void fr_out_te_header(struct fr_out *o, uint16_t type, size_t size);
 /* Overwrites bytes already emitted at `offset` (e.g. a BufferExtents count). */
 FR_HIDDEN void fr_out_patch(struct fr_out *o, uint64_t offset,
                             const void *data, size_t len);
@@ -36,6 +40,10 @@ struct fr_trace_job {
     volatile int fd;                     /* -1 when no file is open */
     int      in_place;                   /* FIFO or device: no temporary */
     char     tmp[FR_OPTIONS_PATH_MAX + 32]; /* the temporary file's name */
+    /* NULL: each thread's block from the pool's descriptors. A snapshot, taken while
+     * threads record, writes them its own way (snapshot.c). */
+    void   (*thread_block)(struct fr_out *o, int32_t tid, uint32_t nthreads, void *ctx);
+    void    *ctx;
 };
 /* Writes the whole trace through `job` (async-signal-safe). SIGXFSZ raised by a write
  * past RLIMIT_FSIZE is kept from killing the program (the write fails with EFBIG and

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,6 +114,38 @@ static int is_key(const char *k, size_t klen, const char *name)
     return strlen(name) == klen && !memcmp(k, name, klen);
 }
 
+int fr_options_signal(const char *s, size_t len)
+{
+    char b[24];
+    if (len == 0 || len >= sizeof b)
+        return 0;
+    memcpy(b, s, len);
+    b[len] = 0;
+    const char *p = strncmp(b, "SIG", 3) ? b : b + 3;
+    int sig = 0;
+    if (!strcmp(p, "USR1")) {
+        sig = SIGUSR1;
+    } else if (!strcmp(p, "USR2")) {
+        sig = SIGUSR2;
+    } else if (!strncmp(p, "RTMIN", 5) || !strncmp(p, "RTMAX", 5)) {
+        int base = p[3] == 'I' ? SIGRTMIN : SIGRTMAX;
+        char *end;
+        long off = p[5] ? strtol(p + 5, &end, 10) : 0;
+        if (p[5] && (*end || (p[5] != '+' && p[5] != '-')))
+            return 0;
+        sig = base + (int)off;
+    } else if (p == b && p[0] >= '1' && p[0] <= '9') {
+        char *end;
+        long n = strtol(p, &end, 10);
+        if (*end || n > 64)
+            return 0;
+        sig = (int)n;
+    }
+    if (sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX))
+        return sig;
+    return 0;
+}
+
 /* Applies one pair; returns 0, -1 bad value, -2 unknown key. */
 static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, size_t vl)
 {
@@ -161,6 +194,18 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         o->signal_flush = b;
         return 0;
     }
+    if (is_key(k, kl, "snapshot_signal")) {
+        if (vl == 1 && v[0] == '0') {
+            o->snapshot_signal = 0;
+            return 0;
+        }
+        int sig = fr_options_signal(v, vl);
+        if (!sig) return -1;
+        o->snapshot_signal = sig;
+        return 0;
+    }
+    if (is_key(k, kl, "snapshot_output"))
+        return copy_string(o->snapshot_output, sizeof o->snapshot_output, v, vl);
     if (is_key(k, kl, "events"))
         return vl < sizeof o->events ? (memcpy(o->events, v, vl), o->events[vl] = 0, 0) : -1;
     if (is_key(k, kl, "clock")) {

@@ -23,6 +23,8 @@ struct fr_options {
     char     patch[1024];   /* "all" (default), "none", or a pattern (function tracing) */
     bool     crash_dump;    /* write the buffers to `output` on a fatal signal */
     bool     signal_flush;  /* write them on SIGTERM/SIGINT/SIGHUP, then the signal's own action */
+    int      snapshot_signal;          /* 0 or a signal that takes a snapshot (SIGUSR1/2, RT) */
+    char     snapshot_output[FR_OPTIONS_PATH_MAX]; /* snapshot names, "%p" "%n"; "" = output.%n */
     char     events[4096];  /* structured events selection, e.g. "Provider:5:0xff,...";
                                stored as given, parsed by the events part */
     int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */
@@ -35,6 +37,11 @@ struct fr_options {
 /* user_events=auto (default): used where the kernel has it, silently skipped where not;
  * on: used, and one message on stderr if it is unavailable; off: never touched. */
 enum { FR_USER_EVENTS_AUTO = 0, FR_USER_EVENTS_ON = 1, FR_USER_EVENTS_OFF = 2 };
+
+/* The signal a snapshot_signal= value names (SIGUSR1, USR2, 12, SIGRTMIN+3...): only
+ * SIGUSR1, SIGUSR2 and the real-time signals, whose default action nobody relies on for
+ * a crash or termination. 0 if none of those. */
+FR_HIDDEN int fr_options_signal(const char *s, size_t len);
 
 /* Sets every field to its default. */
 FR_HIDDEN void fr_options_defaults(struct fr_options *o);

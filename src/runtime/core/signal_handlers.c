@@ -4,6 +4,8 @@
  *
  * Fatal signals (crash_dump=1): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP.
  * Termination signals (signal_flush=1): SIGTERM, SIGINT, SIGHUP.
+ * The snapshot signal (snapshot_signal=SIG): a snapshot, then the program's own handler
+ * for it if it had one (never the default action, which would terminate).
  *
  * After the dump the signal continues as if we were not there:
  *  - the program's own handler, installed before us, is called (with its flags: mask,
@@ -31,6 +33,7 @@
 #include <unistd.h>
 #include "core/crash_dump.h"
 #include "core/signal_handlers.h"
+#include "core/snapshot.h"
 #include "fr_format.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
@@ -42,6 +45,7 @@ static const int termination_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static struct sigaction previous[NSIG];
 static uint8_t installed[NSIG];
 static int crash_on, flush_on;       /* what the current session asked for */
+static int snapshot_sig = -1;        /* snapshot_signal=, -1 none */
 static pthread_key_t altstack_key;
 static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
 static int altstack_key_ok;
@@ -142,11 +146,21 @@ static void chain(int sig, siginfo_t *si, void *uc)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
+    if (sig == __atomic_load_n(&snapshot_sig, __ATOMIC_ACQUIRE)) {
+        fr_snapshot_from_signal(sig);
+        /* A handler the program had for it still runs; a default action (terminate) does not. */
+        const struct sigaction *old = &previous[sig];
+        if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+            call_previous(sig, si, uc, old);
+        errno = saved_errno;
+        return;
+    }
     if (is_fatal(sig)) {
         fr_crash_dump_fault_inside(sig); /* does not return if the dump itself faulted */
         if (__atomic_load_n(&crash_on, __ATOMIC_ACQUIRE))
             fr_crash_dump(FR_DUMP_FATAL_SIGNAL, sig, si);
-    } else if (__atomic_load_n(&flush_on, __ATOMIC_ACQUIRE)) {
+    } else if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) &&
+               __atomic_load_n(&flush_on, __ATOMIC_ACQUIRE)) {
         /* The program dies of it (default action): write the trace now. A program that
          * handles the signal itself goes on running; its trace is written at exit. */
         const struct sigaction *old = &previous[sig];
@@ -169,7 +183,7 @@ static void install(int sig, int flags)
     if (sigaction(sig, NULL, &old) != 0)
         return;
     /* An ignored termination signal (nohup) stays ignored: it ends nothing. */
-    if (!is_fatal(sig) && old.sa_handler == SIG_IGN)
+    if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && old.sa_handler == SIG_IGN)
         return;
     previous[sig] = old;
     if (sigaction(sig, &sa, NULL) == 0)
@@ -193,4 +207,10 @@ void fr_signals_install(const struct fr_options *o)
     if (o->signal_flush)
         for (size_t i = 0; i < sizeof termination_signals / sizeof *termination_signals; i++)
             install(termination_signals[i], SA_RESTART);
+    if (o->snapshot_signal > 0 && o->snapshot_signal < NSIG) {
+        install(o->snapshot_signal, SA_RESTART);
+        __atomic_store_n(&snapshot_sig, o->snapshot_signal, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&snapshot_sig, -1, __ATOMIC_RELEASE);
+    }
 }

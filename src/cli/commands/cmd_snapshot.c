@@ -1,0 +1,129 @@
+/*
+ * cmd_snapshot.c - `flightrec snapshot PID`: asks a running traced process for a
+ * snapshot by sending it its snapshot_signal (the runtime writes the file and goes on
+ * recording). The signal is read from FLIGHTREC_OPTIONS in the process's environment
+ * (/proc/PID/environ, as it was at exec) unless --signal names it: a process that does
+ * not handle the signal would be killed by it, so nothing is sent without knowing it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "commands.h"
+#include "cli_common.h"
+#include "core/options.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flightrec snapshot PID [--signal SIG]\n"
+            "Makes the traced process PID write a snapshot of its history (it goes on\n"
+            "recording): sends it the signal of its snapshot_signal= option, read from\n"
+            "FLIGHTREC_OPTIONS in its environment. The file is named by its snapshot_output=\n"
+            "option (default: its trace's name followed by .N).\n"
+            "  --signal SIG   the signal to send (SIGUSR1, SIGUSR2, SIGRTMIN+N or a number),\n"
+            "                 when the process set snapshot_signal= through fr_init\n"
+            "Exit status: 0 sent, 1 no such process / no snapshot signal known, 2 bad usage.\n");
+}
+
+/* FLIGHTREC_OPTIONS from /proc/PID/environ, parsed by the runtime's own parser. */
+static int signal_from_environment(long pid, int *sig)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t cap = 1 << 16, len = 0;
+    char *env = malloc(cap + 1);
+    if (!env) {
+        close(fd);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (len == cap) {
+            char *bigger = cap < (1u << 26) ? realloc(env, 2 * cap + 1) : NULL;
+            if (!bigger)
+                break;
+            env = bigger;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, env + len, cap - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    env[len] = 0;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    for (size_t i = 0; i < len; i += strlen(env + i) + 1)
+        if (!strncmp(env + i, "FLIGHTREC_OPTIONS=", 18))
+            fr_options_parse(&o, env + i + 18, NULL);
+    free(env);
+    *sig = o.snapshot_signal;
+    return 0;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+    const char *cmd = "snapshot", *pid_text = NULL, *sig_text = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (fr_cli_is_help(argv[i])) {
+            usage(stdout);
+            return FR_EXIT_OK;
+        } else if ((r = fr_cli_option(cmd, argc, argv, &i, "--signal", &sig_text)) != 0) {
+            if (r < 0)
+                return FR_EXIT_USAGE;
+        } else if (argv[i][0] == '-') {
+            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        } else if (!pid_text) {
+            pid_text = argv[i];
+        } else {
+            return fr_cli_usage_error(cmd, "one process only ('%s' is extra)", argv[i]);
+        }
+    }
+    if (!pid_text)
+        return fr_cli_usage_error(cmd, "no process id given");
+    char *end;
+    errno = 0;
+    long pid = strtol(pid_text, &end, 10);
+    if (errno || *end || pid <= 0 || pid > 0x7fffffff)
+        return fr_cli_usage_error(cmd, "'%s' is not a process id", pid_text);
+    int sig = 0;
+    if (sig_text) {
+        sig = fr_options_signal(sig_text, strlen(sig_text));
+        if (!sig)
+            return fr_cli_usage_error(cmd, "--signal %s: not SIGUSR1, SIGUSR2 or a real-time signal",
+                                      sig_text);
+    } else {
+        int r = signal_from_environment(pid, &sig);
+        if (r == -ENOENT || r == -ESRCH) {
+            fprintf(stderr, "flightrec snapshot: no process %ld\n", pid);
+            return FR_EXIT_BAD_INPUT;
+        }
+        if (r < 0) {
+            fprintf(stderr, "flightrec snapshot: cannot read the environment of process %ld: %s "
+                            "(pass --signal SIG)\n", pid, strerror(-r));
+            return FR_EXIT_BAD_INPUT;
+        }
+        if (!sig) {
+            fprintf(stderr, "flightrec snapshot: process %ld was not started with snapshot_signal= "
+                            "in FLIGHTREC_OPTIONS; nothing sent (pass --signal SIG if it set one "
+                            "through fr_init)\n", pid);
+            return FR_EXIT_BAD_INPUT;
+        }
+    }
+    if (kill((pid_t)pid, sig) != 0) {
+        fprintf(stderr, "flightrec snapshot: cannot signal process %ld: %s\n", pid, strerror(errno));
+        return FR_EXIT_BAD_INPUT;
+    }
+    fprintf(stderr, "flightrec snapshot: sent signal %d (SIG%s) to process %ld\n", sig,
+            sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", pid);
+    return FR_EXIT_OK;
+}

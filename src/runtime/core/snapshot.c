@@ -1,0 +1,333 @@
+/*
+ * snapshot.c - fr_snapshot: the history so far, written to a new file while every thread
+ * goes on recording into the same buffers.
+ *
+ * Nothing is stopped and nothing shared is written: the snapshot reads. Each live
+ * thread's current buffer is taken up to the thread's pos at the start (pos only ever
+ * passes whole records). Every other buffer is taken up to its published `used`. A
+ * thread may meanwhile recycle one of its buffers (overwrite policy: its oldest) while
+ * the snapshot is reading it, so each buffer is first copied to a private staging area
+ * and kept only if its hand-out number (seq) is the same after the copy as before: the
+ * owner stamps a new seq before writing anything into a recycled buffer. A buffer that
+ * changed is left out of the file; its records are counted as "not captured
+ * consistently" (FR_TE_DUMP_CAUSE) and an FR_TE_LOST event marks the gap.
+ *
+ * Async-signal-safe (it runs from the snapshot_signal handler): the staging area is
+ * mmap'ed for the snapshot and unmapped after; one snapshot at a time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "flightrec.h"
+#include "core/buffer_pool.h"
+#include "core/crash_dump.h"
+#include "core/log_writer.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/snapshot.h"
+#include "core/text_out.h"
+#include "core/thread_writer.h"
+#include "fr_format.h"
+
+/* A buffer as the snapshot sees it. */
+struct snap_buf {
+    uint64_t seq, used, records;
+};
+
+struct snapshot {
+    uint8_t         *stage;    /* buffer_size bytes */
+    uint64_t        *cur_used; /* per buffer: used at the start if a thread's current one, else 0 */
+    uint64_t        *cur_records;
+    uint64_t        *cur_seq;  /* its seq then: a later one means it was recycled since */
+    uint64_t         seq_limit;/* buffers stamped from this seq on hold newer records */
+    uint32_t        *order;    /* a thread's buffers, sorted by seq */
+    struct snap_buf *info;     /* per entry of order */
+    size_t           map_size;
+    struct fr_dump_cause cause;
+};
+
+static uint8_t out_buffer[64 * 1024];
+static struct fr_trace_job job = { .buf = out_buffer, .cap = sizeof out_buffer, .fd = -1 };
+static int busy;
+static uint32_t counter;
+
+#define LOAD(p)   __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_R(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+
+static size_t round_page(size_t n) { return (n + 4095) & ~(size_t)4095; }
+
+static int snapshot_map(struct snapshot *s)
+{
+    size_t nbuf = fr_pool.nbuf;
+    size_t stage = round_page(fr_pool.buffer_size);
+    size_t per_buf = 3 * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct snap_buf);
+    s->map_size = stage + round_page(nbuf * per_buf);
+    uint8_t *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    s->stage = m;
+    s->cur_used = (uint64_t *)(m + stage);
+    s->cur_records = s->cur_used + nbuf;
+    s->cur_seq = s->cur_records + nbuf;
+    s->info = (struct snap_buf *)(s->cur_seq + nbuf);
+    s->order = (uint32_t *)(s->info + nbuf);
+    return 0;
+}
+
+/* Each live thread's current buffer and its end now. The reads race with the thread:
+ * cur is read again after pos, and pos must lie inside that buffer. */
+static void capture_current_buffers(struct snapshot *s)
+{
+    s->seq_limit = __atomic_load_n(&fr_pool.next_seq, __ATOMIC_SEQ_CST);
+    uint32_t nt = LOAD(&fr_pool.nthreads);
+    if (nt > FR_MAX_THREADS)
+        nt = FR_MAX_THREADS;
+    for (uint32_t slot = 0; slot < nt; slot++) {
+        struct fr_thread *t = __atomic_load_n(&fr_pool.threads[slot].live, __ATOMIC_SEQ_CST);
+        if (!t)
+            continue;
+        for (int attempt = 0; attempt < 8; attempt++) {
+            int32_t cur = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+            if (cur < 0 || (uint32_t)cur >= fr_pool.nbuf)
+                break;
+            uint64_t seq = LOAD(&fr_pool.bufs[cur].seq);
+            uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+            uint64_t records = __atomic_load_n(&t->records, __ATOMIC_RELAXED);
+            if (cur != __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) ||
+                seq != LOAD(&fr_pool.bufs[cur].seq))
+                continue;
+            if (!pos)
+                break;
+            uint8_t *start = fr_pool_buffer((uint32_t)cur);
+            if (pos < start + FR_BUFFER_PREAMBLE || pos > start + fr_pool.buffer_size)
+                continue;
+            s->cur_used[cur] = (uint64_t)(pos - start);
+            s->cur_records[cur] = records;
+            s->cur_seq[cur] = seq;
+            break;
+        }
+    }
+}
+
+/* Records lost before the oldest buffer a thread still holds (its own overwrites, and
+ * buffers other threads reclaimed after it exited). */
+static uint64_t lost_before(int32_t tid, uint32_t nthreads)
+{
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return 0;
+    uint64_t n = 0;
+    for (uint32_t slot = 0; slot < nthreads; slot++) {
+        struct fr_thread_desc *d = &fr_pool.threads[slot];
+        if (d->tid != tid)
+            continue;
+        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
+        n += t ? LOAD_R(&t->overwritten) : d->records_overwritten;
+        n += LOAD_R(&d->reclaimed_records);
+    }
+    return n;
+}
+
+static void put_lost(struct fr_out *o, uint64_t n)
+{
+    struct fr_te_lost l = { .records = n };
+    fr_out_te_header(o, FR_TE_LOST, sizeof l);
+    fr_out_put(o, &l, sizeof l);
+}
+
+/* The block of thread `tid` (log_writer.c's layout: see write_thread_block there). */
+static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, void *ctx)
+{
+    struct snapshot *s = ctx;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+        struct fr_buffer_desc *b = &fr_pool.bufs[i];
+        if (LOAD(&b->state) == FR_BUF_FREE)
+            continue;
+        uint32_t slot = LOAD_R(&b->thread);
+        if (slot >= FR_MAX_THREADS || fr_pool.threads[slot].tid != tid)
+            continue;
+        struct snap_buf info = { LOAD_R(&b->seq), s->cur_used[i], s->cur_records[i] };
+        if (info.used && info.seq != s->cur_seq[i]) {
+            /* a thread's current buffer then, recycled since: its records are gone */
+            s->cause.inconsistent += info.records;
+            continue;
+        }
+        if (!info.used && info.seq >= s->seq_limit)
+            continue;   /* handed out after the snapshot began: newer records only */
+        if (!info.used) {
+            info.used = LOAD_R(&b->used);
+            info.records = LOAD_R(&b->records);
+        }
+        if (info.used < FR_BUFFER_PREAMBLE || info.used > fr_pool.buffer_size)
+            continue;
+        uint32_t j = n++;
+        while (j > 0 && s->info[j - 1].seq > info.seq) {
+            s->info[j] = s->info[j - 1];
+            s->order[j] = s->order[j - 1];
+            j--;
+        }
+        s->info[j] = info;
+        s->order[j] = i;
+    }
+    if (n == 0)
+        return;
+    uint64_t extents_at = o->offset;
+    fr_out_extents(o, 0);
+    uint64_t body = o->offset;
+    uint64_t gap = lost_before(tid, nthreads);
+    int started = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct snap_buf *info = &s->info[k];
+        struct fr_buffer_desc *b = &fr_pool.bufs[s->order[k]];
+        memcpy(s->stage, fr_pool_buffer(s->order[k]), info->used);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (LOAD_R(&b->seq) != info->seq || LOAD(&b->state) == FR_BUF_FREE) {
+            s->cause.inconsistent += info->records;   /* recycled while we read it */
+            gap += info->records;
+            continue;
+        }
+        const uint8_t *p = s->stage;
+        if (!started) {
+            /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; real NewCPUId */
+            fr_out_put(o, p, FR_BUFFER_HEAD_SKIP);
+            uint8_t at_one[FR_XRAY_METADATA_SIZE];
+            uint64_t one = 1;
+            memcpy(at_one, p + FR_BUFFER_HEAD_SKIP, sizeof at_one);
+            memcpy(at_one + 3, &one, 8);
+            fr_out_put(o, at_one, sizeof at_one);
+            struct fr_te_block_start bs;
+            memcpy(&bs.tsc, p + FR_BUFFER_HEAD_SKIP + 3, 8);
+            fr_out_te_header(o, FR_TE_BLOCK_START, sizeof bs);
+            fr_out_put(o, &bs, sizeof bs);
+            started = 1;
+        }
+        fr_out_put(o, p + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
+        if (gap)
+            put_lost(o, gap);
+        gap = 0;
+        fr_out_put(o, p + FR_BUFFER_PREAMBLE, info->used - FR_BUFFER_PREAMBLE);
+    }
+    if (!started) {
+        /* every buffer changed under us: take the BufferExtents back (still buffered) */
+        if (o->len >= FR_XRAY_METADATA_SIZE && o->offset - FR_XRAY_METADATA_SIZE == extents_at) {
+            o->len -= FR_XRAY_METADATA_SIZE;
+            o->offset -= FR_XRAY_METADATA_SIZE;
+        }
+    } else {
+        uint64_t size = o->offset - body;
+        fr_out_patch(o, extents_at + 1, &size, 8);
+    }
+    if (s->cause.inconsistent_at)
+        fr_out_patch(o, s->cause.inconsistent_at, &s->cause.inconsistent, 8);
+}
+
+/* "%p" -> pid, "%n" -> the snapshot's number, "%%" -> "%". */
+static int expand(char *out, size_t cap, const char *pattern, uint32_t seq)
+{
+    size_t len = 0;
+    for (const char *p = pattern; *p; p++) {
+        if (p[0] == '%' && (p[1] == 'p' || p[1] == 'n')) {
+            char num[24];
+            size_t nl = 0;
+            fr_fmt_u64(num, sizeof num, &nl, p[1] == 'p' ? (uint64_t)getpid() : seq);
+            if (len + nl >= cap)
+                return -1;
+            memcpy(out + len, num, nl);
+            len += nl;
+            p++;
+            continue;
+        }
+        if (p[0] == '%' && p[1] == '%')
+            p++;
+        if (len + 1 >= cap)
+            return -1;
+        out[len++] = *p;
+    }
+    out[len] = 0;
+    return 0;
+}
+
+static void complain(uint32_t seq, const char *path, int err)
+{
+    char msg[FR_OPTIONS_PATH_MAX + 160];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: snapshot ");
+    fr_fmt_u64(msg, sizeof msg, &len, seq);
+    fr_fmt_str(msg, sizeof msg, &len, ": cannot write ");
+    fr_fmt_str(msg, sizeof msg, &len, path);
+    fr_fmt_str(msg, sizeof msg, &len, ": ");
+    const char *text = fr_write_error_text(err);
+    if (text) {
+        fr_fmt_str(msg, sizeof msg, &len, text);
+    } else {
+        fr_fmt_str(msg, sizeof msg, &len, "errno ");
+        fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)err);
+    }
+    fr_fmt_str(msg, sizeof msg, &len, "\n");
+    fr_write_stderr(msg, len);
+}
+
+static fr_status take(const char *pattern, int sig)
+{
+    if (fr_get_state() != FR_STATE_INITIALIZED)
+        return FR_ERR_STATE;
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&busy, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return FR_ERR_STATE;   /* one snapshot at a time */
+    uint32_t seq = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+    char path[FR_OPTIONS_PATH_MAX], pat[FR_OPTIONS_PATH_MAX + 8];
+    if (!pattern) {
+        if (fr_opts.snapshot_output[0]) {
+            pattern = fr_opts.snapshot_output;
+        } else {   /* the trace's own name followed by .N ("%" doubled: it is expanded) */
+            size_t len = 0;
+            for (const char *p = fr_output_path; *p && len + 2 < sizeof pat - 4; p++) {
+                if (*p == '%')
+                    pat[len++] = '%';
+                pat[len++] = *p;
+            }
+            memcpy(pat + len, ".%n", 4);
+            pattern = pat;
+        }
+    }
+    fr_status r = FR_OK;
+    struct snapshot s;
+    memset(&s, 0, sizeof s);
+    if (expand(path, sizeof path, pattern, seq) < 0) {
+        fr_write_stderr("flightrec: snapshot: file name too long\n", 40);
+        r = FR_ERR_IO;
+    } else if (snapshot_map(&s) < 0) {
+        complain(seq, path, ENOMEM);
+        r = FR_ERR_NOMEM;
+    } else {
+        capture_current_buffers(&s);
+        s.cause.cause = FR_DUMP_SNAPSHOT;
+        s.cause.seq = seq;
+        s.cause.sig = sig;
+        s.cause.tid = (int32_t)gettid();
+        job.thread_block = snapshot_block;
+        job.ctx = &s;
+        int err = fr_write_trace_caused(&job, path, &s.cause);
+        if (err) {
+            complain(seq, path, err);
+            r = FR_ERR_IO;
+        }
+        munmap(s.stage, s.map_size);
+    }
+    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+fr_status fr_snapshot(const char *path)
+{
+    return take(path, 0);
+}
+
+void fr_snapshot_from_signal(int sig)
+{
+    take(NULL, sig);
+}

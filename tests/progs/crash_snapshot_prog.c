@@ -1,0 +1,59 @@
+/*
+ * crash_snapshot_prog.c - a traced program that keeps recording while snapshots are
+ * taken (tests/crash_snapshot.sh). Two threads call traced functions until the file
+ * "stop" appears in the working directory; the pid goes to "pid.txt". At the end,
+ * fr_snapshot("api-%n.fr") takes one more snapshot through the API.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include "flightrec.h"
+
+static volatile int sink, stop;
+
+__attribute__((noinline)) void tick(int i) { sink += i; }
+__attribute__((noinline)) void work(int i) { sink ^= i; }
+
+static void pace(void)
+{
+    struct timespec ts = { 0, 100 * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; !stop; i++) {
+        work(i);
+        if (i % 200 == 0)
+            pace();
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    FILE *f = fopen("pid.txt.tmp", "w");
+    if (!f)
+        return 2;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    rename("pid.txt.tmp", "pid.txt");
+    pthread_t th;
+    pthread_create(&th, NULL, worker, NULL);
+    for (int i = 0;; i++) {
+        tick(i);
+        if (i % 200 == 0) {
+            pace();
+            if (access("stop", F_OK) == 0)
+                break;
+        }
+    }
+    stop = 1;
+    pthread_join(th, NULL);
+    for (int i = 0; i < 10; i++)
+        tick(-1);   /* after the last signal's snapshot: in api-11.fr and the final trace */
+    return fr_snapshot("api-%n.fr") == FR_OK ? 0 : 1;
+}
