@@ -3,9 +3,9 @@
 # written by the trace builder: -h everywhere, -o and -f on every command that writes
 # output, --json for info and dump, '-' for standard input with names kept, sort keys
 # named as the columns, exit codes 0/1/2, filters that match nothing, -v, --color.
-# usage: cli_conventions.sh FLIGHTREC READER_TB_SAMPLE CONVERT_TRACES
+# usage: cli_conventions.sh FLIGHTREC READER_TB_SAMPLE CONVERT_TRACES EVENTHEADER_DAT
 set -uo pipefail
-fr=$1 sample=$2 traces=$3
+fr=$1 sample=$2 traces=$3 dat=$4
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 "$sample" s.fr && "$traces" . >/dev/null || { echo "FAIL: cannot write the test traces"; exit 1; }
@@ -39,6 +39,11 @@ for c in "info" "dump" "account" "stack" "graph" "convert -f yaml"; do
   # shellcheck disable=SC2086
   expect_rc 1 "$c -o into a missing directory" "$fr" $c -o /nonexistent/x s.fr
 done
+expect_rc 0 "decode-dat" "$fr" decode-dat "$dat"; cp out.txt want.txt
+expect_rc 0 "decode-dat -o" "$fr" decode-dat -f json -o o.txt "$dat"
+cmp -s o.txt want.txt || fail "decode-dat -o FILE differs from its stdout"
+expect_rc 1 "decode-dat -o into a missing directory" "$fr" decode-dat -o /nonexistent/x "$dat"
+expect_rc 2 "decode-dat -f xml" "$fr" decode-dat -f xml "$dat"
 expect_rc 1 "convert -o /nonexistent/x" "$fr" convert -f chrome -o /nonexistent/x s.fr
 expect_rc 0 "account -f csv" "$fr" account -f csv s.fr
 head -1 out.txt | grep -q '^id,function,calls' || fail "account -f csv: no CSV header"

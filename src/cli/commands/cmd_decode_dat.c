@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "eventheader_decode.h"
 #include "regular_file.h"
@@ -25,10 +26,14 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flightrec decode-dat [--object] FILE\n"
+            "usage: flightrec decode-dat [--object] [-o OUT] FILE\n"
             "Decodes an EventHeader interceptor corpus (.dat: u32 size, tracepoint name,\n"
             "event bytes per record) and prints each event as JSON in the style of the\n"
-            "reference decoder. --object wraps the output in braces (a complete JSON object).\n");
+            "reference decoder.\n"
+            "  --object            wrap the output in braces (a complete JSON object)\n"
+            "  -f, --format F      json (the only format)\n"
+            "  -o, --output OUT    write to OUT instead of standard output\n"
+            "  -h, --help          this text\n");
 }
 
 static void json_string(FILE *out, const char *s)
@@ -47,12 +52,19 @@ static void json_string(FILE *out, const char *s)
 
 int cmd_decode_dat(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *output = NULL, *format = "json";
     int object = 0;
     for (int i = 1; i < argc; i++) {
+        int m;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return FR_EXIT_OK;
+        } else if ((m = fr_cli_option("decode-dat", argc, argv, &i, "--output", &output)) ||
+                   (m = fr_cli_option("decode-dat", argc, argv, &i, "-o", &output)) ||
+                   (m = fr_cli_option("decode-dat", argc, argv, &i, "--format", &format)) ||
+                   (m = fr_cli_option("decode-dat", argc, argv, &i, "-f", &format))) {
+            if (m < 0)
+                return FR_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--object")) {
             object = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -70,6 +82,8 @@ int cmd_decode_dat(int argc, char **argv)
         usage(stderr);
         return FR_EXIT_USAGE;
     }
+    if (strcmp(format, "json"))
+        return fr_cli_usage_error("decode-dat", "unknown format '%s' (json)", format);
     /* Regular files only, never waiting on a FIFO or opening a device, no final link:
      * the rule for every file the CLI reads (regular_file.h). */
     char err[512];
@@ -86,15 +100,20 @@ int cmd_decode_dat(int argc, char **argv)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
 
+    FILE *out = fr_cli_open_output("decode-dat", output);
+    if (!out) {
+        fclose(in);
+        return FR_EXIT_BAD_INPUT;
+    }
     int rc = FR_EXIT_OK;
     uint8_t *rec = NULL;
     size_t cap = 0;
     uint64_t offset = 0;
     unsigned count = 0;
     if (object)
-        fputs("{\n", stdout);
-    json_string(stdout, base);
-    fputs(": [", stdout);
+        fputs("{\n", out);
+    json_string(out, base);
+    fputs(": [", out);
     for (;;) {
         uint8_t size_bytes[4];
         size_t got = fread(size_bytes, 1, 4, in);
@@ -141,10 +160,10 @@ int cmd_decode_dat(int argc, char **argv)
         }
         fr_eh_event ev;
         char err[256];
-        fputs(count ? ",\n  " : "\n  ", stdout);
+        fputs(count ? ",\n  " : "\n  ", out);
         if (fr_eh_decode((const char *)rec, rec + name_len + 1, body - name_len - 1, &ev,
                          err, sizeof err) < 0 ||
-            fr_eh_write_event_json(&ev, stdout, err, sizeof err) < 0) {
+            fr_eh_write_event_json(&ev, out, err, sizeof err) < 0) {
             fprintf(stderr, "flightrec decode-dat: %s: byte %llu: %s\n", path,
                     (unsigned long long)offset, err);
             rc = FR_EXIT_BAD_INPUT;
@@ -153,10 +172,11 @@ int cmd_decode_dat(int argc, char **argv)
         count++;
         offset += size;
     }
-    fputs(" ]\n", stdout);
+    fputs(" ]\n", out);
     if (object)
-        fputs("}\n", stdout);
+        fputs("}\n", out);
     free(rec);
     fclose(in);
-    return rc;
+    int wrc = fr_cli_close_output("decode-dat", output, out);
+    return rc ? rc : wrc;
 }

@@ -486,12 +486,19 @@ int cmd_record(int argc, char **argv)
     }
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
-    if (per_process && trace && own && stat(own, &st) == 0 && rename(own, trace) != 0)
-        fprintf(stderr, "flightrec record: cannot rename %s to %s: %s\n", own, trace,
-                strerror(errno));
+    bool renamed = false;
+    if (per_process && trace && own && stat(own, &st) == 0) {
+        renamed = rename(own, trace) == 0;
+        if (!renamed)
+            fprintf(stderr, "flightrec record: cannot rename %s to %s: %s\n", own, trace,
+                    strerror(errno));
+    }
+    /* The runtime's own messages name the file it wrote (OUTPUT.PID): say where it is. */
+    const char *own_base = own && strrchr(own, '/') ? strrchr(own, '/') + 1 : own;
     if (trace && stat(trace, &st) == 0 && st.st_mtime >= started - 1)
-        fprintf(stderr, "flightrec record: trace written to %s (%lld bytes)\n", trace,
-                (long long)st.st_size);
+        fprintf(stderr, "flightrec record: trace written to %s (%lld bytes%s%s)\n", trace,
+                (long long)st.st_size, renamed ? ", renamed from " : "",
+                renamed ? own_base : "");
     else
         fprintf(stderr, "flightrec record: no trace at %s (the program ended before its trace "
                         "was flushed, or disabled flushing)\n", trace ? trace : output);
