@@ -13,8 +13,10 @@
  * (default 1024 records). When XRAY_BASIC_OPTIONS is empty, XRAY_OPTIONS' deprecated
  * xray_naive_log_* flags give the three values, as in compiler-rt.
  *
- * Timestamps are CLOCK_REALTIME nanoseconds (cycle frequency 1e9 in the header), which
- * is what compiler-rt writes on machines without an invariant TSC and rdtscp; CPU is 0.
+ * Timestamps: the TSC where it is invariant (the header's cycle frequency is
+ * flightrec's calibration; the CPU is the one the record was made on), else
+ * CLOCK_REALTIME nanoseconds with frequency 1e9 and CPU 0, which is what compiler-rt
+ * writes on machines where it cannot use the TSC.
  *
  * Hot path: no lock, no system call except when a thread's buffer is full (one write,
  * under the file's lock, as compiler-rt); a thread's buffers are allocated (mmap) at its
@@ -28,6 +30,9 @@
  */
 #define _GNU_SOURCE
 #include "xray/xray_internal.h"
+#include "flightrec.h"
+#include "core/clock.h"
+#include "core/cpu_id.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -71,16 +76,37 @@ static int log_failed;            /* the file could not be created: log nothing 
 static int initialized;           /* compiler-rt's BasicInitialized */
 static int ever_initialized;
 static pthread_key_t exit_key;
-static uint64_t threshold_ns;
+static uint64_t threshold_ticks;   /* in clock ticks */
 static int opt_threshold_us = 5, opt_max_depth = 64, opt_buffer_size = 1024;
 static int cfg_max_depth, cfg_buffer_size;
 static uint64_t write_errors;
 
-static uint64_t now_ns(void)
+static int use_tsc;
+static uint64_t ticks_per_second = 1000000000u;
+static uint32_t cached_pid;   /* getpid() is a system call; fork updates it */
+
+static uint64_t now(uint8_t *cpu)
 {
+    if (use_tsc) {
+        *cpu = (uint8_t)fr_cpu_raw();
+        return fr_arch_rdtsc();
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
+    *cpu = 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* flightrec's clock: calibrated here unless the recorder runs (it calibrated it then;
+ * recalibrating would move its time base). */
+static void choose_clock(void)
+{
+    if (fr_get_state() == FR_STATE_UNINITIALIZED) {
+        fr_cpu_init();
+        fr_clock_init(FR_CLOCK_AUTO);
+    }
+    use_tsc = fr_clock_use_tsc;
+    ticks_per_second = fr_clock.ticks_per_second;
 }
 
 static void write_all(const uint8_t *p, size_t len)
@@ -113,7 +139,7 @@ static int open_log_locked(void)
     }
     uint8_t header[32] = {0};
     uint16_t version = 3, type = 0;   /* NAIVE_LOG */
-    uint64_t frequency = 1000000000u;
+    uint64_t frequency = ticks_per_second;
     memcpy(header, &version, 2);
     memcpy(header + 2, &type, 2);
     header[4] = 0x3;                  /* constant and nonstop TSC bits, as compiler-rt */
@@ -199,8 +225,8 @@ static void put_record(struct thread_log *t, const uint8_t rec[RECORD_SIZE])
 
 static void log_function(struct thread_log *t, int32_t id, enum XRayEntryType type)
 {
-    uint64_t tsc = now_ns();
-    uint8_t cpu = 0;
+    uint8_t cpu;
+    uint64_t tsc = now(&cpu);
     switch (type) {
     case ENTRY:
     case LOG_ARGS_ENTRY:
@@ -216,7 +242,7 @@ static void log_function(struct thread_log *t, int32_t id, enum XRayEntryType ty
             return;
         {
             struct stack_entry top = t->stack[t->depth];
-            if (top.id == id && top.cpu == cpu && top.tsc < tsc && tsc - top.tsc < threshold_ns) {
+            if (top.id == id && top.cpu == cpu && top.tsc < tsc && tsc - top.tsc < threshold_ticks) {
                 /* A short call: take back its entry (and argument) record. */
                 size_t back = top.type == ENTRY ? 1 : 2;
                 t->used = t->used >= back ? t->used - back : 0;
@@ -229,7 +255,7 @@ static void log_function(struct thread_log *t, int32_t id, enum XRayEntryType ty
     }
     uint8_t rec[RECORD_SIZE] = {0};
     uint16_t record_type = 0;   /* NORMAL */
-    uint32_t tid = t->tid, pid = (uint32_t)getpid();
+    uint32_t tid = t->tid, pid = cached_pid;
     memcpy(rec, &record_type, 2);
     rec[2] = cpu;
     rec[3] = (uint8_t)type;
@@ -268,7 +294,7 @@ static void basic_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg)
         log_function(t, id, type);
         uint8_t rec[RECORD_SIZE] = {0};
         uint16_t record_type = 1;   /* ARG_PAYLOAD */
-        uint32_t tid = t->tid, pid = (uint32_t)getpid();
+        uint32_t tid = t->tid, pid = cached_pid;
         memcpy(rec, &record_type, 2);
         memcpy(rec + 4, &id, 4);
         memcpy(rec + 8, &tid, 4);
@@ -293,6 +319,7 @@ static void fork_child(void)
     }
     if (self)
         self->tid = (uint32_t)gettid();
+    cached_pid = (uint32_t)getpid();
     if (starter != self)
         starter = NULL;
     pthread_mutex_unlock(&log_lock);
@@ -327,6 +354,8 @@ static void setup_once(void)
     pthread_key_create(&exit_key, thread_exit);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     atexit(xr_basic_exit_flush);
+    cached_pid = (uint32_t)getpid();
+    choose_clock();
 }
 
 /* ---------------------------------------------------------------- the mode */
@@ -373,7 +402,9 @@ static enum XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
     /* Threads already logging keep their buffers; new ones use the new sizes. */
     cfg_max_depth = opt_max_depth;
     cfg_buffer_size = opt_buffer_size;
-    threshold_ns = opt_threshold_us > 0 ? (uint64_t)opt_threshold_us * 1000u : 0;
+    threshold_ticks = opt_threshold_us > 0
+                       ? (uint64_t)((unsigned __int128)opt_threshold_us * ticks_per_second / 1000000u)
+                       : 0;
     __atomic_store_n(&ever_initialized, 1, __ATOMIC_RELEASE);
     __xray_set_handler_arg1(basic_handle_arg1);
     __xray_set_handler(basic_handle_arg0);
