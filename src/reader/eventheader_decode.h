@@ -2,7 +2,7 @@
  * eventheader_decode.h - decodes EventHeader events (the payload of Linux user_events
  * tracepoints made by flightrec's event macros or Microsoft's LinuxTracepoints, and of
  * FR_TE_EVENT typed events in flight recorder files), and renders them as JSON in the
- * style of the reference decoder (see shared/vectors/eventheader/).
+ * style of the reference decoder (see tests/data/eventheader/).
  */
 #ifndef FLIGHTREC_EVENTHEADER_DECODE_H
 #define FLIGHTREC_EVENTHEADER_DECODE_H
