@@ -109,6 +109,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   # A C++ program's call tree, exactly, in every output: exceptions through 5 traced
   # frames and longjmp through 3 closed by the runtime's shadow stack.
   functrace_xray_program(functrace_cxx_calls functrace_cxx_calls.cpp "flightrec;Threads::Threads")
+  target_compile_options(functrace_cxx_calls PRIVATE -g)   # file:line checks
   add_test(NAME functrace_cxx_calls
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_calls.py
             $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} $<TARGET_FILE:functrace_cxx_calls>

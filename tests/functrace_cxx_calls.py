@@ -11,7 +11,9 @@ call path, including the frames C++ exceptions and longjmp unwound, which no exi
 (with clang) exit hook closes. The tree read back from each output must equal it exactly:
 dump, convert yaml, convert chrome (nesting from the intervals), convert folded and svg
 (weight calls), stack (text and folded), account (calls per function), and, as an
-independent reader, llvm-xray stack and convert. Frames of functions the tree does not
+independent reader, llvm-xray stack and convert. With --lines, account (text, csv,
+json) and stack, and convert chrome's args, give the file:line where functions start
+(the program is built with -g). Frames of functions the tree does not
 name (the C++ library's, implicit constructors) are left out of the paths before
 comparing: which of them are instrumented depends on the compiler.
 """
@@ -221,6 +223,54 @@ def account_counts(text, what, count_col, name_from):
     return collections.Counter({k: v for k, v in c.items() if kept(k)})
 
 
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "functrace_cxx_calls.cpp")
+
+
+def check_lines(fr, trace):
+    """file:line (issue 10): where a function starts is its definition's first line or
+    the next (the line table attributes the entry to the signature or the brace)."""
+    src = open(SOURCE).read().splitlines()
+    decl = {}
+    for fn, pat in (("app::level5(int)", "void level5("), ("app::catcher(int)", "int catcher("),
+                    ("app::level1(int)", "void level1(")):
+        decl[fn] = next(i + 1 for i, l in enumerate(src) if pat in l)
+
+    def ok(fn, file, line):
+        return os.path.basename(file) == "functrace_cxx_calls.cpp" and line in (decl[fn], decl[fn] + 1)
+
+    loc = re.compile(r"^(.*) \((/[^()]*):(\d+)\)$")
+    text = {}
+    for line in run([fr, "account", trace, "--lines"]).splitlines()[1:]:
+        f = line.split(None, 15)
+        if len(f) == 16:
+            m = loc.match(f[15].replace("  (", " ("))
+            if m:
+                text[m.group(1)] = (m.group(2), int(m.group(3)))
+    acc_json = json.loads(run([fr, "account", trace, "--lines", "-f", "json"]))["functions"]
+    js = {r["name"]: (r.get("file", ""), r.get("line", 0)) for r in acc_json}
+    rows = run([fr, "account", trace, "--lines", "-f", "csv"]).splitlines()
+    hdr = rows[0].split(",")
+    csv = {}
+    for r in rows[1:]:
+        f = r.split(",")
+        if len(f) == len(hdr) and f[-1].isdigit():
+            csv[f[1]] = (f[-2], int(f[-1]))
+    stack = run([fr, "stack", trace, "--lines"])
+    chrome = {}
+    for e in json.loads(run([fr, "convert", trace, "-f", "chrome"]))["traceEvents"]:
+        if e.get("ph") == "X" and "file" in e.get("args", {}):
+            chrome[e["name"]] = (e["args"]["file"], e["args"]["line"])
+    for fn in decl:
+        for what, table in (("account --lines", text), ("account --lines -f json", js),
+                            ("account --lines -f csv", csv), ("convert chrome args", chrome)):
+            if fn not in table or not ok(fn, *table[fn]):
+                fail(f"{what}: {fn} at {table.get(fn)}, want functrace_cxx_calls.cpp:{decl[fn]}")
+        want = [f"{fn} ({text[fn][0]}:{text[fn][1]})"]
+        if not any(w in stack for w in want):
+            fail(f"stack --lines: no frame {want[0]}")
+    print(f"ok: file:line of {len(decl)} functions in account, stack and chrome")
+
+
 def main():
     a = sys.argv[1:]
     gcc = len(a) == 5 and a[2] == "--gcc"
@@ -239,7 +289,7 @@ def main():
             return 77
         build = os.path.dirname(fr)
         program = os.path.join(work, "cxx_calls_gcc")
-        run(["g++", "-O2", "-std=c++17", "-finstrument-functions", "-pthread", source, "-o",
+        run(["g++", "-g", "-O2", "-std=c++17", "-finstrument-functions", "-pthread", source, "-o",
              program, "-L" + build, "-lflightrec", "-Wl,-rpath," + build])
     trace = os.path.join(work, "cxx_calls.fr")
     out = run([fr, "record", "-o", trace, "--", program])
@@ -286,6 +336,7 @@ def main():
     yaml = run([llvm_xray, "convert", "-f", "yaml"] + (["--symbolize"] + m if m else []) +
                [trace])
     compare("llvm-xray convert yaml", from_yaml(yaml, "llvm-xray yaml", names), want)
+    check_lines(fr, trace)
     print("PASS", "gcc" if gcc else "clang")
     return 0
 

@@ -66,6 +66,16 @@ const char *fr_acli_name(fr_acli *c, uint32_t function_id)
     return fr_cli_name(&c->trace, function_id);
 }
 
+const char *fr_acli_location(fr_acli *c, uint32_t function_id, char *buf, size_t n)
+{
+    const char *file;
+    int line;
+    if (!c->trace.symbols || !fr_symbols_location(c->trace.symbols, function_id, &file, &line))
+        return NULL;
+    snprintf(buf, n, "%s:%d", file, line);
+    return buf;
+}
+
 void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t n)
 {
     static const char *const units[] = {"ns", "us", "ms", "s"};

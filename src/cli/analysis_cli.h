@@ -36,6 +36,9 @@ int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const c
 void fr_acli_done(fr_acli *c);
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id);
+/* "file:line" where the function starts (DWARF line table of the binary), in buf, or
+ * NULL when unknown (no binary, no debug information). */
+const char *fr_acli_location(fr_acli *c, uint32_t function_id, char *buf, size_t n);
 /* "230 ns", "1.23 us", "45.6 ms", "12.3 s": three significant digits. */
 void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
 /* Nanoseconds with 3 decimals, exact ("1234.567"), for CSV and JSON. */

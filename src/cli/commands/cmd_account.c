@@ -21,6 +21,9 @@ static const char usage_text[] =
     "  --top N             only the first N functions\n"
     "  -f, --format F      text (default), csv or json\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --lines             file:line where each function starts (from the binary's\n"
+    "                      debug information): after the name (text), file and line\n"
+    "                      columns (csv) or members (json)\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
@@ -49,6 +52,7 @@ struct row {
 
 static enum sort_key g_key;
 static int g_reverse;
+static bool g_lines;   /* --lines */
 
 static int compare_rows(const void *pa, const void *pb)
 {
@@ -103,6 +107,12 @@ static void print_text(fr_acli *c, FILE *out, const struct row *rows, size_t n, 
         }
         fputs("  ", out);
         fr_text_put(out, rows[i].name);   /* names come from the trace: no raw controls */
+        char loc[4200];
+        if (g_lines && fr_acli_location(c, rows[i].id, loc, sizeof loc)) {
+            fputs("  (", out);
+            fr_text_put(out, loc);
+            putc(')', out);
+        }
         putc('\n', out);
     }
 }
@@ -125,7 +135,7 @@ static void csv_field(FILE *out, const char *s)
 static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
 {
     fprintf(out, "id,function,calls,total_ns,self_ns,min_ns,median_ns,p90_ns,p99_ns,max_ns,"
-                 "closed_by_unwind,open_at_end\n");
+                 "closed_by_unwind,open_at_end%s\n", g_lines ? ",file,line" : "");
     fr_text_buf esc = {0};
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "%" PRIu32 ",", rows[i].id);
@@ -136,7 +146,19 @@ static void print_csv(fr_acli *c, FILE *out, const struct row *rows, size_t n)
             char ns[48];
             fprintf(out, ",%s", fr_acli_ns(c, rows[i].v[k], ns, sizeof ns));
         }
-        fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", rows[i].closed_by_unwind, rows[i].open_at_end);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64, rows[i].closed_by_unwind, rows[i].open_at_end);
+        char loc[4200];
+        const char *l = g_lines ? fr_acli_location(c, rows[i].id, loc, sizeof loc) : NULL;
+        if (l) {
+            char *colon = strrchr(loc, ':');
+            *colon = 0;
+            putc(',', out);
+            csv_field(out, fr_text_escape(&esc, loc));
+            fprintf(out, ",%s", colon + 1);
+        } else if (g_lines) {
+            fputs(",,", out);
+        }
+        putc('\n', out);
     }
     fr_text_buf_free(&esc);
 }
@@ -159,8 +181,17 @@ static void print_json(fr_acli *c, FILE *out, const struct row *rows, size_t n)
         }
         for (int k = BY_TOTAL; k <= BY_MAX; k++)
             fprintf(out, ", \"%s_ticks\": %" PRIu64, field[k], r->v[k]);
-        fprintf(out, ", \"closed_by_unwind\": %" PRIu64 ", \"open_at_end\": %" PRIu64 "}",
+        fprintf(out, ", \"closed_by_unwind\": %" PRIu64 ", \"open_at_end\": %" PRIu64,
                 r->closed_by_unwind, r->open_at_end);
+        char loc[4200];
+        if (g_lines && fr_acli_location(c, r->id, loc, sizeof loc)) {
+            char *colon = strrchr(loc, ':');
+            *colon = 0;
+            fputs(", \"file\": ", out);
+            fr_acli_json_string(out, loc);
+            fprintf(out, ", \"line\": %s", colon + 1);
+        }
+        putc('}', out);
     }
     fprintf(out, "\n ]}\n");
 }
@@ -173,6 +204,7 @@ int cmd_account(int argc, char **argv)
         {"top", required_argument, NULL, 't'},
         {"format", required_argument, NULL, 'f'},
         {"binary", required_argument, NULL, 'b'},
+        {"lines", no_argument, NULL, 'L'},
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
         {"color", optional_argument, NULL, 'c'},
@@ -186,6 +218,7 @@ int cmd_account(int argc, char **argv)
     int color = FR_COLOR_AUTO;
     g_key = BY_TOTAL;
     g_reverse = 0;
+    g_lines = false;
     optind = 1;
     opterr = 0;   /* our own message for bad options */
     int opt;
@@ -210,6 +243,7 @@ int cmd_account(int argc, char **argv)
             break;
         case 'f': format = optarg; break;
         case 'b': binary = optarg; break;
+        case 'L': g_lines = true; break;
         case 'o': output = optarg; break;
         case 'v': verbose = true; break;
         case 'c':

@@ -24,6 +24,8 @@ static const char usage_text[] =
     "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
     "                      or calls\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --lines             each frame as \"name (file:line)\", file:line where the\n"
+    "                      function starts (from the binary's debug information)\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
@@ -127,10 +129,24 @@ static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t to
     return r;
 }
 
+static bool g_lines;   /* --lines */
+
+/* The frame's name, or with --lines "name (file:line)" when the location is known. */
+static const char *frame_label(fr_acli *c, uint32_t id, char *buf, size_t n)
+{
+    const char *name = fr_acli_name(c, id);
+    char loc[4200];
+    if (!g_lines || !fr_acli_location(c, id, loc, sizeof loc))
+        return name;
+    snprintf(buf, n, "%s (%s)", name, loc);
+    return buf;
+}
+
 /* Writes the stack's function names separated by sep (or as a JSON array if json). */
 static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint32_t cap,
                        const char *sep, int json)
 {
+    static char label[8600];
     uint32_t n = fr_stack_agg_path(c->analysis->stacks, node, ids, cap);
     if (json)
         putc('[', out);
@@ -140,11 +156,11 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
         if (ids[d] == FR_STACK_OTHER)
             fputs(json ? "\"[other]\"" : "[other]", out);
         else if (json)
-            fr_acli_json_string(out, fr_acli_name(c, ids[d]));
+            fr_acli_json_string(out, frame_label(c, ids[d], label, sizeof label));
         else if (!strcmp(sep, ";"))   /* folded: ';' and newlines would split the stack */
-            fr_text_put_frame(out, fr_acli_name(c, ids[d]));
+            fr_text_put_frame(out, frame_label(c, ids[d], label, sizeof label));
         else
-            fr_text_put(out, fr_acli_name(c, ids[d]));
+            fr_text_put(out, frame_label(c, ids[d], label, sizeof label));
     }
     if (json)
         putc(']', out);
@@ -159,6 +175,7 @@ int cmd_stack(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
+        {"lines", no_argument, NULL, 'L'},
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
         {"color", optional_argument, NULL, 'c'},
@@ -172,6 +189,7 @@ int cmd_stack(int argc, char **argv)
     int color = FR_COLOR_AUTO;
     enum key key = BY_TOTAL;
     optind = 1;
+    g_lines = false;
     opterr = 0;   /* our own message for bad options */
     int opt;
     while ((opt = getopt_long(argc, argv, "s:f:o:hv", options, NULL)) != -1) {
@@ -198,6 +216,7 @@ int cmd_stack(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'w': value = optarg; break;
         case 'b': binary = optarg; break;
+        case 'L': g_lines = true; break;
         case 'o': output = optarg; break;
         case 'v': verbose = true; break;
         case 'c':

@@ -40,6 +40,8 @@ struct chrome {
     struct open_span *spans;
     size_t n_spans;
     uint64_t calls, events, undecodable, custom, typed_other;
+    char **locs;               /* per function id: "\"file\":...,\"line\":N" or "" */
+    size_t n_locs;
 };
 
 static char *json_name(const char *name, void *ctx)
@@ -146,6 +148,37 @@ static void name_thread(struct chrome *c, struct thread_slot *t)
     }
 }
 
+/* The file:line args of a function's calls (where it starts, from the binary's debug
+ * information), looked up once per id; "" when unknown. */
+static const char *location_args(struct chrome *c, uint32_t id)
+{
+    if (id >= c->n_locs) {
+        size_t n = (size_t)id + 1 > 2 * c->n_locs ? (size_t)id + 1 : 2 * c->n_locs;
+        char **p = realloc(c->locs, n * sizeof *p);
+        if (!p)
+            return "";
+        memset(p + c->n_locs, 0, (n - c->n_locs) * sizeof *p);
+        c->locs = p;
+        c->n_locs = n;
+    }
+    if (!c->locs[id]) {
+        const char *file;
+        int line;
+        char *s = NULL;
+        if (c->job->symbols && fr_symbols_location(c->job->symbols, id, &file, &line)) {
+            char *jf = json_name(file, NULL);
+            size_t n = jf ? strlen(jf) + 32 : 0;
+            if (jf && (s = malloc(n)))
+                snprintf(s, n, "\"file\":%s,\"line\":%d", jf, line);
+            free(jf);
+        }
+        c->locs[id] = s ? s : strdup("");
+        if (!c->locs[id])
+            return "";
+    }
+    return c->locs[id];
+}
+
 static void on_call(const fr_call *call, void *ctx)
 {
     struct chrome *c = ctx;
@@ -154,6 +187,7 @@ static void on_call(const fr_call *call, void *ctx)
         t = c->last_thread = thread_get(c, call->tid);
     int64_t start = cv_time_ns(c->job, call->enter_tsc);
     int64_t end = cv_time_ns(c->job, call->exit_tsc);
+    const char *loc = location_args(c, call->function_id);
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"X\",");
     where_when(c, t->pid, call->tid, start);
@@ -163,9 +197,11 @@ static void on_call(const fr_call *call, void *ctx)
     cv_usec3(&c->o, (int64_t)((uint64_t)end - (uint64_t)start));
     CV_LIT(&c->o, ",\"name\":");
     cv_puts(&c->o, cv_names_get(&c->names, call->function_id));
-    if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
+    if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END)) ||
+        *loc) {
         CV_LIT(&c->o, ",\"args\":{");
-        bool comma = false;
+        cv_puts(&c->o, loc);
+        bool comma = *loc != 0;
         if (call->has_arg) {
             CV_LIT(&c->o, "\"arg\":");
             cv_u64(&c->o, call->arg);
@@ -397,6 +433,9 @@ int cv_convert_chrome(cv_job *job)
                 (unsigned long long)c.undecodable);
     fr_call_tracker_free(tracker);
     cv_names_free(&c.names);
+    for (size_t i = 0; i < c.n_locs; i++)
+        free(c.locs[i]);
+    free(c.locs);
     for (size_t i = 0; i < c.n_spans; i++)
         free(c.spans[i].name);
     free(c.spans);
