@@ -38,8 +38,10 @@
  *                      `flightrec record`.
  *   signal_flush=1     on SIGTERM, SIGINT or SIGHUP whose action is the default
  *                      (termination), write the trace first, then terminate as the signal
- *                      would. A signal the program handles itself is passed to its handler
- *                      (its trace is written at exit); an ignored one stays ignored.
+ *                      would. For one the program handles itself, the trace so far is
+ *                      written to `output` while recording goes on (as fr_snapshot), then
+ *                      its handler runs (if the program then exits normally, the exit
+ *                      writes the whole trace over it); an ignored one stays ignored.
  *                      Default 0; on under `flightrec record`.
  *   snapshot_signal=SIG   SIGUSR1, SIGUSR2 or a real-time signal (SIGRTMIN+N, or its
  *                      number): receiving it writes a snapshot (fr_snapshot(NULL)) and

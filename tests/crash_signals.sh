@@ -76,6 +76,13 @@ for spec in "term 15 SIGTERM 143" "int 2 SIGINT 130" "hup 1 SIGHUP 129"; do
   [ "$rc" = "$want" ] || fail "$mode: exit $rc, want $want ($(head -c 400 err.txt))"
   check_trace "$mode" "$mode.fr" "$sig" "$name" "termination signal" 102 201
 done
+# The program's own SIGTERM handler (installed before the recorder started) _exits with 7:
+# the trace so far was written first, and the handler still decided the status.
+FLIGHTREC_OPTIONS="signal_flush=1 output=$work/own_term.fr" timeout 30 "$prog" own_term init >out.txt 2>err.txt; rc=$?
+[ "$rc" = 7 ] || fail "own_term: exit $rc, want 7 ($(head -c 400 err.txt))"
+grep -q "own SIGTERM handler ran" err.txt || fail "own_term: the program's own handler did not run"
+check_trace own_term own_term.fr 15 SIGTERM "termination signal" 101 201
+
 # Sent by another process while the program waits inside crash_here.
 FLIGHTREC_OPTIONS="start=1 signal_flush=1 output=$work/killed.fr" "$prog" wait >wait.out 2>wait.err &
 pid=$!

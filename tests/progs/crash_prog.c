@@ -2,7 +2,8 @@
  * crash_prog.c - a traced program that dies the way it is told (tests/crash_signals.sh).
  * usage: crash_prog MODE [init]
  *   MODE: segv bus ill fpe abort trap term int hup exit | own_segv (installs its own
- *   SIGSEGV handler, which must still run) | wait (sleeps until killed)
+ *   SIGSEGV handler, which must still run) | own_term (its own SIGTERM handler, which
+ *   _exits with status 7) | wait (sleeps until killed)
  *   init: call fr_init(NULL) in main (after the program's own handler), for runs without
  *   `flightrec record` (FLIGHTREC_OPTIONS without start=1).
  * A worker thread makes exactly WORKER_CALLS traced calls, then blocks; main makes
@@ -50,6 +51,14 @@ static void own_handler(int sig)
 __attribute__((noinline, no_sanitize("integer-divide-by-zero"), xray_never_instrument))
 static int divide(int a, int b) { return a / b; }
 
+static void own_term_handler(int sig)
+{
+    (void)sig;
+    static const char msg[] = "crash_prog: own SIGTERM handler ran\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(7);
+}
+
 __attribute__((noinline)) void crash_here(const char *mode)
 {
     volatile int zero = 0;
@@ -67,7 +76,7 @@ __attribute__((noinline)) void crash_here(const char *mode)
         abort();
     } else if (!strcmp(mode, "trap")) {
         __builtin_debugtrap();
-    } else if (!strcmp(mode, "term")) {
+    } else if (!strcmp(mode, "term") || !strcmp(mode, "own_term")) {
         raise(SIGTERM);
     } else if (!strcmp(mode, "int")) {
         raise(SIGINT);
@@ -93,6 +102,8 @@ int main(int argc, char **argv)
         sa.sa_handler = own_handler;
         sigaction(SIGSEGV, &sa, NULL);
     }
+    if (!strcmp(argv[1], "own_term"))
+        signal(SIGTERM, own_term_handler);
     if (argc > 2 && !strcmp(argv[2], "init") && fr_init(NULL) != FR_OK)
         return 3;
     if (pipe(ready))

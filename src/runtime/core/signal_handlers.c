@@ -3,7 +3,9 @@
  * signal then goes on to do what it would have done without us.
  *
  * Fatal signals (crash_dump=1): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP.
- * Termination signals (signal_flush=1): SIGTERM, SIGINT, SIGHUP.
+ * Termination signals (signal_flush=1): SIGTERM, SIGINT, SIGHUP. With the default action
+ * the recorder stops and writes the trace; with the program's own handler the trace so
+ * far is written while recording goes on, then the handler runs.
  * The snapshot signal (snapshot_signal=SIG): a snapshot, then the program's own handler
  * for it if it had one (never the default action, which would terminate).
  *
@@ -161,11 +163,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
             fr_crash_dump(FR_DUMP_FATAL_SIGNAL, sig, si);
     } else if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) &&
                __atomic_load_n(&flush_on, __ATOMIC_ACQUIRE)) {
-        /* The program dies of it (default action): write the trace now. A program that
-         * handles the signal itself goes on running; its trace is written at exit. */
+        /* The program dies of it (default action): stop and write the trace now. A
+         * program that handles the signal itself may go on, or _exit from its handler:
+         * the trace so far is written without stopping (a later exit rewrites it). */
         const struct sigaction *old = &previous[sig];
         if (old->sa_handler == SIG_DFL)
             fr_crash_dump(FR_DUMP_TERMINATION_SIGNAL, sig, si);
+        else
+            fr_snapshot_termination(sig);
     }
     chain(sig, si, uc);
     errno = saved_errno;

@@ -271,7 +271,9 @@ static void complain(uint32_t seq, const char *path, int err)
     fr_write_stderr(msg, len);
 }
 
-static fr_status take(const char *pattern, int sig)
+/* pattern NULL: snapshot_output, or the trace's own name followed by ".%n" when
+ * `numbered`, else the trace's own name (the termination-signal flush). */
+static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered)
 {
     if (fr_get_state() != FR_STATE_INITIALIZED)
         return FR_ERR_STATE;
@@ -281,7 +283,7 @@ static fr_status take(const char *pattern, int sig)
     uint32_t seq = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
     char path[FR_OPTIONS_PATH_MAX], pat[FR_OPTIONS_PATH_MAX + 8];
     if (!pattern) {
-        if (fr_opts.snapshot_output[0]) {
+        if (fr_opts.snapshot_output[0] && numbered) {
             pattern = fr_opts.snapshot_output;
         } else {   /* the trace's own name followed by .N ("%" doubled: it is expanded) */
             size_t len = 0;
@@ -290,7 +292,7 @@ static fr_status take(const char *pattern, int sig)
                     pat[len++] = '%';
                 pat[len++] = *p;
             }
-            memcpy(pat + len, ".%n", 4);
+            memcpy(pat + len, numbered ? ".%n" : "", numbered ? 4 : 1);
             pattern = pat;
         }
     }
@@ -305,7 +307,7 @@ static fr_status take(const char *pattern, int sig)
         r = FR_ERR_NOMEM;
     } else {
         capture_current_buffers(&s);
-        s.cause.cause = FR_DUMP_SNAPSHOT;
+        s.cause.cause = cause;
         s.cause.seq = seq;
         s.cause.sig = sig;
         s.cause.tid = (int32_t)gettid();
@@ -324,10 +326,15 @@ static fr_status take(const char *pattern, int sig)
 
 fr_status fr_snapshot(const char *path)
 {
-    return take(path, 0);
+    return take(path, 0, FR_DUMP_SNAPSHOT, 1);
 }
 
 void fr_snapshot_from_signal(int sig)
 {
-    take(NULL, sig);
+    take(NULL, sig, FR_DUMP_SNAPSHOT, 1);
+}
+
+void fr_snapshot_termination(int sig)
+{
+    take(NULL, sig, FR_DUMP_TERMINATION_SIGNAL, 0);
 }

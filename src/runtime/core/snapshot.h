@@ -9,5 +9,8 @@
 
 /* From the snapshot_signal handler: fr_snapshot(NULL), async-signal-safe. */
 FR_HIDDEN void fr_snapshot_from_signal(int sig);
+/* A termination signal the program handles itself: the trace so far to the trace's own
+ * path (recording goes on; a later exit writes the whole trace over it). */
+FR_HIDDEN void fr_snapshot_termination(int sig);
 
 #endif

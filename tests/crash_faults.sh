@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# crash_faults.sh FLIGHTREC LLVM_XRAY CRASH_PROG SHORTWRITE_SO SNAPSHOT_STRESS_PROG WORKDIR - write faults
+# while a crash dump / termination flush / snapshot is written:
+#  - short writes and EINTR (an LD_PRELOAD shim): the same valid file, every record;
+#  - ENOSPC on a small tmpfs (root only; else that part is skipped): a clear message,
+#    the program's own exit status, no file and no temporary left.
+set -uo pipefail
+fr=$1 xray=$2 prog=$3 shim=$4 stress=$5 work=$6
+rm -rf "$work"; mkdir -p "$work"; cd "$work"
+unset FLIGHTREC_OPTIONS
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+for spec in "segv 139" "term 143"; do
+  set -- $spec
+  mode=$1 want=$2
+  LD_PRELOAD=$shim FLIGHTREC_OPTIONS="start=1 crash_dump=1 signal_flush=1 output=$work/short-$mode.fr" \
+    timeout 30 "$prog" "$mode" >out.txt 2>err.txt; rc=$?
+  [ "$rc" = "$want" ] || fail "short writes, $mode: exit $rc, want $want ($(head -c 300 err.txt))"
+  "$xray" fdr-dump -verify "short-$mode.fr" >/dev/null 2>x.err || fail "short writes, $mode: invalid: $(head -c 300 x.err)"
+  n=$("$fr" info "short-$mode.fr" | sed -n 's/^records: //p')
+  [ "$n" = 303 ] || fail "short writes, $mode: $n records, want 303"
+done
+
+if [ "$(id -u)" != 0 ] || ! mkdir full || ! mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
+  echo "note: cannot mount a small tmpfs (not root?): ENOSPC part skipped"
+  exit $status
+fi
+trap 'umount "$work/full"' EXIT
+head -c 16384 /dev/zero >full/filler 2>/dev/null   # as much as fits: the disk is full
+for spec in "segv 139 SIGSEGV" "abort 134 SIGABRT" "term 143 SIGTERM"; do
+  set -- $spec
+  mode=$1 want=$2 name=$3
+  FLIGHTREC_OPTIONS="start=1 crash_dump=1 signal_flush=1 output=$work/full/$mode.fr" \
+    timeout 30 "$prog" "$mode" >out.txt 2>err.txt; rc=$?
+  [ "$rc" = "$want" ] || fail "ENOSPC, $mode: exit $rc, want $want ($(head -c 300 err.txt))"
+  grep -q "flightrec: $name ([0-9]*): cannot write the trace to $work/full/$mode.fr: no space left on device" err.txt ||
+    fail "ENOSPC, $mode: no clear message: $(head -c 300 err.txt)"
+  [ "$(ls -A full)" = filler ] || fail "ENOSPC, $mode: files left: $(ls -A full)"
+done
+# Snapshots into the full disk: fr_snapshot fails with a message, nothing is left, and
+# the program (which exits 1 when a snapshot fails) keeps running to its end.
+(cd full && FLIGHTREC_OPTIONS="start=1 output=/dev/null" timeout 30 "$stress") >out.txt 2>err.txt; rc=$?
+[ "$rc" = 1 ] || fail "ENOSPC, snapshots: exit $rc, want 1 ($(head -c 300 err.txt))"
+grep -q "flightrec: snapshot 1: cannot write stress-1.fr: no space left on device" err.txt ||
+  fail "ENOSPC, snapshots: no clear message: $(head -c 300 err.txt)"
+[ "$(ls -A full)" = filler ] || fail "ENOSPC, snapshots: files left: $(ls -A full)"
+exit $status
