@@ -60,6 +60,16 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             ${LLVM_XRAY} $<TARGET_FILE:functrace_static_plain>
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_static_plain_work)
 
+  # __m256 arguments/results across traced calls: the entry/exit trampolines' saved set
+  # suffices for the recorder, slow path included (tiny pool, glibc's AVX2 routines); a
+  # handler that clears the upper halves is detected.
+  functrace_xray_program(functrace_avx_calls functrace_avx_calls.c flightrec)
+  add_test(NAME functrace_avx_calls COMMAND functrace_avx_calls)
+  add_test(NAME functrace_avx_calls_detects COMMAND functrace_avx_calls --clobbering-handler)
+  set_tests_properties(functrace_avx_calls PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
+    "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_avx_calls.fr buffer_size=4096 buffers=4 policy=overwrite;GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
+  set_tests_properties(functrace_avx_calls_detects PROPERTIES SKIP_RETURN_CODE 77)
+
   # The flags users need: pkg-config's xray_cflags; record warns about few sleds.
   add_test(NAME functrace_few_sleds
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_few_sleds.sh $<TARGET_FILE:flightrec_cli>
