@@ -55,6 +55,12 @@ CASES = {
     "profiling": ([], {"XRAY_OPTIONS": "verbosity=1"}, None, "exact"),
     "profiling_file": (["file"], {"XRAY_OPTIONS": "verbosity=1",
                                   "XRAY_PROFILING_OPTIONS": "grace_period_ms=0"}, None, "profile"),
+    # buffers_max=4: one thread's trie (4 buffers each in compiler-rt): the workers are
+    # not profiled in either runtime; flightrec says so.
+    "profiling_buffers_max": ([], {"XRAY_OPTIONS": "verbosity=1",
+                                   "XRAY_PROFILING_OPTIONS": "buffers_max=4"}, None,
+                              "exact+note"),
+    "fdr_drops": ([], {}, None, "drops"),
     "nosleds": ([], {"XRAY_OPTIONS": "verbosity=1 xray_mode=xray-basic"}, None, "header_only"),
 }
 
@@ -216,6 +222,23 @@ def main():
         print("ok: %s: unknown flag reported at verbosity 0 (documented difference)" % CASE)
         return
 
+    if check == "drops":
+        # Both keep what fits and lose the rest; only flightrec says so (the records kept
+        # differ: one block per thread here, one per buffer there).
+        if pc.stdout != pf.stdout or pc.returncode != pf.returncode:
+            fail("stdout/status differ: %r %r" % (pc.stdout, pf.stdout))
+        if ec != [] or ef != []:
+            fail("unexpected stderr: compiler-rt %r, flightrec %r" % (ec, ef))
+        if not any(re.search(r"xray-fdr: \d+ records dropped", l) for l in ours_extra):
+            fail("flightrec does not report the dropped records: %r" % ours_extra)
+        if len(logs(dc)) != 1 or len(logs(df)) != 1:
+            fail("want one log each: %r %r" % (logs(dc), logs(df)))
+        print("ok: %s: records lost to full buffers reported (compiler-rt: silent)" % CASE)
+        return
+    if check == "exact+note":
+        if not any("not profiled" in l for l in ours_extra):
+            fail("flightrec does not report what it left out: %r" % ours_extra)
+        check = "exact"
     if pc.returncode != pf.returncode:
         fail("exit status: compiler-rt %d, flightrec %d" % (pc.returncode, pf.returncode))
     if pc.stdout != pf.stdout:

@@ -169,6 +169,14 @@ static enum XRayLogFlushStatus fdr_flush(void)
                 xr_report("Failed to write; %s\n", fr_status_string(st));
                 result = XRAY_LOG_NOT_FLUSHING;
             }
+            /* compiler-rt loses records silently when its buffers run out: we say so. */
+            fr_stats stats;
+            fr_get_stats(&stats);
+            if (stats.records_dropped)
+                xr_report("flightrec: xray-fdr: %llu records dropped (buffers full, newest "
+                          "lost: raise buffer_max or buffer_size), %llu kept in %s\n",
+                          (unsigned long long)stats.records_dropped,
+                          (unsigned long long)stats.records_written, path);
         }
     }
     /* Once flushed, compiler-rt's FDR mode is uninitialised: the next init starts over. */

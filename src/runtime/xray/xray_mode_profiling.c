@@ -79,6 +79,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trie *all_tries;              /* every trie of every session, to free */
 static struct trie *posted_head, **posted_tail = &posted_head;
 static unsigned tries_given;
+static unsigned threads_refused;            /* no trie: buffers_max reached (a session) */
+static uint64_t calls_unrecorded;           /* no room in a trie (a session, approximate) */
 
 static struct {
     int per_thread_allocator_max, global_allocator_max, stack_allocator_max;
@@ -141,23 +143,29 @@ static void enter(struct trie *t, int32_t fid, uint64_t tsc)
 {
     if (t->overflowed) {
         t->overflowed++;
+        __atomic_fetch_add(&calls_unrecorded, 1, __ATOMIC_RELAXED);
         return;
     }
     uint32_t n;
     if (t->depth == 0) {
-        if (t->root_count >= t->root_cap || !(n = add_node(t, 0, fid)))
+        if (t->root_count >= t->root_cap || !(n = add_node(t, 0, fid))) {
+            __atomic_fetch_add(&calls_unrecorded, 1, __ATOMIC_RELAXED);
             return;
+        }
         t->roots[t->root_count++] = n;
     } else {
         uint32_t top = t->stack[t->depth - 1].node;
         n = t->nodes[top - 1].first_callee;
         while (n && t->nodes[n - 1].fid != fid)
             n = t->nodes[n - 1].next_sibling;
-        if (!n && !(n = add_node(t, top, fid)))
+        if (!n && !(n = add_node(t, top, fid))) {
+            __atomic_fetch_add(&calls_unrecorded, 1, __ATOMIC_RELAXED);
             return;
+        }
     }
     if (t->depth >= t->stack_cap) {
         t->overflowed++;
+        __atomic_fetch_add(&calls_unrecorded, 1, __ATOMIC_RELAXED);
         return;
     }
     t->stack[t->depth++] = (struct frame){tsc, n, 0};
@@ -241,6 +249,8 @@ static void reset_locked(void)
     posted_head = NULL;
     posted_tail = &posted_head;
     tries_given = 0;
+    threads_refused = 0;
+    __atomic_store_n(&calls_unrecorded, 0, __ATOMIC_RELAXED);
 }
 
 /* Depth-first from each root: the path (leaf to root), 0, count, local time. */
@@ -371,6 +381,8 @@ static void handle(int32_t fid, enum XRayEntryType type)
                 all_tries = t;
                 tries_given++;
                 pthread_setspecific(exit_key, (void *)1);
+            } else if (!t) {
+                threads_refused++;
             }
             pthread_mutex_unlock(&lock);
             self = t;
@@ -486,7 +498,16 @@ static enum XRayLogInitStatus prof_finalize(void)
     guard = saved;
     pthread_mutex_lock(&lock);
     serialize_locked();
+    unsigned refused = threads_refused;
+    uint64_t unrecorded = __atomic_load_n(&calls_unrecorded, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
+    /* compiler-rt leaves these out silently: we say so. */
+    if (refused)
+        xr_report("flightrec: xray-profiling: %u threads not profiled (buffers_max=%d: %d "
+                  "threads)\n", refused, opts.buffers_max, opts.buffers_max / 4);
+    if (unrecorded)
+        xr_report("flightrec: xray-profiling: %llu calls not profiled (no room in a thread's "
+                  "trie: raise per_thread_allocator_max)\n", (unsigned long long)unrecorded);
     __atomic_store_n(&status, XRAY_LOG_FINALIZED, __ATOMIC_RELEASE);
     return XRAY_LOG_FINALIZED;
 }
