@@ -49,6 +49,20 @@ for spec in "segv 11 SIGSEGV 139" "bus 7 SIGBUS 135" "ill 4 SIGILL 132" "fpe 8 S
 done
 grep -q "address 0x10," <("$fr" info segv.fr) || fail "segv: the faulting address 0x10 is not printed"
 
+# A stack overflow: no stack left for a handler but the alternate one the recorder gave
+# the thread. The last record of the crashing thread is an entry of recurse.
+timeout 30 "$fr" record -o overflow.fr -- "$prog" overflow >out.txt 2>err.txt; rc=$?
+[ "$rc" = 139 ] || fail "overflow: exit $rc, want 139 ($(head -c 400 err.txt))"
+if [ -s overflow.fr ]; then
+  "$xray" fdr-dump -verify overflow.fr >/dev/null 2>xray.err || fail "overflow: llvm-xray fdr-dump -verify: $(head -c 300 xray.err)"
+  "$fr" info overflow.fr | grep -q "^written on: fatal signal, signal 11 (SIGSEGV)" || fail "overflow: info"
+  pid=$("$fr" info overflow.fr | sed -n 's/^process: pid \([0-9]*\).*/\1/p')
+  last=$("$fr" dump --tid "$pid" overflow.fr | grep -E ' (enter|exit) ' | tail -1)
+  case "$last" in *" enter "*recurse*) ;; *) fail "overflow: last record '$last'" ;; esac
+else
+  fail "overflow: no trace ($(head -c 300 err.txt))"
+fi
+
 # The program's own SIGSEGV handler, installed before the recorder started, still runs;
 # it puts the default back and returns: the fault repeats and kills the program.
 FLIGHTREC_OPTIONS="crash_dump=1 output=$work/own.fr" timeout 30 "$prog" own_segv init >out.txt 2>err.txt; rc=$?

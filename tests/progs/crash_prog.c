@@ -3,7 +3,8 @@
  * usage: crash_prog MODE [init]
  *   MODE: segv bus ill fpe abort trap term int hup exit | own_segv (installs its own
  *   SIGSEGV handler, which must still run) | own_term (its own SIGTERM handler, which
- *   _exits with status 7) | wait (sleeps until killed)
+ *   _exits with status 7) | overflow (unbounded recursion: the stack overflows, the dump
+ *   runs on the alternate signal stack) | wait (sleeps until killed)
  *   init: call fr_init(NULL) in main (after the program's own handler), for runs without
  *   `flightrec record` (FLIGHTREC_OPTIONS without start=1).
  * A worker thread makes exactly WORKER_CALLS traced calls, then blocks; main makes
@@ -51,6 +52,17 @@ static void own_handler(int sig)
 __attribute__((noinline, no_sanitize("integer-divide-by-zero"), xray_never_instrument))
 static int divide(int a, int b) { return a / b; }
 
+static volatile int never = -1;
+
+__attribute__((noinline)) int recurse(int depth)
+{
+    if (depth == never)
+        return 0;
+    volatile char frame[64];
+    frame[0] = (char)depth;
+    return recurse(depth + 1) + frame[0];   /* not a tail call: every level keeps a frame */
+}
+
 static void own_term_handler(int sig)
 {
     (void)sig;
@@ -82,6 +94,8 @@ __attribute__((noinline)) void crash_here(const char *mode)
         raise(SIGINT);
     } else if (!strcmp(mode, "hup")) {
         raise(SIGHUP);
+    } else if (!strcmp(mode, "overflow")) {
+        sink = recurse(0);
     } else if (!strcmp(mode, "wait")) {
         (void)!write(1, "ready\n", 6);
         for (;;)

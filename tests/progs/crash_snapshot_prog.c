@@ -11,10 +11,11 @@
 #include <unistd.h>
 #include "flightrec.h"
 
-static volatile int sink, stop;
+static volatile unsigned sink;
+static volatile int stop;
 
-__attribute__((noinline)) void tick(int i) { sink += i; }
-__attribute__((noinline)) void work(int i) { sink ^= i; }
+__attribute__((noinline)) void tick(int i) { sink += (unsigned)i; }
+__attribute__((noinline)) void work(int i) { sink ^= (unsigned)i; }
 
 static void pace(void)
 {

@@ -9,9 +9,10 @@
 #include <time.h>
 #include "flightrec.h"
 
-static volatile int sink, stop;
+static volatile unsigned sink;
+static volatile int stop;
 
-__attribute__((noinline)) void spin(int i) { sink += i; }
+__attribute__((noinline)) void spin(int i) { sink += (unsigned)i; }
 
 static void *worker(void *arg)
 {
