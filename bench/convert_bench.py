@@ -1,48 +1,71 @@
 #!/usr/bin/env python3
-"""convert_bench.py - `flightrec convert --format chrome` against
-`llvm-xray convert --output-format=trace_event` on the same trace, in the same run:
-wall time, peak memory (max RSS), and the ratio. Target: flightrec at least 20x faster.
-usage: convert_bench.py FLIGHTREC GENERATOR LLVM_XRAY WORKDIR [RECORDS]
+"""convert_bench.py - the converters and account against their llvm-xray equivalents and
+against a plain read of the same trace, in one run, best of 3 on both sides: wall time,
+CPU time (user + sys), peak RSS and ratios.
+  flightrec convert --format chrome    vs  llvm-xray convert --output-format=trace_event
+  flightrec convert --format perfetto  (records per CPU second; target >= 40 M/s)
+  flightrec account                    (llvm-xray account rejects this trace's typed events;
+                                        bench_analysis_account compares them on another)
+  convert_readsum (batched read, sum of the records: the floor)
+Outputs go to files in WORKDIR (as a user would write them).
+usage: convert_bench.py FLIGHTREC GENERATOR LLVM_XRAY READSUM WORKDIR [RECORDS]
 """
 import os
 import subprocess
 import sys
 import time
 
-flightrec, generator, llvm_xray, work = sys.argv[1:5]
-records = int(sys.argv[5]) if len(sys.argv) > 5 else 3000000
+flightrec, generator, llvm_xray, readsum, work = sys.argv[1:6]
+records = int(sys.argv[6]) if len(sys.argv) > 6 else 3000000
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "bench.fr")
 subprocess.run([generator, trace, str(records)], check=True)
+subprocess.run(["cat", trace], stdout=subprocess.DEVNULL, check=True)   # page cache
 
 
-def run(cmd):
-    """Wall time, CPU time (user + system) and peak memory (max RSS, KiB) of one run."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - start
-    err = p.stderr.read().decode()
-    p.stderr.close()
-    if status != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), err))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+def best_of_3(cmd):
+    """best wall, best CPU, largest peak RSS (KiB) of 3 runs under GNU time"""
+    walls, cpus, rss = [], [], []
+    tf = os.path.join(work, "time")
+    for _ in range(3):
+        start = time.monotonic()
+        p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf, *cmd],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        walls.append(time.monotonic() - start)
+        if p.returncode != 0:
+            sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr.decode()[-2000:]))
+        u, s, m = open(tf).read().split()[-3:]
+        cpus.append(float(u) + float(s))
+        rss.append(int(m))
+    return min(walls), min(cpus), max(rss)
 
 
-ours_out, theirs_out = os.path.join(work, "ours.json"), os.path.join(work, "llvm.json")
-ours_cmd = [flightrec, "convert", trace, "--format", "chrome", "-o", ours_out]
-theirs_cmd = [llvm_xray, "convert", "--output-format=trace_event", trace, "-o", theirs_out]
-ours_runs = [run(ours_cmd) for _ in range(3)]   # the best of three: least disturbed
-ours_wall, ours_cpu = min(r[0] for r in ours_runs), min(r[1] for r in ours_runs)
-ours_rss = max(r[2] for r in ours_runs)
-theirs_wall, theirs_cpu, theirs_rss = run(theirs_cmd)
-size = os.path.getsize(trace)
-print("trace: %d records, %.1f MB" % (records, size / 1e6))
-print("%-46s %8s %8s %10s" % ("", "wall s", "cpu s", "peak MB"))
-print("%-46s %8.3f %8.3f %10.1f" % ("flightrec convert --format chrome", ours_wall, ours_cpu, ours_rss / 1024))
-print("%-46s %8.3f %8.3f %10.1f" % ("llvm-xray convert --output-format=trace_event", theirs_wall, theirs_cpu,
-                                     theirs_rss / 1024))
-print("ratio (llvm-xray / flightrec): wall %.1fx, cpu %.1fx, memory %.1fx   (target: >= 20x faster)"
-      % (theirs_wall / ours_wall, theirs_cpu / max(ours_cpu, 1e-3), theirs_rss / max(ours_rss, 1)))
-print("output sizes: flightrec %.1f MB, llvm-xray %.1f MB" % (os.path.getsize(ours_out) / 1e6,
-                                                            os.path.getsize(theirs_out) / 1e6))
+out = lambda name: os.path.join(work, name)   # noqa: E731
+runs = [
+    ("read-and-sum (convert_readsum)", [readsum, trace]),
+    ("flightrec convert --format chrome", [flightrec, "convert", trace, "-f", "chrome", "-o", out("ours.json")]),
+    ("llvm-xray convert --output-format=trace_event",
+     [llvm_xray, "convert", "--output-format=trace_event", trace, "-o", out("llvm.json")]),
+    ("flightrec convert --format perfetto", [flightrec, "convert", trace, "-f", "perfetto", "-o", out("ours.pftrace")]),
+    ("flightrec account", [flightrec, "account", trace]),
+]
+res = {name: best_of_3(cmd) for name, cmd in runs}
+print("trace: %d records, %.1f MB; load %s" % (records, os.path.getsize(trace) / 1e6,
+                                               open("/proc/loadavg").read().split()[0]))
+print("%-48s %8s %8s %9s" % ("best of 3", "wall s", "cpu s", "peak MB"))
+for name, _ in runs:
+    w, c, m = res[name]
+    print("%-48s %8.3f %8.3f %9.1f" % (name, w, c, m / 1024))
+R = lambda a, b, i: res[a][i] / max(res[b][i], 1e-3)   # noqa: E731
+rs = "read-and-sum (convert_readsum)"
+print("chrome:   llvm-xray / flightrec  wall %.1fx  cpu %.1fx;  flightrec / read-and-sum cpu %.1fx"
+      % (R("llvm-xray convert --output-format=trace_event", "flightrec convert --format chrome", 0),
+         R("llvm-xray convert --output-format=trace_event", "flightrec convert --format chrome", 1),
+         R("flightrec convert --format chrome", rs, 1)))
+print("perfetto: %.1f M records per CPU second (target >= 40);  flightrec / read-and-sum cpu %.1fx;"
+      "  output %.1f MB (chrome %.1f MB)"
+      % (records / max(res["flightrec convert --format perfetto"][1], 1e-3) / 1e6,
+         R("flightrec convert --format perfetto", rs, 1), os.path.getsize(out("ours.pftrace")) / 1e6,
+         os.path.getsize(out("ours.json")) / 1e6))
+print("account:  flightrec / read-and-sum cpu %.1fx (target <= 3x; against llvm-xray account, which"
+      " rejects this trace's typed events: bench_analysis_account)" % R("flightrec account", rs, 1))

@@ -32,3 +32,8 @@ add_test(NAME analysis_stacks_bounded
 add_test(NAME analysis_replay
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_replay.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_replay)
+
+# Per-thread views: --tid on account/stack/graph/convert, --thread-root in folded and SVG.
+add_test(NAME analysis_tid
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_tid.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_tid)

@@ -66,3 +66,24 @@ add_test(NAME convert_origin
 add_test(NAME convert_wild_times
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_times.py $<TARGET_FILE:flightrec_cli>
           ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_times)
+
+# The converters' division-free tick -> ns conversion against exact 128-bit arithmetic.
+add_executable(convert_clock_test ${CMAKE_CURRENT_SOURCE_DIR}/convert_clock_test.c)
+target_include_directories(convert_clock_test PRIVATE ${CMAKE_SOURCE_DIR}/src/cli
+  ${CMAKE_SOURCE_DIR}/src/cli/convert ${CMAKE_SOURCE_DIR}/src/reader ${CMAKE_SOURCE_DIR}/src/analysis
+  ${CMAKE_SOURCE_DIR}/src/common)
+add_test(NAME convert_clock_test COMMAND convert_clock_test)
+
+# Many processes on one timeline: a program forking 3 children, recorded (4 traces),
+# merged into one Perfetto file; see tests/convert_merge.py.
+if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  add_executable(convert_fork_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/convert_fork_prog.c)
+  target_compile_options(convert_fork_prog PRIVATE -fxray-instrument -fnoxray-link-deps
+    -fxray-instruction-threshold=1 -O1)
+  target_link_options(convert_fork_prog PRIVATE -fxray-instrument -fnoxray-link-deps)
+  target_link_libraries(convert_fork_prog PRIVATE flightrec)
+  add_test(NAME convert_merge
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_merge.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:convert_fork_prog> ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto
+            ${CMAKE_CURRENT_BINARY_DIR}/convert_merge)
+endif()

@@ -38,6 +38,7 @@
 
 struct thread_nodes {
     int32_t   tid;
+    uint32_t  root;        /* parent of the thread's depth-0 nodes */
     uint32_t  known;       /* node_at[0..known-1] were written by enters */
     size_t    cap;
     uint32_t *node_at;
@@ -51,6 +52,7 @@ struct fr_stack_agg {
     uint32_t        slot_bits;
     size_t          limit;         /* nodes before "other" takes new stacks (<= MAX_NODES/2) */
     uint64_t        merged_calls;
+    int             thread_roots;
     struct thread_nodes **threads;
     size_t          n_threads, cap_threads;
     fr_u64_map      by_tid;
@@ -96,6 +98,11 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks)
 {
     /* "other" nodes, at most one per node, must fit in MAX_NODES too */
     sa->limit = max_stacks && max_stacks < MAX_NODES / 2 ? max_stacks : MAX_NODES / 2;
+}
+
+void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on)
+{
+    sa->thread_roots = on;
 }
 
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa)
@@ -241,6 +248,13 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     if (i == FR_U64_MAP_NONE) {
         struct thread_nodes *th = fr_xcalloc(1, sizeof *th);
         th->tid = tid;
+        th->root = FR_STACK_ROOT;
+        if (sa->thread_roots) {   /* whatever the limit: one per thread */
+            uint32_t fid = FR_STACK_THREAD | (uint32_t)tid, slot;
+            th->root = lookup(sa, FR_STACK_ROOT, fid, &slot);
+            if (th->root == FR_STACK_ROOT)
+                th->root = add_node(sa, FR_STACK_ROOT, fid, slot);
+        }
         sa->threads = fr_xgrow(sa->threads, &sa->cap_threads, sa->n_threads + 1,
                                sizeof *sa->threads, 16);
         i = (uint32_t)sa->n_threads++;
@@ -251,9 +265,10 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     return sa->last;
 }
 
-static uint32_t node_of_stack(fr_stack_agg *sa, const uint32_t *stack, uint32_t depth)
+static uint32_t node_of_stack(fr_stack_agg *sa, const struct thread_nodes *th,
+                              const uint32_t *stack, uint32_t depth)
 {
-    uint32_t node = FR_STACK_ROOT;
+    uint32_t node = th->root;
     for (uint32_t d = 0; d <= depth; d++)
         node = child_of(sa, node, stack[d]);
     return node;
@@ -266,9 +281,9 @@ void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uin
     struct thread_nodes *th = thread_of(sa, tid);
     if (depth >= th->cap)
         th->node_at = fr_xgrow(th->node_at, &th->cap, (size_t)depth + 1, sizeof *th->node_at, 64);
-    uint32_t parent = depth == 0 ? FR_STACK_ROOT
+    uint32_t parent = depth == 0 ? th->root
                     : depth <= th->known ? th->node_at[depth - 1]
-                    : node_of_stack(sa, stack, depth - 1);
+                    : node_of_stack(sa, th, stack, depth - 1);
     uint32_t node = child_of(sa, parent, stack[depth]);
     __builtin_prefetch(node_at(sa, node), 1);
     th->node_at[depth] = node;
@@ -285,7 +300,7 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
         /* The deeper entries belong to frames closed by now. */
         th->known = c->depth;
     } else {
-        node = node_of_stack(sa, c->stack, c->depth);
+        node = node_of_stack(sa, th, c->stack, c->depth);
     }
     fr_stack_node *s = node_at(sa, node);
     s->calls++;

@@ -24,6 +24,12 @@
 #define FR_STACK_ROOT UINT32_MAX   /* parent of the nodes of depth 0 */
 /* function_id of an "other" node: the stacks merged once the limit is reached */
 #define FR_STACK_OTHER UINT32_MAX
+/* function_id of a thread's root node (fr_stack_agg_set_thread_roots): this bit | tid */
+#define FR_STACK_THREAD 0x80000000u
+static inline int fr_stack_is_thread(uint32_t function_id)
+{
+    return function_id != FR_STACK_OTHER && (function_id & FR_STACK_THREAD);
+}
 
 /* 64 bytes, one cache line; with the hash table's 4-8 bytes a slot, about 72 bytes per
  * distinct stack. */
@@ -50,6 +56,9 @@ void fr_stack_agg_free(fr_stack_agg *sa);
  * nodes. Call before
  * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
 void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
+/* One tree per thread: every stack starts with a node for its thread (function_id
+ * FR_STACK_THREAD | tid, no calls of its own), outside the limit. Call before feeding. */
+void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on);
 /* Calls counted in "other" nodes. */
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */

@@ -23,8 +23,12 @@ int fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const ch
     /* FR_TE_LOST must reach the call tracker (it resets a thread's stack). */
     c->trace.return_meta = true;
     c->analysis = fr_analysis_new(what);
-    if (opts && c->analysis->stacks)
+    if (opts && c->analysis->stacks) {
         fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
+        fr_stack_agg_set_thread_roots(c->analysis->stacks, opts->thread_roots);
+    }
+    if (opts)
+        c->trace.only_tids = opts->tids;
     /* Plain function records (nearly all of a trace) in batches, the rest one by one. */
     enum { FN_BATCH = 1024 };   /* 16 KiB: stays in L1 while the tracker reads it */
     fr_function_record fns[FN_BATCH];
@@ -158,4 +162,18 @@ int fr_acli_parse_count(const char *command, const char *option, const char *arg
     }
     *out = v;
     return 0;
+}
+
+const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf, size_t n)
+{
+    for (size_t i = 0; i < m->n_thread_stats; i++) {
+        const fr_meta_thread *th = &m->thread_stats[i];
+        if (th->tid == tid && th->name[0]) {
+            snprintf(buf, n, "[thread %d %.*s]", (int)tid, (int)strnlen(th->name, sizeof th->name),
+                     th->name);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "[thread %d]", (int)tid);
+    return buf;
 }

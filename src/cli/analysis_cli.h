@@ -30,6 +30,8 @@ int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *
 /* Same, with options of the analysis. */
 typedef struct fr_acli_opts {
     size_t max_stacks;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_limit (0: no limit) */
+    bool thread_roots;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_thread_roots */
+    fr_cli_tids tids;       /* --tid: only these threads (none: all) */
 } fr_acli_opts;
 int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                       unsigned what, const fr_acli_opts *opts);
@@ -50,6 +52,9 @@ void fr_acli_report_unmatched(const fr_acli *c);
 void fr_acli_json_header(const fr_acli *c, FILE *out);
 void fr_acli_json_string(FILE *out, const char *s);
 
+/* The frame naming a thread's root node (--thread-root): "[thread 1234 worker-a]" with
+ * the thread's name from the trace, else "[thread 1234]". */
+const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf, size_t n);
 /* -o FILE: stdout when path is NULL or "-". Returns NULL after printing why. */
 FILE *fr_acli_open_output(const char *command, const char *path);
 /* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */

@@ -511,19 +511,51 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
             if (!t->return_meta)
                 continue;
         }
+        if (t->only_tids.n && rec->tid != 0 && !fr_cli_tid_selected(t, rec->tid))
+            continue;   /* --tid: another thread's record (the metadata block's are kept) */
         t->records++;
         return s;
     }
 }
 
+bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid)
+{
+    if (!t->only_tids.n)
+        return true;
+    for (size_t i = 0; i < t->only_tids.n; i++)
+        if (t->only_tids.ids[i] == tid)
+            return true;
+    return false;
+}
+
 size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid)
 {
     /* No block, metadata or typed records here: only the count and the progress line. */
-    size_t n = fr_reader_next_functions(t->reader, out, max, tid);
-    if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
-        show_progress(t);
-    t->records += n;
-    return n;
+    for (;;) {
+        size_t n = fr_reader_next_functions(t->reader, out, max, tid);
+        if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
+            show_progress(t);
+        if (n && !fr_cli_tid_selected(t, *tid))
+            continue;   /* --tid: another thread's batch */
+        t->records += n;
+        return n;
+    }
+}
+
+int fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids)
+{
+    const char *p = arg;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > INT32_MAX || (*end && *end != ','))
+            return fr_cli_usage_error(command, "--tid '%s': expected thread ids (1234 or 12,34)", arg);
+        if (tids->n == FR_CLI_MAX_TIDS)
+            return fr_cli_usage_error(command, "--tid: at most %d threads", FR_CLI_MAX_TIDS);
+        tids->ids[tids->n++] = (int32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
 }
 
 const char *fr_cli_name(fr_cli_trace *t, uint32_t function_id)

@@ -24,6 +24,13 @@
 #include "symbols.h"
 #include "trace_meta.h"
 
+/* --tid: the threads a command looks at (none: all). */
+#define FR_CLI_MAX_TIDS 64
+typedef struct fr_cli_tids {
+    int32_t ids[FR_CLI_MAX_TIDS];
+    size_t  n;
+} fr_cli_tids;
+
 typedef struct fr_cli_trace {
     const char   *command;      /* "dump": prefixes messages */
     const char   *path;
@@ -44,6 +51,8 @@ typedef struct fr_cli_trace {
     uint64_t      truncated_at;
     uint64_t      records;      /* returned by fr_cli_next so far */
     uint64_t      meta_end;     /* records before this offset were read into .meta at open */
+    fr_cli_tids   only_tids;    /* --tid: only these threads' records are returned
+                                   (none: all); set after fr_cli_open */
     void         *spool;        /* "-": standard input copied to an unlinked temporary file,
                                    mapped here (both readers read these bytes) */
     size_t        spool_size;
@@ -66,6 +75,12 @@ int  fr_cli_next(fr_cli_trace *t, fr_record *rec);
 /* Batch of plain function records (see fr_reader_next_functions), counted and shown in
  * the progress line as fr_cli_next would. 0: call fr_cli_next for the next record. */
 size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid);
+/* --tid: adds "1234" or "12,34" (the option may be repeated) to tids. Returns 0, or
+ * FR_EXIT_USAGE after a message. Copied into fr_cli_trace.only_tids after fr_cli_open,
+ * fr_cli_next and fr_cli_next_functions skip the other threads' records (the metadata
+ * block's, thread 0, are kept). */
+int  fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids);
+bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid);
 /* Closes; returns FR_EXIT_BAD_INPUT if a read error happened, else FR_EXIT_OK. */
 int  fr_cli_close(fr_cli_trace *t);
 /* Function name: trace table, then symbols, then "#ID". Lives as long as the trace. */

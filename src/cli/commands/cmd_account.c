@@ -24,6 +24,7 @@ static const char usage_text[] =
     "  --lines             file:line where each function starts (from the binary's\n"
     "                      debug information): after the name (text), file and line\n"
     "                      columns (csv) or members (json)\n"
+    "  --tid TID[,TID...]  only these threads (repeatable)\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
@@ -205,6 +206,7 @@ int cmd_account(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"binary", required_argument, NULL, 'b'},
         {"lines", no_argument, NULL, 'L'},
+        {"tid", required_argument, NULL, 'T'},
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
         {"color", optional_argument, NULL, 'c'},
@@ -213,6 +215,7 @@ int cmd_account(int argc, char **argv)
         {0},
     };
     const char *format = "text", *binary = NULL, *output = NULL;
+    fr_acli_opts opts = {0};
     uint64_t top = UINT64_MAX;
     bool verbose = false;
     int color = FR_COLOR_AUTO;
@@ -244,6 +247,10 @@ int cmd_account(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'b': binary = optarg; break;
         case 'L': g_lines = true; break;
+        case 'T':
+            if (fr_cli_parse_tids("account", optarg, &opts.tids))
+                return FR_EXIT_USAGE;
+            break;
         case 'o': output = optarg; break;
         case 'v': verbose = true; break;
         case 'c':
@@ -263,7 +270,7 @@ int cmd_account(int argc, char **argv)
     const char *path = argv[optind];
 
     fr_acli c;
-    int rc = fr_acli_run(&c, "account", path, binary, FR_ANALYZE_FUNCTIONS);
+    int rc = fr_acli_run_opts(&c, "account", path, binary, FR_ANALYZE_FUNCTIONS, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;

@@ -15,8 +15,11 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
+        "       flightrec convert FILE FILE... --format perfetto [-o OUT] [options]\n"
         "\n"
-        "Converts a trace, reading it once and writing as it reads.\n"
+        "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
+        "process and its children: FILE FILE.*) go into one Perfetto file on one clock\n"
+        "(CLOCK_MONOTONIC, from each file's clock event), one process track each.\n"
         "\n"
         "formats:\n"
         "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
@@ -35,6 +38,9 @@ static void usage(FILE *out)
         "  --binary BIN         take function names from BIN (its xray_instr_map and symbols)\n"
         "  --weight time|calls  folded/svg: weight of a stack, self time in ns (default) or calls\n"
         "  --title TEXT         svg: title of the flame graph\n"
+        "  --tid TID[,TID...]   only these threads (repeatable; not for yaml)\n"
+        "  --thread-root        folded/svg: each stack starts with its thread, so the flame\n"
+        "                       graph has one tree per thread (default: threads merged)\n"
         "  --max-stacks N       folded/svg: keep at most N distinct stacks in memory; calls\n"
         "                       whose stack would be a new one once N exist are counted in\n"
         "                       an \"[other]\" frame under their deepest known caller\n"
@@ -51,10 +57,87 @@ static int usage_error(const char *fmt, const char *arg)
     return fr_cli_usage_error("convert", fmt, arg);
 }
 
+#define MAX_INPUTS 256
+
+/* Opens one input into job (trace, names, clock). Returns 0, or an exit code after a
+ * message. */
+static int open_input(cv_job *job, fr_cli_trace *trace, const char *in, const char *binary,
+                      const fr_cli_tids *tids)
+{
+    int rc = fr_cli_open(trace, "convert", in, binary);
+    if (rc)
+        return rc;
+    trace->return_meta = true;
+    trace->only_tids = *tids;
+    job->trace = trace;
+    job->in_path = in;
+    job->info = trace->info;
+    job->meta = &trace->meta;
+    job->symbols = trace->symbols;
+    job->have_names = binary || trace->meta.n_functions > 0 ||
+                      (trace->meta.executable && trace->meta.executable[0] &&
+                       access(trace->meta.executable, R_OK) == 0);
+    job->ticks_per_second = trace->ticks_per_second;
+    cv_clock_init(&job->clock, job->ticks_per_second);
+    if (job->ticks_per_second == 0) {
+        fr_cli_close(trace);
+        return fr_cli_input_error("convert", "%s: offset 8: the clock frequency is 0", in);
+    }
+    return 0;
+}
+
+/* Several traces (a process and its children, services on one host) into one Perfetto
+ * file on one clock: each file's clock event anchors its ticks to CLOCK_MONOTONIC. */
+static int merge_perfetto(cv_job *job, const char *const *inputs, size_t n, const char *binary,
+                          const char *out_path, const fr_cli_tids *tids)
+{
+    /* Every input must have the anchor, checked before anything is written. */
+    for (size_t i = 0; i < n; i++) {
+        fr_cli_trace trace;
+        int rc = open_input(job, &trace, inputs[i], binary, tids);
+        if (rc)
+            return rc;
+        bool anchored = trace.meta.has_clock && trace.meta.base_monotonic_ns >= 0;
+        fr_cli_close(&trace);
+        if (!anchored)
+            return fr_cli_input_error("convert", "%s has no clock event (CLOCK_MONOTONIC anchor): "
+                                      "it cannot be placed on the other files' timeline", inputs[i]);
+    }
+    FILE *out = stdout;
+    if (out_path && strcmp(out_path, "-")) {
+        out = fopen(out_path, "wb");
+        if (!out)
+            return fr_cli_input_error("convert", "cannot create %s: %s", out_path, strerror(errno));
+    }
+    job->out = out;
+    job->out_path = out == stdout ? "<stdout>" : out_path;
+    cv_perfetto *p = cv_perfetto_begin(out);
+    int rc = FR_EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        fr_cli_trace trace;
+        int orc = open_input(job, &trace, inputs[i], binary, tids);
+        if (orc) {
+            rc = orc;
+            continue;
+        }
+        int arc = cv_perfetto_add(p, job, (uint32_t)i);
+        int crc = fr_cli_close(&trace);
+        if (!rc)
+            rc = arc ? arc : crc;
+    }
+    int erc = cv_perfetto_end(p, job->out_path);
+    if (out != stdout && fclose(out) != 0 && !erc)
+        erc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
+    return rc ? rc : erc;
+}
+
 int cmd_convert(int argc, char **argv)
 {
-    const char *in = NULL, *out_path = NULL, *format = NULL, *binary = NULL, *weight = "time";
+    const char *inputs[MAX_INPUTS], *in = NULL, *out_path = NULL, *format = NULL, *binary = NULL;
+    const char *weight = "time";
+    size_t n_inputs = 0;
     const char *max_stacks = NULL;
+    fr_cli_tids tids = {0};
     cv_job job = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -73,18 +156,27 @@ int cmd_convert(int argc, char **argv)
             (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
+        } else if (!strcmp(a, "--thread-root")) {
+            job.thread_roots = true;
+        } else if (!strcmp(a, "--tid") || !strncmp(a, "--tid=", 6)) {
+            const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v)
+                return usage_error("%s", "--tid needs a thread id");
+            if (fr_cli_parse_tids("convert", v, &tids))
+                return FR_EXIT_USAGE;
         } else if (!strcmp(a, "--ids")) {
             job.ids_only = true;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option '%s'", a);
-        } else if (in) {
-            return usage_error("more than one input file ('%s')", a);
+        } else if (n_inputs == MAX_INPUTS) {
+            return usage_error("more than 256 input files ('%s')", a);
         } else {
-            in = a;
+            inputs[n_inputs++] = a;
         }
     }
-    if (!in)
+    if (!n_inputs)
         return usage_error("%s", "no input file");
+    in = inputs[0];
     if (!format)
         return usage_error("%s", "no --format (chrome, folded, svg, yaml or perfetto)");
     int (*convert)(cv_job *) = NULL;
@@ -104,15 +196,25 @@ int cmd_convert(int argc, char **argv)
             return usage_error("--max-stacks applies to the folded and svg formats, not '%s'", format);
         job.max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }
+    if (job.thread_roots && convert != cv_convert_folded && convert != cv_convert_svg)
+        return usage_error("--thread-root applies to the folded and svg formats, not '%s'", format);
+    if (tids.n && convert == cv_convert_yaml)
+        return usage_error("%s", "--tid: the yaml format is llvm-xray's whole trace; use another format");
+    if (n_inputs > 1 && convert != cv_convert_perfetto)
+        return usage_error("several input files are merged by --format perfetto only, not '%s'", format);
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);
+
+    if (n_inputs > 1)
+        return merge_perfetto(&job, inputs, n_inputs, binary, out_path, &tids);
 
     fr_cli_trace trace;
     int rc = fr_cli_open(&trace, "convert", in, binary);
     if (rc)
         return rc;
     trace.return_meta = true;   /* LOST markers reach the call tracker, yaml shows all */
+    trace.only_tids = tids;
     job.trace = &trace;
     job.in_path = in;
     job.info = trace.info;
@@ -122,6 +224,7 @@ int cmd_convert(int argc, char **argv)
                      (trace.meta.executable && trace.meta.executable[0] &&
                       access(trace.meta.executable, R_OK) == 0);
     job.ticks_per_second = trace.ticks_per_second;
+    cv_clock_init(&job.clock, job.ticks_per_second);
     if (job.ticks_per_second == 0) {
         fr_cli_input_error("convert", "%s: offset 8: the clock frequency is 0", in);
         fr_cli_close(&trace);

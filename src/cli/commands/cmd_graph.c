@@ -21,6 +21,7 @@ static const char usage_text[] =
     "  -f, --format F      dot (the only format; accepted for symmetry with the other\n"
     "                      commands)\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --tid TID[,TID...]  only these threads (repeatable)\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
@@ -60,6 +61,7 @@ int cmd_graph(int argc, char **argv)
     static const struct option options[] = {
         {"top", required_argument, NULL, 't'},
         {"binary", required_argument, NULL, 'b'},
+        {"tid", required_argument, NULL, 'T'},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"verbose", no_argument, NULL, 'v'},
@@ -67,6 +69,7 @@ int cmd_graph(int argc, char **argv)
         {0},
     };
     const char *binary = NULL, *output = NULL;
+    fr_acli_opts opts = {0};
     bool verbose = false;
     uint64_t top = UINT64_MAX;
     optind = 1;
@@ -79,6 +82,10 @@ int cmd_graph(int argc, char **argv)
                 return FR_EXIT_USAGE;
             break;
         case 'b': binary = optarg; break;
+        case 'T':
+            if (fr_cli_parse_tids("graph", optarg, &opts.tids))
+                return FR_EXIT_USAGE;
+            break;
         case 'o': output = optarg; break;
         case 'f':
             if (strcmp(optarg, "dot"))
@@ -96,7 +103,7 @@ int cmd_graph(int argc, char **argv)
     const char *path = argv[optind];
 
     fr_acli c;
-    int rc = fr_acli_run(&c, "graph", path, binary, FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH);
+    int rc = fr_acli_run_opts(&c, "graph", path, binary, FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;

@@ -26,6 +26,9 @@ static const char usage_text[] =
     "  --binary BIN        take function names from BIN (else from the trace)\n"
     "  --lines             each frame as \"name (file:line)\", file:line where the\n"
     "                      function starts (from the binary's debug information)\n"
+    "  --tid TID[,TID...]  only these threads (repeatable)\n"
+    "  --thread-root       each stack starts with its thread (\"thread 1234\" or the\n"
+    "                      thread's name and id): one tree per thread\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
@@ -153,8 +156,19 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
     for (uint32_t d = 0; d < n; d++) {
         if (d)
             fputs(json ? ", " : sep, out);
+        char thread[96];
         if (ids[d] == FR_STACK_OTHER)
             fputs(json ? "\"[other]\"" : "[other]", out);
+        else if (fr_stack_is_thread(ids[d])) {
+            const char *t = fr_acli_thread_frame(&c->trace.meta, (int32_t)(ids[d] & ~FR_STACK_THREAD),
+                                                 thread, sizeof thread);
+            if (json)
+                fr_acli_json_string(out, t);
+            else if (!strcmp(sep, ";"))
+                fr_text_put_frame(out, t);
+            else
+                fr_text_put(out, t);
+        }
         else if (json)
             fr_acli_json_string(out, frame_label(c, ids[d], label, sizeof label));
         else if (!strcmp(sep, ";"))   /* folded: ';' and newlines would split the stack */
@@ -176,6 +190,8 @@ int cmd_stack(int argc, char **argv)
         {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
         {"lines", no_argument, NULL, 'L'},
+        {"tid", required_argument, NULL, 'T'},
+        {"thread-root", no_argument, NULL, 'R'},
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
         {"color", optional_argument, NULL, 'c'},
@@ -185,6 +201,7 @@ int cmd_stack(int argc, char **argv)
     };
     const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
     uint64_t top = UINT64_MAX, max_stacks = 0;
+    fr_acli_opts opts = {0};
     bool verbose = false;
     int color = FR_COLOR_AUTO;
     enum key key = BY_TOTAL;
@@ -217,6 +234,11 @@ int cmd_stack(int argc, char **argv)
         case 'w': value = optarg; break;
         case 'b': binary = optarg; break;
         case 'L': g_lines = true; break;
+        case 'T':
+            if (fr_cli_parse_tids("stack", optarg, &opts.tids))
+                return FR_EXIT_USAGE;
+            break;
+        case 'R': opts.thread_roots = true; break;
         case 'o': output = optarg; break;
         case 'v': verbose = true; break;
         case 'c':
@@ -242,7 +264,7 @@ int cmd_stack(int argc, char **argv)
     const char *path = argv[optind];
 
     fr_acli c;
-    fr_acli_opts opts = {.max_stacks = max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)max_stacks};
+    opts.max_stacks = max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)max_stacks;
     int rc = fr_acli_run_opts(&c, "stack", path, binary, FR_ANALYZE_STACKS, &opts);
     if (rc) {
         fr_acli_done(&c);

@@ -20,6 +20,13 @@
 
 enum cv_weight { CV_WEIGHT_TIME, CV_WEIGHT_CALLS };
 
+typedef struct cv_clock {
+    uint64_t tps;
+    uint64_t magic;          /* floor(2^64 (2^l - tps) / tps) + 1, l = ceil(log2 tps) */
+    unsigned sh1, sh2;       /* min(l, 1), max(l - 1, 0) */
+    int      fast;
+} cv_clock;
+
 /* What a converter gets: the open trace (cli_common.h: reader positioned at the first
  * record, metadata of the trace's metadata block, symbols, clock) and the options. */
 typedef struct cv_job {
@@ -30,12 +37,14 @@ typedef struct cv_job {
     fr_symbols *symbols;
     bool have_names;          /* a name source exists (trace table or binary) */
     uint64_t ticks_per_second; /* clock used for times (CLOCK event, else header) */
+    cv_clock clock;           /* the same, prepared for cv_time_ns */
     FILE *out;
     const char *out_path;
     enum cv_weight weight;    /* folded, svg */
     bool ids_only;            /* yaml: print function ids, not names */
     const char *title;        /* svg */
     size_t max_stacks;        /* folded, svg: fr_stack_agg_set_limit (0: no limit) */
+    bool thread_roots;        /* folded, svg: one tree per thread (--thread-root) */
 } cv_job;
 
 /* Each returns a process exit code (FR_EXIT_*), having reported any error on stderr. */
@@ -44,6 +53,13 @@ int cv_convert_folded(cv_job *job);
 int cv_convert_svg(cv_job *job);
 int cv_convert_yaml(cv_job *job);
 int cv_convert_perfetto(cv_job *job);
+/* Several inputs into one Perfetto file (convert_perfetto.c): each input is a packet
+ * sequence of its own (index + 1), every timestamp on CLOCK_MONOTONIC (the inputs must
+ * have our clock event), each process its own track. */
+typedef struct cv_perfetto cv_perfetto;
+cv_perfetto *cv_perfetto_begin(FILE *out);
+int cv_perfetto_add(cv_perfetto *p, cv_job *job, uint32_t index);
+int cv_perfetto_end(cv_perfetto *p, const char *out_path);
 
 /* ------------------------------------------------------------------ stacks (folded, svg)
  * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
@@ -61,6 +77,10 @@ typedef struct cv_stacks {
 int  cv_stacks_build(cv_job *job, cv_stacks *st);
 void cv_stacks_free(cv_stacks *st);
 uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
+/* A frame's name for folded and svg: [other], [thread ...], else from names. */
+struct cv_names;
+const char *cv_stack_frame_name(const cv_job *job, struct cv_names *names, uint32_t function_id,
+                                char *buf, size_t n);
 /* Reports unmatched records on stderr, if any. */
 void cv_report_unmatched(const fr_call_tracker_stats *s);
 
@@ -112,24 +132,52 @@ void cv_hex(cv_out *o, const uint8_t *p, size_t n);
 void cv_usec3(cv_out *o, int64_t ns);
 /* Nanoseconds since the trace's time origin (recording start; without a clock event the
  * first thread block), exact: integer arithmetic, one rounding (cli_common.h). */
-/* fr_cli_ticks_to_ns's value (round half away from zero) with two 64-bit divisions
- * instead of a 128-bit one: ticks = q * tps + r, and (n + tps/2) / tps distributes over
- * the q * tps * 10^9 part. r * 10^9 + tps/2 fits in 64 bits while tps < 1.8e10 (every
- * real clock); above that, the exact 128-bit path. */
+/* Exact tick -> nanosecond conversion without a division instruction: fr_cli_ticks_to_ns's
+ * value (round half away from zero) from ticks = q * tps + r, ns = q * 10^9 +
+ * (r * 10^9 + tps/2) / tps (the q * tps * 10^9 part divides exactly). Both divisions by
+ * tps are a multiply-high and shifts (Granlund and Montgomery, "Division by invariant
+ * integers using multiplication", 1994, figure 4.1: exact for every 64-bit numerator).
+ * r * 10^9 + tps/2 fits in 64 bits while tps < 1.8e10 (every real clock); otherwise, or
+ * for tps 0, the 128-bit path. */
+static inline void cv_clock_init(cv_clock *c, uint64_t tps)
+{
+    c->tps = tps;
+    c->fast = tps >= 1 && tps < 18000000000ull;
+    if (!c->fast)
+        return;
+    unsigned l = tps == 1 ? 0 : 64 - (unsigned)__builtin_clzll(tps - 1);
+    unsigned __int128 two_l = (unsigned __int128)1 << l;
+    c->magic = (uint64_t)((((unsigned __int128)1 << 64) * (two_l - tps)) / tps) + 1;
+    c->sh1 = l < 1 ? l : 1;
+    c->sh2 = l > 1 ? l - 1 : 0;
+}
+
+static inline uint64_t cv_clock_div(const cv_clock *c, uint64_t n)
+{
+    uint64_t t1 = (uint64_t)(((unsigned __int128)c->magic * n) >> 64);
+    return (t1 + ((n - t1) >> c->sh1)) >> c->sh2;
+}
+
+static inline int64_t cv_clock_ns(const cv_clock *c, int64_t ticks)
+{
+    if (!c->fast)
+        return fr_cli_ticks_to_ns(ticks, c->tps);
+    uint64_t a = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
+    uint64_t q = cv_clock_div(c, a), r = a - q * c->tps;
+    uint64_t ns = q * 1000000000u + cv_clock_div(c, r * 1000000000u + c->tps / 2);
+    return (int64_t)(ticks < 0 ? 0 - ns : ns);   /* wraps as the 128-bit path does */
+}
+
+/* The same for a clock not prepared (one conversion). */
 static inline int64_t cv_ticks_to_ns(int64_t ticks, uint64_t tps)
 {
-    if (tps - 1 >= 18000000000ull)        /* 0 or huge */
-        return fr_cli_ticks_to_ns(ticks, tps);
-    if (tps == 1000000000u)
-        return ticks;
-    uint64_t a = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
-    uint64_t q = a / tps, r = a % tps;
-    uint64_t ns = q * 1000000000u + (r * 1000000000u + tps / 2) / tps;
-    return (int64_t)(ticks < 0 ? 0 - ns : ns);   /* wraps as the 128-bit path does */
+    cv_clock c;
+    cv_clock_init(&c, tps);
+    return cv_clock_ns(&c, ticks);
 }
 static inline int64_t cv_time_ns(const cv_job *job, uint64_t tsc)
 {
-    return cv_ticks_to_ns(fr_cli_rel(job->trace, tsc), job->ticks_per_second);
+    return cv_clock_ns(&job->clock, fr_cli_rel(job->trace, tsc));
 }
 
 /* ------------------------------------------------------------------ function names

@@ -372,7 +372,18 @@ int cv_convert_chrome(cv_job *job)
 
     fr_record rec;
     fr_read_status st;
-    while ((st = cv_next(job, &rec)) == FR_READ_OK) {
+    fr_function_record batch[512];
+    int32_t batch_tid;
+    for (;;) {
+        /* Plain function records (nearly all) in batches, without a record structure
+         * each; the rest one by one. */
+        size_t nb = fr_cli_next_functions(job->trace, batch, 512, &batch_tid);
+        if (nb) {
+            fr_call_tracker_feed_functions(tracker, batch_tid, batch, nb);
+            continue;
+        }
+        if ((st = cv_next(job, &rec)) != FR_READ_OK)
+            break;
         switch (rec.kind) {
         case FR_REC_ENTER: case FR_REC_EXIT: case FR_REC_TAIL_EXIT: case FR_REC_ENTER_ARG:
             fr_call_tracker_feed(tracker, &rec);

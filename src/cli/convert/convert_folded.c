@@ -26,6 +26,19 @@ static char *folded_name(const char *name, void *ctx)
     return s;
 }
 
+/* folded_name for a thread frame (its name comes from the trace), in place in buf. */
+static const char *folded_name_into(const char *name, char *buf, size_t n)
+{
+    if (name != buf)
+        snprintf(buf, n, "%s", name);
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ':';
+        else if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return buf;
+}
+
 int cv_convert_folded(cv_job *job)
 {
     cv_stacks st;
@@ -50,10 +63,11 @@ int cv_convert_folded(cv_job *job)
         for (uint32_t k = 0; k < len; k++) {
             if (k)
                 cv_putc(&o, ';');
-            if (path[k] == FR_STACK_OTHER)
-                CV_LIT(&o, "[other]");
-            else
-                cv_puts(&o, cv_names_get(&names, path[k]));
+            char buf[96];
+            const char *name = cv_stack_frame_name(job, &names, path[k], buf, sizeof buf);
+            if (fr_stack_is_thread(path[k]))
+                name = folded_name_into(name, buf, sizeof buf);
+            cv_puts(&o, name);
         }
         cv_putc(&o, ' ');
         cv_u64(&o, weight);

@@ -50,15 +50,28 @@ int cv_out_finish(cv_out *o)
     return o->failed ? -1 : 0;
 }
 
+/* "00" .. "99": two digits per division. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 void cv_u64(cv_out *o, uint64_t v)
 {
     char tmp[20];
-    int n = 0;
-    do {
-        tmp[19 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    cv_put(o, tmp + 20 - n, (size_t)n);
+    char *p = tmp + 20;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    cv_put(o, p, (size_t)(tmp + 20 - p));
 }
 
 void cv_i64(cv_out *o, int64_t v)

@@ -60,7 +60,6 @@ enum {
     DA_LEGACY_JSON = 9, DA_NAME = 10,
 };
 
-#define SEQUENCE_ID 1
 /* Track uuids: the kind in the low two bits, so they never collide, and small, since
  * every event carries its track's (a varint of 3-4 bytes rather than 8). */
 #define UUID_PROCESS(pid)  ((uint64_t)(uint32_t)(pid) << 2 | 1)
@@ -84,8 +83,10 @@ struct open_span { uint8_t id[16]; uint64_t uuid; };
 struct str_slot { uint64_t hash, iid; char *s; };
 struct str_table { struct str_slot *slots; size_t cap, count; uint64_t next_iid; };
 
-struct perfetto {
-    cv_job  *job;
+struct cv_perfetto {
+    cv_job  *job;              /* the input being converted */
+    uint32_t seq;              /* its packet sequence: input index + 1 */
+    bool     clock_written;
     pb_buf   b;
     int64_t  ts_offset;          /* added to nanoseconds since the origin */
     struct thread_slot *threads; size_t threads_cap, threads_count;
@@ -105,20 +106,20 @@ static void oom(void)
 
 /* ------------------------------------------------------------------ packets */
 
-static inline size_t packet_open(struct perfetto *p, uint64_t ts, unsigned flags)
+static inline size_t packet_open(struct cv_perfetto *p, uint64_t ts, unsigned flags)
 {
     pb_flush_if_full(&p->b);
     size_t at = pb_open(&p->b, TRACE_PACKET);
     if (ts != UINT64_MAX)
         pb_uint(&p->b, TP_TIMESTAMP, ts);
-    pb_uint(&p->b, TP_SEQUENCE_ID, SEQUENCE_ID);
+    pb_uint(&p->b, TP_SEQUENCE_ID, p->seq);
     if (flags)
         pb_uint(&p->b, TP_SEQUENCE_FLAGS, flags);
     return at;
 }
 
 /* Packet timestamp (ns, trace clock) of a tick count. */
-static inline uint64_t packet_ts(struct perfetto *p, uint64_t tsc)
+static inline uint64_t packet_ts(struct cv_perfetto *p, uint64_t tsc)
 {
     int64_t ns = cv_time_ns(p->job, tsc) + p->ts_offset;
     if (ns < 0) {            /* before the origin and no clock to place it: clamp, count */
@@ -197,7 +198,7 @@ static void put_interned(pb_buf *b, uint32_t kind, uint64_t iid, const char *s, 
 
 /* ------------------------------------------------------------------ tracks */
 
-static struct thread_slot *thread_get(struct perfetto *p, int32_t tid)
+static struct thread_slot *thread_get(struct cv_perfetto *p, int32_t tid)
 {
     if (p->threads_count * 2 >= p->threads_cap) {
         p->last = NULL;
@@ -227,14 +228,14 @@ static struct thread_slot *thread_get(struct perfetto *p, int32_t tid)
     return &p->threads[j];
 }
 
-static inline struct thread_slot *thread_of(struct perfetto *p, int32_t tid)
+static inline struct thread_slot *thread_of(struct cv_perfetto *p, int32_t tid)
 {
     if (p->last && p->last->tid == tid)
         return p->last;
     return p->last = thread_get(p, tid);
 }
 
-static void describe_process(struct perfetto *p, int32_t pid)
+static void describe_process(struct cv_perfetto *p, int32_t pid)
 {
     for (size_t i = 0; i < p->n_pids; i++)
         if (p->pids[i] == pid)
@@ -264,7 +265,7 @@ static void describe_process(struct perfetto *p, int32_t pid)
     pb_close(b, pk);
 }
 
-static void describe_thread(struct perfetto *p, struct thread_slot *t)
+static void describe_thread(struct cv_perfetto *p, struct thread_slot *t)
 {
     describe_process(p, t->pid);
     t->described = 1;
@@ -482,20 +483,58 @@ static void annotations_from_json(pb_buf *b, const char *s, size_t n)
 
 /* ------------------------------------------------------------------ calls */
 
-static inline void slice_end(struct perfetto *p, struct thread_slot *t, uint64_t tsc)
+static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (uint8_t)v;
+    return q;
+}
+
+/* The packets of nearly every record, a slice's begin (name already interned, iid != 0)
+ * or end (iid 0), written in one go: the same bytes as packet_open + pb_open + pb_uint +
+ * pb_close, whose lengths are known to fit one byte (at most 3 varints of 10 bytes). */
+static inline void fast_slice(struct cv_perfetto *p, uint64_t ts, unsigned type, uint64_t uuid,
+                              uint64_t iid)
 {
     pb_buf *b = &p->b;
-    size_t pk = packet_open(p, packet_ts(p, tsc), 0);
-    size_t te = pb_open(b, TP_TRACK_EVENT);
-    pb_uint(b, TE_TYPE, TYPE_SLICE_END);
-    pb_uint(b, TE_TRACK_UUID, UUID_THREAD(t->tid));
-    pb_close(b, te);
-    pb_close(b, pk);
+    pb_flush_if_full(b);
+    pb_reserve(b, 64);
+    uint8_t *start = b->buf + b->len, *q = start + 2;
+    *q++ = TP_TIMESTAMP << 3 | PB_VARINT;
+    q = put_varint(q, ts);
+    *q++ = TP_SEQUENCE_ID << 3 | PB_VARINT;
+    q = put_varint(q, p->seq);
+    if (iid) {
+        *q++ = TP_SEQUENCE_FLAGS << 3 | PB_VARINT;
+        *q++ = SEQ_NEEDS_INCREMENTAL_STATE;
+    }
+    *q++ = TP_TRACK_EVENT << 3 | PB_LEN;
+    uint8_t *te_len = q++;
+    *q++ = TE_TYPE << 3 | PB_VARINT;
+    *q++ = (uint8_t)type;
+    *q++ = TE_TRACK_UUID << 3 | PB_VARINT;
+    q = put_varint(q, uuid);
+    if (iid) {
+        *q++ = TE_NAME_IID << 3 | PB_VARINT;
+        q = put_varint(q, iid);
+    }
+    *te_len = (uint8_t)(q - te_len - 1);
+    start[0] = TRACE_PACKET << 3 | PB_LEN;
+    start[1] = (uint8_t)(q - start - 2);
+    b->len += (size_t)(q - start);
+}
+
+static inline void slice_end(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc)
+{
+    fast_slice(p, packet_ts(p, tsc), TYPE_SLICE_END, UUID_THREAD(t->tid), 0);
 }
 
 static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
 {
-    struct perfetto *p = ctx;
+    struct cv_perfetto *p = ctx;
     struct thread_slot *t = thread_of(p, tid);
     while (t->open > depth) {      /* frames dropped without an exit (cannot happen: LOST
                                       ends them in lost_record); keep the track balanced */
@@ -503,9 +542,14 @@ static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t 
         t->open--;
     }
     uint32_t id = stack[depth];
+    if (id < p->fn_cap && p->fn_interned[id]) {
+        fast_slice(p, packet_ts(p, tsc), TYPE_SLICE_BEGIN, UUID_THREAD(tid), (uint64_t)id + 1);
+        t->open = depth + 1;
+        return;
+    }
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
-    if (id >= p->fn_cap || !p->fn_interned[id]) {
+    {
         if (id >= p->fn_cap) {
             size_t ncap = p->fn_cap ? p->fn_cap : 1024;
             while (ncap <= id)
@@ -532,7 +576,7 @@ static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t 
 
 static void on_call(const fr_call *call, void *ctx)
 {
-    struct perfetto *p = ctx;
+    struct cv_perfetto *p = ctx;
     struct thread_slot *t = thread_of(p, call->tid);
     if (t->open <= call->depth)    /* its begin was ended already (cannot happen) */
         return;
@@ -566,7 +610,7 @@ static void on_call(const fr_call *call, void *ctx)
 
 /* Opens an instant's packet and track event (name interned); the caller adds
  * annotations and closes both. */
-static void instant_open(struct perfetto *p, uint64_t tsc, uint64_t track, const char *name,
+static void instant_open(struct cv_perfetto *p, uint64_t tsc, uint64_t track, const char *name,
                          size_t name_len, const char *category, size_t cat_len,
                          unsigned type, size_t *pk, size_t *te)
 {
@@ -600,13 +644,13 @@ static void instant_open(struct perfetto *p, uint64_t tsc, uint64_t track, const
         pb_uint(b, TE_NAME_IID, name_iid);
 }
 
-static void instant_close(struct perfetto *p, size_t pk, size_t te)
+static void instant_close(struct cv_perfetto *p, size_t pk, size_t te)
 {
     pb_close(&p->b, te);
     pb_close(&p->b, pk);
 }
 
-static void instant_bytes(struct perfetto *p, const fr_record *rec, const char *name, int type)
+static void instant_bytes(struct cv_perfetto *p, const fr_record *rec, const char *name, int type)
 {
     size_t pk, te;
     instant_open(p, rec->tsc, UUID_THREAD(rec->tid), name, strlen(name), NULL, 0,
@@ -617,7 +661,7 @@ static void instant_bytes(struct perfetto *p, const fr_record *rec, const char *
     instant_close(p, pk, te);
 }
 
-static void lost_record(struct perfetto *p, const fr_record *rec, struct thread_slot *t)
+static void lost_record(struct cv_perfetto *p, const fr_record *rec, struct thread_slot *t)
 {
     uint64_t dropped = 0;
     if (rec->size >= 8)
@@ -633,7 +677,7 @@ static void lost_record(struct perfetto *p, const fr_record *rec, struct thread_
     p->lost_markers++;
 }
 
-static struct open_span *find_span(struct perfetto *p, const uint8_t id[16])
+static struct open_span *find_span(struct cv_perfetto *p, const uint8_t id[16])
 {
     for (size_t i = p->n_spans; i-- > 0;)
         if (!memcmp(p->spans[i].id, id, 16))
@@ -651,7 +695,7 @@ static void uuid_text(const uint8_t id[16], char out[33])
     out[32] = 0;
 }
 
-static void structured_event(struct perfetto *p, const fr_record *rec, struct thread_slot *t)
+static void structured_event(struct cv_perfetto *p, const fr_record *rec, struct thread_slot *t)
 {
     const uint8_t *nul = memchr(rec->data, 0, rec->size);
     char err[256];
@@ -732,7 +776,7 @@ static void structured_event(struct perfetto *p, const fr_record *rec, struct th
 
 /* ------------------------------------------------------------------ the trace */
 
-static void clock_snapshot(struct perfetto *p)
+static void clock_snapshot(struct cv_perfetto *p)
 {
     const fr_trace_meta *m = p->job->meta;
     fr_cli_trace *tr = p->job->trace;
@@ -741,6 +785,9 @@ static void clock_snapshot(struct perfetto *p)
         return;
     }
     p->ts_offset = m->base_monotonic_ns;
+    if (p->clock_written)      /* merged inputs: one snapshot, every file on MONOTONIC */
+        return;
+    p->clock_written = true;
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, (uint64_t)m->base_monotonic_ns, 0);
     size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
@@ -757,23 +804,43 @@ static void clock_snapshot(struct perfetto *p)
     pb_close(b, pk);
 }
 
-int cv_convert_perfetto(cv_job *job)
+cv_perfetto *cv_perfetto_begin(FILE *out)
 {
-    struct perfetto p = {0};
-    p.job = job;
-    p.names.next_iid = IID_OTHER_NAMES;
-    p.categories.next_iid = 1;
-    p.spans = calloc(MAX_OPEN_SPANS, sizeof *p.spans);
-    pb_init(&p.b, job->out);
-    fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, &p);
-    if (!p.spans || !tracker || p.b.failed)
+    cv_perfetto *p = calloc(1, sizeof *p);
+    if (!p)
+        oom();
+    p->spans = calloc(MAX_OPEN_SPANS, sizeof *p->spans);
+    pb_init(&p->b, out);
+    if (!p->spans || p->b.failed)
+        oom();
+    return p;
+}
+
+int cv_perfetto_add(cv_perfetto *pp, cv_job *job, uint32_t index)
+{
+    struct cv_perfetto *const p = pp;
+    /* A packet sequence of its own per input: interned ids are per sequence. */
+    p->job = job;
+    p->seq = index + 1;
+    p->last = NULL;
+    p->n_spans = 0;
+    if (p->fn_cap)
+        memset(p->fn_interned, 0, p->fn_cap);
+    str_table_free(&p->names);
+    str_table_free(&p->categories);
+    memset(&p->names, 0, sizeof p->names);
+    memset(&p->categories, 0, sizeof p->categories);
+    p->names.next_iid = IID_OTHER_NAMES;
+    p->categories.next_iid = 1;
+    uint64_t undecodable = p->undecodable, negative = p->negative_times, untracked = p->spans_untracked;
+    fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, p);
+    if (!tracker)
         oom();
 
     /* The sequence's first packet: the incremental state (interned names) starts empty. */
-    size_t pk = packet_open(&p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
-    pb_close(&p.b, pk);
-    clock_snapshot(&p);
-
+    size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
+    pb_close(&p->b, pk);
+    clock_snapshot(p);
     fr_record rec;
     fr_read_status st;
     fr_function_record batch[256];
@@ -793,54 +860,67 @@ int cv_convert_perfetto(cv_job *job)
         case FR_REC_BLOCK: {
             if (rec.tid == 0)        /* the metadata block */
                 break;
-            struct thread_slot *t = thread_of(&p, rec.tid);
+            struct thread_slot *t = thread_of(p, rec.tid);
             if (!t->described) {
                 t->pid = rec.pid;
-                describe_thread(&p, t);
+                describe_thread(p, t);
             }
             break;
         }
         case FR_REC_CUSTOM:
-            instant_bytes(&p, &rec, "custom event", -1);
+            instant_bytes(p, &rec, "custom event", -1);
             break;
         case FR_REC_TYPED:
             if (rec.event_type == FR_TE_EVENT) {
-                structured_event(&p, &rec, thread_of(&p, rec.tid));
+                structured_event(p, &rec, thread_of(p, rec.tid));
             } else if (rec.event_type == FR_TE_LOST) {
                 fr_call_tracker_feed(tracker, &rec);
-                lost_record(&p, &rec, thread_of(&p, rec.tid));
+                lost_record(p, &rec, thread_of(p, rec.tid));
             } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
                 /* our metadata: already in job->meta */
             } else {
-                instant_bytes(&p, &rec, "typed event", rec.event_type);
+                instant_bytes(p, &rec, "typed event", rec.event_type);
             }
             break;
         }
     }
     fr_call_tracker_finish(tracker);
-    const fr_call_tracker_stats *s = fr_call_tracker_get_stats(tracker);
-    int wrc = pb_finish(&p.b);
-
-    cv_report_unmatched(s);
-    if (p.undecodable)
-        fprintf(stderr, "flightrec convert: %llu structured events could not be decoded\n",
-                (unsigned long long)p.undecodable);
-    if (p.negative_times)
-        fprintf(stderr, "flightrec convert: %llu records before the trace's time origin "
-                "were placed at time 0\n", (unsigned long long)p.negative_times);
-    if (p.spans_untracked)
-        fprintf(stderr, "flightrec convert: %llu activities started while %d were open: "
-                "shown as instants\n", (unsigned long long)p.spans_untracked, MAX_OPEN_SPANS);
+    cv_report_unmatched(fr_call_tracker_get_stats(tracker));
     fr_call_tracker_free(tracker);
-    str_table_free(&p.names);
-    str_table_free(&p.categories);
-    free(p.spans);
-    free(p.threads);
-    free(p.pids);
-    free(p.fn_interned);
+    if (p->undecodable > undecodable)
+        fprintf(stderr, "flightrec convert: %s: %llu structured events could not be decoded\n",
+                job->in_path, (unsigned long long)(p->undecodable - undecodable));
+    if (p->negative_times > negative)
+        fprintf(stderr, "flightrec convert: %s: %llu records before the trace's time origin "
+                "were placed at time 0\n", job->in_path, (unsigned long long)(p->negative_times - negative));
+    if (p->spans_untracked > untracked)
+        fprintf(stderr, "flightrec convert: %s: %llu activities started while %d were open: "
+                "shown as instants\n", job->in_path, (unsigned long long)(p->spans_untracked - untracked),
+                MAX_OPEN_SPANS);
+    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+int cv_perfetto_end(cv_perfetto *p, const char *out_path)
+{
+    int wrc = pb_finish(&p->b);
+    str_table_free(&p->names);
+    str_table_free(&p->categories);
+    free(p->spans);
+    free(p->threads);
+    free(p->pids);
+    free(p->fn_interned);
+    free(p);
     if (wrc) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        fprintf(stderr, "flightrec convert: writing %s failed\n", out_path);
         return FR_EXIT_BAD_INPUT;
     }
-    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+    return FR_EXIT_OK;
+}
+
+int cv_convert_perfetto(cv_job *job)
+{
+    cv_perfetto *p = cv_perfetto_begin(job->out);
+    int rc = cv_perfetto_add(p, job, 0);
+    int erc = cv_perfetto_end(p, job->out_path);
+    return rc ? rc : erc;
 }

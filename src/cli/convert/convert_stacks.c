@@ -6,6 +6,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "convert.h"
+#include "analysis_cli.h"
 
 void cv_report_unmatched(const fr_call_tracker_stats *s)
 {
@@ -21,6 +22,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st)
     memset(st, 0, sizeof *st);
     st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
     fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
+    fr_stack_agg_set_thread_roots(st->analysis->stacks, job->thread_roots);
     /* Plain function records in batches (no record structure per record), the rest one
      * by one. */
     enum { FN_BATCH = 1024 };
@@ -53,7 +55,17 @@ uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node)
 {
     const fr_stack_node *s = fr_stack_agg_node(st->agg, node);
     return job->weight == CV_WEIGHT_CALLS ? s->calls
-         : (uint64_t)cv_ticks_to_ns((int64_t)s->self_ticks, job->ticks_per_second);
+         : (uint64_t)cv_clock_ns(&job->clock, (int64_t)s->self_ticks);
+}
+
+const char *cv_stack_frame_name(const cv_job *job, cv_names *names, uint32_t function_id,
+                                char *buf, size_t n)
+{
+    if (function_id == FR_STACK_OTHER)
+        return "[other]";
+    if (fr_stack_is_thread(function_id))
+        return fr_acli_thread_frame(job->meta, (int32_t)(function_id & ~FR_STACK_THREAD), buf, n);
+    return cv_names_get(names, function_id);
 }
 
 void cv_stacks_free(cv_stacks *st)

@@ -354,7 +354,8 @@ int cv_convert_svg(cv_job *job)
     for (size_t k = 1; k < n_frames; k++) {
         const struct frame_at *f = &frames[k];
         uint32_t id = fr_stack_agg_node(st.agg, f->node)->function_id;
-        frame(&o, id == FR_STACK_OTHER ? "[other]" : cv_names_get(&names, id), f->x0,
+        char buf[96];
+        frame(&o, cv_stack_frame_name(job, &names, id, buf, sizeof buf), f->x0,
               subtree[f->node], f->depth, total, max_depth, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
