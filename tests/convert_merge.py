@@ -5,8 +5,9 @@ convert --format perfetto` of all 4 writes one file that protoc decodes, with 4 
 tracks (4 pids, the recorded process among them), each process's calls as slices on its
 thread's track (counts: 5 + 5 in the parent, 100, 200 and 300 in the children), and the
 timestamps consistent across processes: every child's slices lie after the parent's last
-before_fork and before its first after_wait. Also: several files with another format,
-or a file without a clock anchor, are refused.
+before_fork and before its first after_wait. account and stack --thread-root over the 4
+files see every process's calls. Refused: several files with another format, a file
+without a clock anchor, analyses of traces of different programs.
 usage: convert_merge.py FLIGHTREC PROGRAM PROTO_DIR WORKDIR
 """
 import collections
@@ -75,6 +76,17 @@ if by_name["before_fork"] and by_name["after_wait"] and by_name["child_work"]:
     check(fork_at <= first and last <= wait_at,
           "children's calls within the parent's fork..wait: %d <= %d, %d <= %d" % (fork_at, first, last, wait_at))
 
+# the analyses over the same 4 files: one program's threads side by side
+import json  # noqa: E402
+p = subprocess.run([flightrec, "account", *files, "-f", "json"], capture_output=True, text=True)
+fn = {f["name"]: f["calls"] for f in json.loads(p.stdout)["functions"]} if p.returncode == 0 else {}
+check(fn.get("child_work") == 600 and fn.get("before_fork") == 5 and fn.get("after_wait") == 5,
+      "account of 4 files: calls %s (%s)" % (fn, p.stderr))
+p = subprocess.run([flightrec, "stack", *files, "--thread-root", "-f", "folded", "--value", "calls"],
+                   capture_output=True, text=True)
+roots = collections.Counter(l.split(";")[0] for l in p.stdout.splitlines())
+check(p.returncode == 0 and len(roots) == 4, "stack --thread-root of 4 files: 4 thread trees: %s" % roots)
+
 # refused: several files with another format, a file without a clock anchor
 p = subprocess.run([flightrec, "convert", *files[:2], "--format", "chrome"], capture_output=True, text=True)
 check(p.returncode == 2 and "perfetto" in p.stderr, "chrome of 2 files: exit 2 (%d %s)" % (p.returncode, p.stderr))
@@ -88,6 +100,9 @@ with open(bare, "wb") as f:   # an FDR file without our metadata (as compiler-rt
 p = subprocess.run([flightrec, "convert", files[0], bare, "--format", "perfetto", "-o", os.path.join(work, "x")],
                    capture_output=True, text=True)
 check(p.returncode == 1 and "clock" in p.stderr, "a file without a clock anchor: exit 1 (%d %s)"
+      % (p.returncode, p.stderr))
+p = subprocess.run([flightrec, "account", files[0], bare], capture_output=True, text=True)
+check(p.returncode == 1 and "one program" in p.stderr, "account of traces of two programs: exit 1 (%d %s)"
       % (p.returncode, p.stderr))
 
 if failures:

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "commands.h"
 
 int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
@@ -13,11 +14,51 @@ int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *b
     return fr_acli_run_opts(c, command, path, binary, what, NULL);
 }
 
+/* Feeds every record of t (from where it is) to the analysis. */
+static void feed_trace(fr_cli_trace *t, fr_analysis *a)
+{
+    /* Plain function records (nearly all of a trace) in batches, the rest one by one. */
+    enum { FN_BATCH = 1024 };   /* 16 KiB: stays in L1 while the tracker reads it */
+    fr_function_record fns[FN_BATCH];
+    fr_record rec;
+    for (;;) {
+        int32_t tid;
+        size_t n = fr_cli_next_functions(t, fns, FN_BATCH, &tid);
+        if (n) {
+            fr_analysis_feed_functions(a, tid, fns, n);
+            continue;
+        }
+        if (fr_cli_next(t, &rec) != FR_READ_OK)
+            break;
+        fr_analysis_feed(a, &rec);
+    }
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
 int fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                      unsigned what, const fr_acli_opts *opts)
 {
+    return fr_acli_run_files(c, command, &path, 1, binary, what, opts);
+}
+
+int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths, size_t n_paths,
+                      const char *binary, unsigned what, const fr_acli_opts *opts)
+{
     memset(c, 0, sizeof *c);
-    int rc = fr_cli_open(&c->trace, command, path, binary);
+    /* The same file twice would count its calls twice. */
+    for (size_t i = 0; i < n_paths; i++)
+        for (size_t j = 0; j < i; j++) {
+            struct stat a, b;
+            if (!strcmp(paths[i], paths[j]) ||
+                (stat(paths[i], &a) == 0 && stat(paths[j], &b) == 0 && a.st_dev == b.st_dev &&
+                 a.st_ino == b.st_ino))
+                return fr_cli_usage_error(command, "'%s' is given twice", paths[i]);
+        }
+    int rc = fr_cli_open(&c->trace, command, paths[0], binary);
     if (rc)
         return rc;
     /* FR_TE_LOST must reach the call tracker (it resets a thread's stack). */
@@ -29,29 +70,49 @@ int fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const ch
     }
     if (opts)
         c->trace.only_tids = opts->tids;
-    /* Plain function records (nearly all of a trace) in batches, the rest one by one. */
-    enum { FN_BATCH = 1024 };   /* 16 KiB: stays in L1 while the tracker reads it */
-    fr_function_record fns[FN_BATCH];
-    fr_record rec;
-    for (;;) {
-        int32_t tid;
-        size_t n = fr_cli_next_functions(&c->trace, fns, FN_BATCH, &tid);
-        if (n) {
-            fr_analysis_feed_functions(c->analysis, tid, fns, n);
-            continue;
-        }
-        if (fr_cli_next(&c->trace, &rec) != FR_READ_OK)
-            break;
-        fr_analysis_feed(c->analysis, &rec);
-    }
+    feed_trace(&c->trace, c->analysis);
+    /* A process's frames still open end with its trace, not in the next one. */
     fr_analysis_finish(c->analysis);
+    /* More traces of the same program (a process and its forked children): their threads
+     * are other threads of the same analysis. Function ids mean the same functions only
+     * in the same executable; durations stay in ticks of one rate. */
+    for (size_t i = 1; i < n_paths && !c->trace.failed; i++) {
+        fr_cli_trace more;
+        rc = fr_cli_open(&more, command, paths[i], binary);
+        if (rc)
+            return rc;
+        int bad = 0;
+        if (!same_text(more.meta.executable, c->trace.meta.executable))
+            bad = fr_cli_input_error(command, "%s records '%s', %s records '%s': several traces are "
+                                     "analysed together only when they come from one program",
+                                     paths[i], more.meta.executable ? more.meta.executable : "",
+                                     paths[0], c->trace.meta.executable ? c->trace.meta.executable : "");
+        else if (more.meta.has_process && c->trace.meta.has_process && more.meta.pid == c->trace.meta.pid)
+            bad = fr_cli_input_error(command, "%s and %s both record process %u", paths[i], paths[0],
+                                     (unsigned)more.meta.pid);
+        else if (more.ticks_per_second != c->trace.ticks_per_second)
+            bad = fr_cli_input_error(command, "%s counts time at %llu ticks a second, %s at %llu: "
+                                     "their durations cannot be added", paths[i],
+                                     (unsigned long long)more.ticks_per_second, paths[0],
+                                     (unsigned long long)c->trace.ticks_per_second);
+        if (!bad) {
+            more.return_meta = true;
+            if (opts)
+                more.only_tids = opts->tids;
+            feed_trace(&more, c->analysis);
+            fr_analysis_finish(c->analysis);
+        }
+        int crc = fr_cli_close(&more);
+        if (bad || crc)
+            return FR_EXIT_BAD_INPUT;
+    }
     if (c->trace.failed)
         return FR_EXIT_BAD_INPUT;
 
     c->ticks_per_second = c->trace.ticks_per_second;
     if (!c->ticks_per_second) {
         fprintf(stderr, "flightrec %s: warning: %s gives no clock frequency; "
-                "times are shown as if 1 tick = 1 ns\n", command, path);
+                "times are shown as if 1 tick = 1 ns\n", command, paths[0]);
         c->ticks_per_second = 1000000000;
     }
     return 0;

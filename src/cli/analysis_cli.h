@@ -35,6 +35,11 @@ typedef struct fr_acli_opts {
 } fr_acli_opts;
 int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                       unsigned what, const fr_acli_opts *opts);
+/* Several traces of one program (a process and its forked children, `flightrec record`'s
+ * FILE and FILE.PID): their threads in one analysis, names from the first. Refused (exit
+ * 1, with a message) when they record different executables or clock rates. */
+int  fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths, size_t n_paths,
+                       const char *binary, unsigned what, const fr_acli_opts *opts);
 void fr_acli_done(fr_acli *c);
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id);

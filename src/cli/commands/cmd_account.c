@@ -11,7 +11,7 @@
 #include "text_escape.h"
 
 static const char usage_text[] =
-    "usage: flightrec account FILE [options]\n"
+    "usage: flightrec account FILE [FILE...] [options]\n"
     "Per-function statistics of the calls in trace FILE.\n"
     "\n"
     "  -s, --sort KEY      a column: calls, total (default), self, min, median, p90,\n"
@@ -30,7 +30,8 @@ static const char usage_text[] =
     "                      when every call matched\n"
     "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
     "  -h, --help          this text\n"
-    "FILE '-' reads the trace from standard input.\n"
+    "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
+    "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
     "\n"
     "total is the sum of the calls' durations (a recursive call is counted at each level,\n"
     "as llvm-xray account does); self excludes time in traced callees. Percentiles are\n"
@@ -264,13 +265,13 @@ int cmd_account(int argc, char **argv)
     }
     if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
         return fr_cli_usage_error("account", "unknown format '%s' (text, csv, json)", format);
-    if (optind != argc - 1) {
-        return fr_cli_usage_error("account", optind < argc ? "one trace FILE only" : "no trace FILE given");
-    }
-    const char *path = argv[optind];
+    if (optind >= argc)
+        return fr_cli_usage_error("account", "no trace FILE given");
+    const char *const *paths = (const char *const *)argv + optind;
+    size_t n_paths = (size_t)(argc - optind);
 
     fr_acli c;
-    int rc = fr_acli_run_opts(&c, "account", path, binary, FR_ANALYZE_FUNCTIONS, &opts);
+    int rc = fr_acli_run_files(&c, "account", paths, n_paths, binary, FR_ANALYZE_FUNCTIONS, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;

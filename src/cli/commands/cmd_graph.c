@@ -13,7 +13,7 @@
 #include "u64_map.h"
 
 static const char usage_text[] =
-    "usage: flightrec graph FILE [options]\n"
+    "usage: flightrec graph FILE [FILE...] [options]\n"
     "Call graph of trace FILE in Graphviz DOT (render with: dot -Tsvg).\n"
     "\n"
     "  --top N             only the N functions with the most total time (and their\n"
@@ -26,7 +26,8 @@ static const char usage_text[] =
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
     "  -h, --help          this text\n"
-    "FILE '-' reads the trace from standard input.\n"
+    "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
+    "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
     "\n"
     "Node: function, calls, total time (sum of call durations), self time and its share of\n"
     "all traced time. Edge caller -> callee: calls made and their total time.\n"
@@ -97,13 +98,13 @@ int cmd_graph(int argc, char **argv)
             return fr_cli_usage_error("graph", "bad option or missing value: '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) {
-        return fr_cli_usage_error("graph", optind < argc ? "one trace FILE only" : "no trace FILE given");
-    }
-    const char *path = argv[optind];
+    if (optind >= argc)
+        return fr_cli_usage_error("graph", "no trace FILE given");
+    const char *const *paths = (const char *const *)argv + optind;
+    size_t n_paths = (size_t)(argc - optind);
 
     fr_acli c;
-    int rc = fr_acli_run_opts(&c, "graph", path, binary, FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH, &opts);
+    int rc = fr_acli_run_files(&c, "graph", paths, n_paths, binary, FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;

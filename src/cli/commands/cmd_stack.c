@@ -12,7 +12,7 @@
 #include "commands.h"
 
 static const char usage_text[] =
-    "usage: flightrec stack FILE [options]\n"
+    "usage: flightrec stack FILE [FILE...] [options]\n"
     "Unique call stacks in trace FILE with their calls, total and self time.\n"
     "\n"
     "  -s, --sort KEY      a column: total (default), self or calls, largest first\n"
@@ -34,7 +34,8 @@ static const char usage_text[] =
     "                      when every call matched\n"
     "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
     "  -h, --help          this text\n"
-    "FILE '-' reads the trace from standard input.\n"
+    "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
+    "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
     "\n"
     "A stack's total is the time of the calls made with exactly that stack; its self time\n"
     "excludes their traced callees, so folded self values add up to the traced time.\n"
@@ -258,14 +259,14 @@ int cmd_stack(int argc, char **argv)
         fprintf(stderr, "flightrec stack: unknown value '%s' (self, total, calls)\n", value);
         return FR_EXIT_USAGE;
     }
-    if (optind != argc - 1) {
-        return fr_cli_usage_error("stack", optind < argc ? "one trace FILE only" : "no trace FILE given");
-    }
-    const char *path = argv[optind];
+    if (optind >= argc)
+        return fr_cli_usage_error("stack", "no trace FILE given");
+    const char *const *paths = (const char *const *)argv + optind;
+    size_t n_paths = (size_t)(argc - optind);
 
     fr_acli c;
     opts.max_stacks = max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)max_stacks;
-    int rc = fr_acli_run_opts(&c, "stack", path, binary, FR_ANALYZE_STACKS, &opts);
+    int rc = fr_acli_run_files(&c, "stack", paths, n_paths, binary, FR_ANALYZE_STACKS, &opts);
     if (rc) {
         fr_acli_done(&c);
         return rc;
