@@ -28,3 +28,11 @@ add_executable(core_reader_test ${CMAKE_CURRENT_SOURCE_DIR}/core_reader_test.c)
 target_link_libraries(core_reader_test PRIVATE flightrec_static flightrec_reader fr_testlib Threads::Threads)
 add_test(NAME core_reader COMMAND core_reader_test)
 set_tests_properties(core_reader PROPERTIES LABELS concurrency)
+
+# Buffer and thread protocol (issue 8): fairness, ownership, slot reuse, re-init, exact
+# accounting by cause (docs/BUFFERS.md).
+add_executable(core_buffers_test ${CMAKE_CURRENT_SOURCE_DIR}/core_buffers_test.c)
+target_include_directories(core_buffers_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+target_link_libraries(core_buffers_test PRIVATE flightrec_static fr_testlib Threads::Threads)
+add_test(NAME core_buffers COMMAND core_buffers_test)
+set_tests_properties(core_buffers PROPERTIES LABELS concurrency TIMEOUT 120)

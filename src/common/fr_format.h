@@ -242,6 +242,31 @@ _Static_assert(offsetof(struct fr_te_dump_cause, seq) == 20, "dump cause seq");
 _Static_assert(offsetof(struct fr_te_dump_cause, address) == 24, "dump cause address");
 _Static_assert(offsetof(struct fr_te_dump_cause, inconsistent) == 32, "dump cause inconsistent");
 
+/* FR_TE_DROPS: records dropped, by cause, of thread `tid` (0: the whole session,
+ * including threads whose slot was reused and drops that belong to no thread). For a
+ * session, records asked for = records_written + the sum of `cause` +
+ * 2 x calls_below_threshold (FR_TE_SUMMARY). `ncauses` says how many entries are
+ * meaningful (FR_DROP_NCAUSES when written); readers ignore causes they do not know. */
+enum fr_drop_cause {
+    FR_DROP_OVERWRITTEN  = 0, /* overwrite policy: older records replaced by newer ones */
+    FR_DROP_FULL         = 1, /* no buffer to write into (discard policy: pool full) */
+    FR_DROP_TOO_LARGE    = 2, /* an event larger than a buffer */
+    FR_DROP_NESTED       = 3, /* made by a signal handler that interrupted a record */
+    FR_DROP_THREAD_LIMIT = 4, /* more live threads than thread slots */
+    FR_DROP_INVALID      = 5, /* empty event, or a program's event that looks like ours */
+    FR_DROP_AFTER_EXIT   = 6, /* made by a thread after its exit began (TLS destructors) */
+    FR_DROP_UNFINISHED   = 7, /* in the buffer of a thread still inside a record when
+                                 recording stopped (that buffer is not written) */
+    FR_DROP_NCAUSES      = 8
+};
+struct fr_te_drops {
+    int32_t  tid;
+    uint32_t ncauses;
+    uint64_t cause[FR_DROP_NCAUSES];
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_drops) == 72, "drops size");
+_Static_assert(offsetof(struct fr_te_drops, cause) == 8, "drops causes");
+
 /* What follows a payload's fixed part. */
 enum fr_te_tail {
     FR_TE_TAIL_NONE,            /* nothing: the payload is the struct */
@@ -263,7 +288,8 @@ enum fr_te_tail {
     X(EVENT,        0xF007u, "event",        0,                                 FR_TE_TAIL_EVENT)   \
     X(LOST,         0xF008u, "lost",         sizeof(struct fr_te_lost),         FR_TE_TAIL_NONE)    \
     X(BLOCK_START,  0xF009u, "block-start",  sizeof(struct fr_te_block_start),  FR_TE_TAIL_NONE)    \
-    X(DUMP_CAUSE,   0xF00Au, "dump-cause",   sizeof(struct fr_te_dump_cause),   FR_TE_TAIL_NONE)
+    X(DUMP_CAUSE,   0xF00Au, "dump-cause",   sizeof(struct fr_te_dump_cause),   FR_TE_TAIL_NONE)    \
+    X(DROPS,        0xF010u, "drops",        sizeof(struct fr_te_drops),        FR_TE_TAIL_NONE)
 
 enum fr_te_type {
 #define FR_TE_ENUM_(n, v, s, size, tail) FR_TE_##n = v,
@@ -311,6 +337,7 @@ static inline uint16_t fr_te_enveloped_type(const void *payload, size_t size)
         return 0;
     return e.type;
 }
+
 
 
 #endif

@@ -229,6 +229,18 @@ static void feed_dump_cause(fr_trace_meta *m, cursor *c)
     m->dump_inconsistent = v.inconsistent;
 }
 
+/* The session's drops by cause (tid 0); per-thread ones are not kept here. */
+static void feed_drops(fr_trace_meta *m, cursor *c)
+{
+    struct fr_te_drops v;
+    take(c, &v, sizeof v);
+    if (!c->ok || v.tid != 0)
+        return;
+    m->has_drops = true;
+    for (uint32_t i = 0; i < FR_DROP_NCAUSES; i++)
+        m->drops[i] = i < v.ncauses ? v.cause[i] : 0;
+}
+
 bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
 {
     if (rec->kind != FR_REC_TYPED || rec->event_type < FR_TE_FIRST || rec->event_type > FR_TE_LAST)
@@ -243,6 +255,7 @@ bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
     case FR_TE_FUNCTION:     feed_function(m, &c); break;
     case FR_TE_LOST:         m->lost_markers++; break;
     case FR_TE_DUMP_CAUSE:   feed_dump_cause(m, &c); break;
+    case FR_TE_DROPS:        feed_drops(m, &c); break;
     case FR_TE_EVENT:        return false; /* a structured event: the caller's business */
     default:                 break;        /* a type of ours we do not know: ignored */
     }

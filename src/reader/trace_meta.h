@@ -51,6 +51,9 @@ typedef struct fr_trace_meta {
     fr_meta_function *functions;     size_t n_functions; /* sorted by id after fr_trace_meta_finish */
     uint64_t lost_markers;           /* FR_TE_LOST records seen */
 
+    bool     has_drops;              /* FR_TE_DROPS of the session (tid 0) */
+    uint64_t drops[FR_DROP_NCAUSES]; /* records dropped by cause (enum fr_drop_cause) */
+
     bool     has_dump_cause;         /* FR_TE_DUMP_CAUSE: written from a signal / snapshot */
     uint32_t dump_cause, dump_seq;   /* FR_DUMP_*; snapshot number */
     int32_t  dump_signal, dump_code, dump_tid;

@@ -1,7 +1,7 @@
 /*
  * buffer_pool.h - the recorder's memory: a fixed number of fixed-size buffers and the
- * descriptors of the buffers and of the threads that own them, in one mapping made (and
- * pre-faulted) at init.
+ * descriptors of the buffers and of the threads that own them, in one mapping made at
+ * init; and the policy that decides which buffer a thread writes next.
  *
  * The layout holds no pointers, only indices and byte counts, so that the same mapping
  * could be a file-backed MAP_SHARED one (a trace that survives SIGKILL) and so that the
@@ -11,10 +11,11 @@
  * (NewBuffer, WalltimeMarker, Pid, NewCPUId: FR_BUFFER_PREAMBLE bytes), so a buffer is a
  * block's body as is; the writer adds BufferExtents.
  *
- * Ownership: a buffer is FREE, OWNED by a live thread (its current buffer or an older one
- * of its ring), or RETIRED (its thread exited; the data is kept for the file). State
- * changes are compare-and-swaps (buffer hand-out is off the per-record path); the other
- * fields of a descriptor are written only by the thread that won it.
+ * The protocol (states, who may write what, memory orderings) is docs/BUFFERS.md. In
+ * short: a buffer's ownership is ONE atomic word (state, owner slot, generation) changed
+ * only by compare-and-swap, so no two threads can ever own one buffer; a buffer in state
+ * CURRENT is written by its owner only; its byte count is published (release) when it
+ * leaves CURRENT, and whoever takes it next reads that count after an acquiring CAS.
  */
 #ifndef FLIGHTREC_BUFFER_POOL_H
 #define FLIGHTREC_BUFFER_POOL_H
@@ -23,35 +24,63 @@
 #include <stdint.h>
 #include "core/options.h"
 #include "core/visibility.h"
+#include "fr_format.h"
 
 #define FR_BUFFER_PREAMBLE   64  /* NewBuffer + WalltimeMarker + Pid + NewCPUId */
 #define FR_BUFFER_HEAD_SKIP  48  /* bytes a later buffer of a thread's block leaves out */
-#define FR_MAX_THREADS       4096
+#define FR_MAX_THREADS       4096 /* thread slots: live threads, plus exited ones whose
+                                     records are still in the pool */
+#define FR_CACHE_LINE        64
 
-enum fr_buffer_state { FR_BUF_FREE = 0, FR_BUF_OWNED = 1, FR_BUF_RETIRED = 2 };
-enum fr_thread_state { FR_THREAD_UNUSED = 0, FR_THREAD_LIVE = 1, FR_THREAD_EXITED = 2 };
-
-struct fr_buffer_desc {
-    uint32_t state;     /* enum fr_buffer_state (atomic) */
-    uint32_t thread;    /* owning thread slot (atomic relaxed: scanned by others) */
-    uint64_t seq;       /* global hand-out order: a thread's buffers sort by it */
-    uint64_t used;      /* bytes of records, valid once the buffer is left or at finalize */
-    uint64_t records;   /* records in [0, used); both atomic relaxed (fr_get_stats reads) */
+/* Buffer states (low 8 bits of the ownership word). */
+enum fr_buffer_state {
+    FR_BUF_FREE    = 0, /* nobody's; holds nothing */
+    FR_BUF_CURRENT = 1, /* its owner thread is writing it: only the owner touches it */
+    FR_BUF_FULL    = 2, /* an older buffer of a live owner: complete, may be taken */
+    FR_BUF_RETIRED = 3, /* its owner exited: complete, kept for the file */
 };
 
+/* Ownership word: state | owner slot << 8 | generation << 32. The generation counts
+ * hand-outs of this buffer: a thread holds (index, generation), so a word that changed
+ * under it is noticed by a failed compare-and-swap. */
+#define FR_OWN(state, slot, gen) ((uint64_t)(state) | (uint64_t)(slot) << 8 | (uint64_t)(gen) << 32)
+#define FR_OWN_STATE(w)  ((uint32_t)((w) & 0xff))
+#define FR_OWN_SLOT(w)   ((uint32_t)(((w) >> 8) & 0xffffff))
+#define FR_OWN_GEN(w)    ((uint32_t)((w) >> 32))
+
+struct fr_buffer_desc {
+    uint64_t own;       /* ownership word (atomic, changed by CAS only) */
+    uint64_t seq;       /* global hand-out order: a thread's buffers sort by it */
+    uint64_t used;      /* bytes of records; published (release on `own`) when the
+                           buffer leaves CURRENT, 0 while CURRENT */
+    uint64_t records;   /* records in [0, used), same rule */
+};
+
+enum fr_thread_state {
+    FR_THREAD_UNUSED = 0,  /* free slot */
+    FR_THREAD_LIVE   = 1,  /* a running thread */
+    FR_THREAD_EXITED = 2,  /* exited; its RETIRED buffers are still in the pool */
+};
+
+/* Drop causes: fr_format.h enum fr_drop_cause (FR_TE_DROPS). */
+
+struct fr_thread;
 struct fr_thread_desc {
-    uint32_t state;     /* enum fr_thread_state (atomic) */
+    uint32_t state;        /* enum fr_thread_state (atomic) */
     int32_t  tid;
-    struct fr_thread *live;   /* the thread's TLS state while it lives (atomic) */
-    uint64_t pthread;         /* pthread_t, for its name at finalize */
-    /* Snapshot of the thread's counters (at exit or finalize). */
-    uint64_t records_dropped; /* refused (full, nested, too big) + own ring overwrites */
-    uint64_t records_overwritten; /* of which own ring overwrites (a gap at the start) */
+    uint32_t refs;         /* buffers naming this slot + 1 while the thread lives
+                              (atomic); an EXITED slot at 0 may be reused */
+    uint32_t readers;      /* fr_pool_pin holders (atomic): `live` stays valid */
+    struct fr_thread *live;/* the thread's TLS state while it lives (atomic) */
+    uint64_t pthread;      /* pthread_t, for its name at finalize */
+    /* The thread's own counters, published at exit or finalize. */
+    uint64_t dropped[FR_DROP_NCAUSES];
     uint64_t bytes_dropped;
     uint64_t calls_below_threshold;
-    /* Added by other threads reclaiming this (exited) thread's buffers (atomic). */
-    uint64_t reclaimed_records;
-    uint64_t reclaimed_bytes;
+    /* Records of this thread's buffers taken by other threads (atomic): lost at the
+     * start of its history. */
+    uint64_t taken_records;
+    uint64_t taken_bytes;
     char     name[16];
 };
 
@@ -65,17 +94,28 @@ struct fr_pool {
     struct fr_buffer_desc *bufs;
     struct fr_thread_desc *threads;
     uint32_t *scratch;          /* nbuf entries: the writer sorts a thread's buffers here */
-    uint32_t nthreads;          /* slots claimed (atomic) */
+    uint32_t nthreads;          /* high-water mark of slots ever claimed (atomic) */
     uint32_t live_threads;      /* registered and not exited (atomic) */
-    uint64_t next_seq;          /* atomic */
+    uint32_t slot_hint;         /* where the next slot scan starts (atomic) */
     uint32_t hint;              /* where the next free-buffer scan starts (atomic) */
-    uint64_t untracked_drops;   /* records of threads beyond FR_MAX_THREADS (atomic) */
+    uint64_t next_seq;          /* atomic */
+    uint32_t stuck;             /* threads left inside a record at finalize (atomic) */
+    /* Threads whose slot was recycled (no records left in the pool), and drops that
+     * belong to no slot (thread limit, records after a thread's exit): atomic. */
+    uint32_t recycled_threads;
+    uint64_t recycled_below;
+    uint64_t recycled_bytes;
+    uint64_t recycled[FR_DROP_NCAUSES];
 };
 
 extern FR_HIDDEN struct fr_pool fr_pool;
 
-/* Maps and pre-faults everything; 0 or -1 (errno). */
+/* Maps the pool, after checking it fits in what the process may have (RLIMIT_AS, the
+ * cgroup's memory.max, MemAvailable; a refusal says why on stderr). Pre-faults it when
+ * small, lets the writers fault it in otherwise. 0 or -1 (errno ENOMEM). */
 FR_HIDDEN int  fr_pool_create(const struct fr_options *o);
+/* Unmaps the pool, unless a thread was left inside a record (fr_pool.stuck): that
+ * mapping is left in place (leaked) because the thread may still write into it. */
 FR_HIDDEN void fr_pool_destroy(void);
 /* Forgets every buffer and thread (fork child): memory stays mapped. */
 FR_HIDDEN void fr_pool_clear(void);
@@ -85,20 +125,73 @@ static inline uint8_t *fr_pool_buffer(uint32_t idx)
     return fr_pool.data + (size_t)idx * fr_pool.buffer_size;
 }
 
-/* Takes a FREE buffer for thread `slot`; returns its index or -1. */
-FR_HIDDEN int fr_pool_take_free(uint32_t slot);
-/* Overwrite policy: takes the oldest RETIRED buffer (an exited thread's history),
- * charging its records as dropped to that thread; -1 if none. */
-FR_HIDDEN int fr_pool_reclaim_retired(uint32_t slot);
-/* The oldest buffer OWNED by `slot`, or -1. */
-FR_HIDDEN int fr_pool_oldest_owned(uint32_t slot);
-/* Stamps a buffer just taken or recycled as the newest of its owner. */
-FR_HIDDEN void fr_pool_stamp(uint32_t idx, uint32_t slot);
-/* Every buffer of `slot`: OWNED -> RETIRED (thread exit). */
-FR_HIDDEN void fr_pool_retire_thread(uint32_t slot);
-/* Buffers that hold data (OWNED or RETIRED) of every thread slot with this tid (one,
- * unless the kernel reused a tid), oldest first, into out[] (fr_pool.scratch is big
- * enough); returns how many. */
+/* ---- threads */
+
+/* Claims a slot for a new live thread (lock-free): an unused one, or an exited one that
+ * no buffer names any more (its counters are folded into fr_pool.recycled*). The slot
+ * index, or -1 when FR_MAX_THREADS slots are live or hold records. */
+FR_HIDDEN int  fr_pool_claim_slot(int32_t tid, uint64_t pthread);
+/* The thread of `slot` exited: its buffers become RETIRED (their data stays), its
+ * live reference is dropped (the slot may be reused once no buffer names it). */
+FR_HIDDEN void fr_pool_retire_slot(uint32_t slot);
+/* Drops one reference of `slot`. */
+FR_HIDDEN void fr_pool_unref_slot(uint32_t slot);
+
+/* Pinning a slot keeps its `live` thread state valid (an exiting thread waits for pins
+ * to go before its TLS can be freed). Lock-free and async-signal-safe. fr_pool_pin
+ * returns the live thread state or NULL (then nothing is pinned). */
+FR_HIDDEN struct fr_thread *fr_pool_pin(uint32_t slot);
+FR_HIDDEN void fr_pool_unpin(uint32_t slot);
+
+/* ---- buffers (hand-out runs when a buffer fills, never per record) */
+
+/* What a thread holds: the buffer it writes. */
+struct fr_hold {
+    int32_t  idx;   /* -1: none */
+    uint32_t gen;
+};
+
+/* The policy: the buffer `slot` writes next, its current one (if any) being left with
+ * `used` bytes and `records` records. Returns 0 with *h set to a CURRENT buffer
+ * (possibly the same index, restarted), or -1 with h->idx = -1 (no buffer: drop).
+ * Records the policy overwrote in the thread's own older buffers are added to
+ * *overwritten (records) and *overwritten_bytes. See docs/BUFFERS.md for the rule. */
+FR_HIDDEN int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records,
+                                uint64_t *overwritten, uint64_t *overwritten_bytes);
+/* Leaves the current buffer (CURRENT -> FULL, or RETIRED when `retire`) publishing its
+ * byte and record counts. 0, or -1 if the buffer was not (any more) ours in that
+ * generation (nothing published). */
+FR_HIDDEN int fr_pool_leave(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records,
+                                 int retire);
+
+/* ---- readers (flush, stats, crash dumps) */
+
+/* One buffer as seen at a moment: lock-free and async-signal-safe. */
+struct fr_buffer_view {
+    uint32_t index;
+    uint32_t state;   /* enum fr_buffer_state */
+    uint32_t slot;    /* owner */
+    int32_t  tid;     /* owner's tid */
+    uint64_t seq;
+    uint64_t used;    /* bytes from fr_pool_buffer(index): whole records, preamble first */
+    uint64_t records;
+};
+/* Views buffer `idx`: 1 if it holds data (FULL, RETIRED, or CURRENT with at least the
+ * preamble), 0 otherwise. For a CURRENT buffer the owner's live position is read
+ * through a pin (fr_pool_pin): the bytes before it are whole records, as the writer
+ * advances its position only after a record's bytes are stored (docs/BUFFERS.md). For
+ * a crash dump: enumerate idx in [0, fr_pool.nbuf) and sort by (tid, seq). Records the
+ * owner writes after the view are not in it. */
+FR_HIDDEN int fr_pool_view(uint32_t idx, struct fr_buffer_view *v);
+
+/* Buffers that hold data (not FREE, used >= preamble) of every thread slot with this
+ * tid (one, unless the kernel reused a tid), oldest first, into out[] (fr_pool.scratch
+ * is big enough); returns how many. For the file writer, after finalize. */
 FR_HIDDEN uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out);
+
+/* Per-thread figures for the metadata: records kept in the pool, drops by cause
+ * (taken-by-others counted as overwritten), bytes dropped. */
+FR_HIDDEN void fr_pool_thread_figures(uint32_t slot, uint64_t *written,
+                                           uint64_t dropped[FR_DROP_NCAUSES], uint64_t *bytes);
 
 #endif

@@ -86,48 +86,12 @@ static uint64_t fault_address(int sig, const siginfo_t *si)
     }
 }
 
-/* /proc/self/task/TID/comm: pthread_getname_np is not async-signal-safe. */
-static void read_thread_name(int32_t tid, char name[16])
-{
-    char path[64];
-    size_t len = 0;
-    fr_fmt_str(path, sizeof path, &len, "/proc/self/task/");
-    fr_fmt_u64(path, sizeof path, &len, (uint64_t)(uint32_t)tid);
-    fr_fmt_str(path, sizeof path, &len, "/comm");
-    path[len] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char buf[16];
-    ssize_t n = read(fd, buf, sizeof buf);
-    close(fd);
-    if (n <= 0)
-        return;
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
-        n--;
-    memset(name, 0, 16);
-    memcpy(name, buf, (size_t)(n < 15 ? n : 15));
-}
-
 /* Each live thread: wait (bounded) for a record in progress, then publish its current
- * buffer and counters (fr_writer_snapshot) and its name. */
+ * buffer, counters and name (thread_writer.c, lock-free; a thread still inside a record
+ * is left out and counted, docs/BUFFERS.md). */
 static void publish_threads(void)
 {
-    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_SEQ_CST);
-    if (nt > FR_MAX_THREADS)
-        nt = FR_MAX_THREADS;
-    for (uint32_t s = 0; s < nt; s++) {
-        struct fr_thread_desc *d = &fr_pool.threads[s];
-        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
-        if (!t)
-            continue;
-        /* Our own thread may be inside a record (we interrupted it): its pos is the end
-         * of its last whole record, as for a thread stopped inside one. */
-        for (int i = 0; t != &fr_tls && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) && i < 20000; i++)
-            sched_yield();
-        fr_writer_snapshot(t);
-        read_thread_name(d->tid, d->name);
-    }
+    fr_writer_stop_threads(20000);
 }
 
 /* ------------------------------------------------------------------ messages */

@@ -2,41 +2,62 @@
  * fork.c - the recorder across fork(): the child starts with empty buffers of its own
  * and writes its own trace file: the output pattern with %p expanded to the child's pid,
  * or, if the pattern has no %p, the pattern followed by ".PID".
+ *
+ * vfork: no handler runs; the child shares the parent's memory and thread state until
+ * it execs or _exits. Its records (if any) land in the parent thread's buffer, and an
+ * exit() in the child does not finalize the parent's session (lifecycle.c at_exit
+ * compares the pid).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 #include "flightrec.h"
 #include "core/buffer_pool.h"
+#include "core/recorder.h"
 #include "core/fork.h"
 #include "core/output_path.h"
 #include "core/session.h"
 #include "core/thread_writer.h"
 
+/* Signals are blocked across fork (as LTTng-UST does): a handler that records must not
+ * run in the child between fork and the reset of the recorder's state, nor in the
+ * parent while the registry lock is held. The mask is the forking thread's own. */
+static __thread sigset_t saved_mask;
+
 static void before_fork(void)
 {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved_mask);
     pthread_mutex_lock(&fr_registry_lock);
 }
 
 static void in_parent(void)
 {
     pthread_mutex_unlock(&fr_registry_lock);
+    pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
 static void in_child(void)
 {
-    pthread_mutex_init(&fr_registry_lock, NULL);
-    fr_state s = fr_get_state();
-    if (s != FR_STATE_INITIALIZED && s != FR_STATE_FINALIZED)
-        return;
-    /* Only this thread exists here; the parent's records stay the parent's. */
-    fr_pool_clear();
-    fr_pid = (int32_t)getpid();
-    fr_process_info_read();
-    if (fr_expand_output(fr_output_path, FR_OPTIONS_PATH_MAX, fr_opts.output, fr_pid, 1) < 0)
-        fr_output_path[0] = 0;
-    __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
-    fr_writer_forget_self();
+    fr_state s = fr_lifecycle_fork_child();
+    fr_writer_after_fork();
+    if (s == FR_STATE_INITIALIZED || s == FR_STATE_FINALIZED) {
+        /* Only this thread exists here; the parent's records stay the parent's (the
+         * pool is MADV_WIPEONFORK: the child's copy is zero pages anyway). */
+        fr_pool_clear();
+        fr_pid = (int32_t)getpid();
+        fr_process_info_read();
+        if (fr_expand_output(fr_output_path, FR_OPTIONS_PATH_MAX, fr_opts.output, fr_pid, 1) < 0)
+            fr_output_path[0] = 0;
+        uint32_t session = fr_writer_new_session();
+        if (s == FR_STATE_INITIALIZED)
+            __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
+    } else if (s == FR_STATE_UNINITIALIZED && fr_pool.map) {
+        fr_pool_destroy();   /* an init the parent had in progress */
+    }
+    pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
 void fr_fork_install(void)

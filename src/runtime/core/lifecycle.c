@@ -11,8 +11,13 @@
  *
  * Stopping without locks on the record path (fr_finalize): fr_recording is cleared, then
  * membarrier(PRIVATE_EXPEDITED) makes every running thread pass a full barrier, so any
- * record that saw fr_recording == 1 has its busy flag visible; finalize waits for those
- * flags to clear. Then each thread's current buffer is snapshotted.
+ * record that saw the session number in fr_recording has its busy flag visible;
+ * fr_writer_stop_threads waits for those flags to clear and publishes each thread's
+ * current buffer (docs/BUFFERS.md). Thread exit takes no lock.
+ *
+ * Re-init: fr_init after fr_finalize first writes the finalized session if it was not
+ * flushed (unless no_file_flush=1), then resets; if that write fails fr_init returns
+ * FR_ERR_IO and the session stays FINALIZED (nothing is discarded silently).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +48,7 @@ char fr_output_path[FR_OPTIONS_PATH_MAX];
 
 static fr_state state = FR_STATE_UNINITIALIZED;
 static int flushing;
+static int flushed;      /* the FINALIZED session was written (or needs no file) */
 static int have_membarrier;
 static char last_output[FR_OPTIONS_PATH_MAX];
 static int last_output_valid;
@@ -85,6 +91,9 @@ static void at_exit(void)
 {
     if (fr_get_state() != FR_STATE_INITIALIZED)
         return;
+    /* A vfork child that calls exit() shares our memory: the session is the parent's. */
+    if ((int32_t)getpid() != fr_pid)
+        return;
     fr_finalize();
     if (!fr_opts.no_file_flush)
         fr_flush();
@@ -115,6 +124,11 @@ fr_status fr_init(const char *options)
 {
     fr_state prev = fr_get_state();
     if (prev == FR_STATE_FINALIZED) {
+        if (!__atomic_load_n(&flushed, __ATOMIC_ACQUIRE) && !fr_opts.no_file_flush) {
+            fr_status w = fr_flush();
+            if (w != FR_OK)
+                return w;
+        }
         fr_status r = fr_reset();
         if (r != FR_OK)
             return r;
@@ -150,12 +164,13 @@ fr_status fr_init(const char *options)
     fr_pid = pid;
     memcpy(fr_output_path, path, sizeof path);
     fr_process_info_read();
-    __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
+    uint32_t session = fr_writer_new_session();
     flushing = 0;
+    flushed = 0;
     pthread_mutex_unlock(&fr_registry_lock);
     fr_signals_install(&fr_opts);
     __atomic_store_n(&state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
-    __atomic_store_n(&fr_recording, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
     uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
         if (hooks[i].after_init)
@@ -165,16 +180,9 @@ fr_status fr_init(const char *options)
 
 /* ------------------------------------------------------------------ finalize */
 
-static void wait_quiescent(struct fr_thread *t)
-{
-    if (t == &fr_tls) /* we may be a signal handler inside our own record: skip */
-        return;
-    for (int i = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); i++) {
-        if (i > 100000) /* a thread stopped inside a record: go on, pos is consistent */
-            break;
-        sched_yield();
-    }
-}
+/* How long finalize waits for a thread inside a record (stopped in a debugger, or a
+ * signal handler that blocks): ~1 s of yields. Such a thread is never snapshotted. */
+#define STOP_MAX_YIELDS 200000
 
 fr_status fr_finalize(void)
 {
@@ -190,20 +198,8 @@ fr_status fr_finalize(void)
         struct timespec grace = { 0, 2 * 1000 * 1000 }; /* store buffers drain in ns */
         nanosleep(&grace, NULL);
     }
-    pthread_mutex_lock(&fr_registry_lock);
-    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_SEQ_CST);
-    if (nt > FR_MAX_THREADS)
-        nt = FR_MAX_THREADS;
-    for (uint32_t s = 0; s < nt; s++) {
-        struct fr_thread_desc *d = &fr_pool.threads[s];
-        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
-        if (!t)
-            continue;
-        wait_quiescent(t);
-        fr_writer_snapshot(t);
-        pthread_getname_np((pthread_t)d->pthread, d->name, sizeof d->name);
-    }
-    pthread_mutex_unlock(&fr_registry_lock);
+    fr_writer_stop_threads(STOP_MAX_YIELDS);
+    __atomic_store_n(&flushed, fr_opts.no_file_flush, __ATOMIC_RELEASE);
     __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
     return FR_OK;
 }
@@ -238,33 +234,45 @@ void fr_lifecycle_dump_done(const char *written)
 
 /* ------------------------------------------------------------------ flush, reset */
 
+static const char *const cause_names[FR_DROP_NCAUSES] = {
+    [FR_DROP_OVERWRITTEN]  = "overwritten by newer records",
+    [FR_DROP_FULL]         = "no free buffer",
+    [FR_DROP_TOO_LARGE]    = "larger than a buffer",
+    [FR_DROP_NESTED]       = "nested in a signal handler",
+    [FR_DROP_THREAD_LIMIT] = "beyond the thread limit",
+    [FR_DROP_INVALID]      = "invalid event",
+    [FR_DROP_AFTER_EXIT]   = "after thread exit",
+    [FR_DROP_UNFINISHED]   = "thread inside a record at stop",
+};
+
+/* One line: how many records were dropped, why, and what was kept. */
 static void report_drops(void)
 {
-    uint64_t written, dropped, below;
+    uint64_t written, dropped, below, cause[FR_DROP_NCAUSES];
     uint32_t threads;
     fr_meta_totals(&written, &dropped, &below, &threads);
     if (!dropped)
         return;
-    uint32_t with_drops = 0;
-    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
-    for (uint32_t s = 0; s < nt && s < FR_MAX_THREADS; s++) {
-        struct fr_thread_desc *d = &fr_pool.threads[s];
-        if (d->records_dropped || __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED))
-            with_drops++;
-    }
-    char msg[FR_OPTIONS_PATH_MAX + 256];
+    fr_meta_drop_causes(cause);
+    char msg[FR_OPTIONS_PATH_MAX + 512];
     size_t len = 0;
     fr_fmt_str(msg, sizeof msg, &len, "flightrec: ");
     fr_fmt_u64(msg, sizeof msg, &len, dropped);
-    fr_fmt_str(msg, sizeof msg, &len, " records dropped (");
-    fr_fmt_u64(msg, sizeof msg, &len, with_drops);
-    fr_fmt_str(msg, sizeof msg, &len, " of ");
-    fr_fmt_u64(msg, sizeof msg, &len, threads);
-    fr_fmt_str(msg, sizeof msg, &len, fr_pool.policy == FR_POLICY_DISCARD
-               ? " threads, policy=discard: newest records lost), "
-               : " threads, policy=overwrite: oldest records lost), ");
+    fr_fmt_str(msg, sizeof msg, &len, " records dropped (policy=");
+    fr_fmt_str(msg, sizeof msg, &len, fr_pool.policy == FR_POLICY_DISCARD ? "discard" : "overwrite");
+    for (int c = 0; c < FR_DROP_NCAUSES; c++) {
+        if (!cause[c])
+            continue;
+        fr_fmt_str(msg, sizeof msg, &len, "; ");
+        fr_fmt_u64(msg, sizeof msg, &len, cause[c]);
+        fr_fmt_str(msg, sizeof msg, &len, " ");
+        fr_fmt_str(msg, sizeof msg, &len, cause_names[c]);
+    }
+    fr_fmt_str(msg, sizeof msg, &len, "), ");
     fr_fmt_u64(msg, sizeof msg, &len, written);
-    fr_fmt_str(msg, sizeof msg, &len, " kept in ");
+    fr_fmt_str(msg, sizeof msg, &len, " kept from ");
+    fr_fmt_u64(msg, sizeof msg, &len, threads);
+    fr_fmt_str(msg, sizeof msg, &len, threads == 1 ? " thread in " : " threads in ");
     fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
     fr_fmt_str(msg, sizeof msg, &len, "\n");
     fr_write_stderr(msg, len);
@@ -296,6 +304,7 @@ fr_status fr_flush(void)
         } else {
             memcpy(last_output, fr_output_path, sizeof last_output);
             __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
             report_drops();
         }
     }
@@ -331,14 +340,38 @@ fr_status fr_reset(void)
     pthread_mutex_lock(&fr_registry_lock);
     fr_status r = FR_ERR_STATE;
     if (cas_state(FR_STATE_FINALIZED, FR_STATE_UNINITIALIZED)) {
-        /* Threads of this session notice the new session number and re-register. */
-        __atomic_fetch_add(&fr_session, 1, __ATOMIC_RELEASE);
+        /* Threads of this session notice the new session number and re-register; an
+         * exiting thread of this session finishes with the pool before it goes. */
+        fr_writer_new_session();
+        fr_writer_wait_exits();
         fr_pool_destroy();
         r = FR_OK;
     }
     pthread_mutex_unlock(&fr_registry_lock);
     __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
     return r;
+}
+
+/* fork child (fork.c): only the forking thread exists. A lifecycle call that another
+ * thread had in progress will never finish here: INITIALIZING -> UNINITIALIZED (the
+ * child starts no session of its own), FINALIZING -> FINALIZED (recording had stopped);
+ * no flush is in progress. Returns the state the child continues in. */
+fr_state fr_lifecycle_fork_child(void)
+{
+    pthread_mutex_init(&fr_registry_lock, NULL);
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELAXED);
+    fr_state s = fr_get_state();
+    if (s == FR_STATE_INITIALIZING) {
+        __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
+        s = FR_STATE_UNINITIALIZED;
+    } else if (s == FR_STATE_FINALIZING) {
+        __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
+        s = FR_STATE_FINALIZED;
+    }
+    __atomic_store_n(&state, s, __ATOMIC_RELEASE);
+    if (s == FR_STATE_FINALIZED)
+        __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);   /* the parent's to write */
+    return s;
 }
 
 const char *fr_last_output_path(void)

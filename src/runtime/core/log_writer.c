@@ -197,7 +197,8 @@ static uint64_t lost_at_start(int32_t tid, uint32_t nthreads)
     for (uint32_t s = 0; s < nthreads; s++) {
         const struct fr_thread_desc *d = &fr_pool.threads[s];
         if (d->tid == tid)
-            n += d->records_overwritten + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
+            n += __atomic_load_n(&d->dropped[FR_DROP_OVERWRITTEN], __ATOMIC_RELAXED) +
+                 __atomic_load_n(&d->taken_records, __ATOMIC_RELAXED);
     }
     return n;
 }

@@ -100,19 +100,8 @@ static void emit_process(struct fr_meta_writer *w)
 struct totals {
     uint32_t threads;
     uint64_t written, dropped, below;
+    uint64_t cause[FR_DROP_NCAUSES];
 };
-
-static uint64_t kept_records(uint32_t slot)
-{
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
-        struct fr_buffer_desc *b = &fr_pool.bufs[i];
-        if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != FR_BUF_FREE &&
-            __atomic_load_n(&b->thread, __ATOMIC_RELAXED) == slot)
-            n += __atomic_load_n(&b->records, __ATOMIC_RELAXED);
-    }
-    return n;
-}
 
 static uint32_t thread_count(void)
 {
@@ -120,15 +109,17 @@ static uint32_t thread_count(void)
     return n > FR_MAX_THREADS ? FR_MAX_THREADS : n;
 }
 
-/* Per-thread figures: kept records, all drops. */
+/* Per-thread figures: kept records, all drops (buffer_pool.c has them by cause). */
 static void thread_figures(uint32_t s, uint64_t *written, uint64_t *dropped, uint64_t *bytes)
 {
-    struct fr_thread_desc *d = &fr_pool.threads[s];
-    *written = kept_records(s);
-    *dropped = d->records_dropped + __atomic_load_n(&d->reclaimed_records, __ATOMIC_RELAXED);
-    *bytes = d->bytes_dropped + __atomic_load_n(&d->reclaimed_bytes, __ATOMIC_RELAXED);
+    uint64_t c[FR_DROP_NCAUSES];
+    fr_pool_thread_figures(s, written, c, bytes);
+    *dropped = 0;
+    for (int i = 0; i < FR_DROP_NCAUSES; i++)
+        *dropped += c[i];
 }
 
+/* Every slot in use, plus the threads whose slot was recycled and the drops of no slot. */
 static void totals(struct totals *t)
 {
     memset(t, 0, sizeof *t);
@@ -136,14 +127,27 @@ static void totals(struct totals *t)
     for (uint32_t s = 0; s < n; s++) {
         if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
             continue;
-        uint64_t wr, dr, by;
-        thread_figures(s, &wr, &dr, &by);
+        uint64_t wr, by, c[FR_DROP_NCAUSES];
+        fr_pool_thread_figures(s, &wr, c, &by);
         t->threads++;
         t->written += wr;
-        t->dropped += dr;
-        t->below += fr_pool.threads[s].calls_below_threshold;
+        for (int i = 0; i < FR_DROP_NCAUSES; i++)
+            t->cause[i] += c[i];
+        t->below += __atomic_load_n(&fr_pool.threads[s].calls_below_threshold, __ATOMIC_RELAXED);
     }
-    t->dropped += __atomic_load_n(&fr_pool.untracked_drops, __ATOMIC_RELAXED);
+    t->threads += __atomic_load_n(&fr_pool.recycled_threads, __ATOMIC_RELAXED);
+    t->below += __atomic_load_n(&fr_pool.recycled_below, __ATOMIC_RELAXED);
+    for (int i = 0; i < FR_DROP_NCAUSES; i++) {
+        t->cause[i] += __atomic_load_n(&fr_pool.recycled[i], __ATOMIC_RELAXED);
+        t->dropped += t->cause[i];
+    }
+}
+
+static void emit_drops(struct fr_meta_writer *w, int32_t tid, const uint64_t cause[FR_DROP_NCAUSES])
+{
+    struct fr_te_drops p = { .tid = tid, .ncauses = FR_DROP_NCAUSES };
+    memcpy(p.cause, cause, sizeof p.cause);
+    fr_meta_emit(w, FR_TE_DROPS, &p, sizeof p);
 }
 
 static void emit_summary(struct fr_meta_writer *w)
@@ -162,6 +166,7 @@ static void emit_summary(struct fr_meta_writer *w)
         .threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0,
     };
     fr_meta_emit(w, FR_TE_SUMMARY, &p, sizeof p);
+    emit_drops(w, 0, t.cause);
 }
 
 static void emit_thread_stats(struct fr_meta_writer *w)
@@ -179,6 +184,9 @@ static void emit_thread_stats(struct fr_meta_writer *w)
         p.records_dropped = dr;
         p.bytes_dropped = by;
         fr_meta_emit_str16(w, FR_TE_THREAD_STATS, &p, sizeof p, d->name, sizeof d->name);
+        uint64_t c[FR_DROP_NCAUSES];
+        fr_pool_thread_figures(s, &wr, c, &by);
+        emit_drops(w, d->tid, c);
     }
 }
 
@@ -207,4 +215,11 @@ void fr_meta_totals(uint64_t *written, uint64_t *dropped, uint64_t *below, uint3
     *dropped = t.dropped;
     *below = t.below;
     *threads = t.threads;
+}
+
+void fr_meta_drop_causes(uint64_t cause[FR_DROP_NCAUSES])
+{
+    struct totals t;
+    totals(&t);
+    memcpy(cause, t.cause, sizeof t.cause);
 }

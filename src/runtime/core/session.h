@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "core/options.h"
+#include "flightrec.h"
+#include "fr_format.h"
 #include "core/visibility.h"
 
 
@@ -44,5 +46,11 @@ FR_HIDDEN void fr_lifecycle_dump_done(const char *written);
 /* Totals over every thread (metadata.c): exact once finalized. */
 FR_HIDDEN void fr_meta_totals(uint64_t *written, uint64_t *dropped,
                               uint64_t *below, uint32_t *threads);
+/* The session's drops by cause (enum fr_drop_cause). */
+FR_HIDDEN void fr_meta_drop_causes(uint64_t cause[FR_DROP_NCAUSES]);
+
+/* fork child: resets the lifecycle (lock, flush flag, unfinished INITIALIZING or
+ * FINALIZING states); returns the state the child continues in (lifecycle.c). */
+FR_HIDDEN fr_state fr_lifecycle_fork_child(void);
 
 #endif

@@ -2,18 +2,14 @@
  * thread_writer.c - the record paths (fr_record_* of recorder.h and the public fr_log_*),
  * the slow path that changes buffers, thread registration and thread exit.
  *
- * Policies when the current buffer is full (both documented in include/flightrec.h):
- *  - discard: take a FREE buffer; when none is left the thread drops (and counts) every
- *    further record: the oldest history is kept.
- *  - overwrite: a thread may hold at most its fair share of the pool,
- *    share = max(1, buffers / live threads). Below its share it takes a FREE buffer, or
- *    else the oldest buffer of an exited thread; at its share (or when nothing is free)
- *    it overwrites its own oldest buffer, and a thread above its share (more threads
- *    started since it grew) gives its oldest buffers back to the pool. A thread with no
- *    buffer and nothing free drops records until one is freed.
+ * Which buffer a thread writes next is the pool's policy (buffer_pool.c fr_pool_next,
+ * documented in include/flightrec.h); the protocol between writers, thread exit and the
+ * stopper is docs/BUFFERS.md.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -24,9 +20,10 @@
 #include "core/clock.h"
 #include "core/cpu_id.h"
 #include "core/session.h"
+#include "core/text_out.h"
 #include "core/signal_handlers.h"
 
-__thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec")));
+__thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 uint32_t fr_session;
 volatile int fr_recording;
 
@@ -73,40 +70,28 @@ static void put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
 
 /* ------------------------------------------------------------------ buffers */
 
-static void drop(struct fr_thread *t, size_t bytes)
+static void drop(struct fr_thread *t, int cause, size_t bytes)
 {
-    t->dropped_records++;
+    t->dropped[cause]++;
     t->dropped_bytes += bytes;
 }
 
-static void charge_overwrite(struct fr_thread *t, uint32_t idx)
+static uint64_t used_of(const struct fr_thread *t)
 {
-    struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-    uint64_t records = __atomic_load_n(&b->records, __ATOMIC_RELAXED);
-    uint64_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
-    t->dropped_records += records;
-    t->overwritten += records;
-    t->dropped_bytes += used > FR_BUFFER_PREAMBLE ? used - FR_BUFFER_PREAMBLE : 0;
+    return t->hold.idx < 0 ? 0 : (uint64_t)(t->pos - fr_pool_buffer((uint32_t)t->hold.idx));
 }
 
-static void leave_current(struct fr_thread *t)
+static void detach(struct fr_thread *t)
 {
-    if (t->cur < 0)
-        return;
-    struct fr_buffer_desc *b = &fr_pool.bufs[t->cur];
-    __atomic_store_n(&b->used, (uint64_t)(t->pos - fr_pool_buffer((uint32_t)t->cur)),
-                     __ATOMIC_RELAXED);
-    __atomic_store_n(&b->records, t->records, __ATOMIC_RELAXED);
-    t->cur = -1;
+    t->hold.idx = -1;
     t->pos = t->end = NULL;
     t->records = 0;
 }
 
-static void start_buffer(struct fr_thread *t, int idx, uint64_t tsc, uint32_t cpu)
+static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
-    uint8_t *start = fr_pool_buffer((uint32_t)idx);
+    uint8_t *start = fr_pool_buffer((uint32_t)t->hold.idx);
     put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
-    t->cur = idx;
     t->pos = start + FR_BUFFER_PREAMBLE;
     t->end = start + fr_pool.buffer_size;
     t->last_tsc = tsc;
@@ -115,194 +100,301 @@ static void start_buffer(struct fr_thread *t, int idx, uint64_t tsc, uint32_t cp
     t->enter_run = 0;
 }
 
-/* Overwrite policy: which buffer comes next (see the rule at the top). */
-static int next_overwrite_buffer(struct fr_thread *t)
-{
-    uint32_t live = __atomic_load_n(&fr_pool.live_threads, __ATOMIC_RELAXED);
-    uint32_t share = live ? fr_pool.nbuf / live : fr_pool.nbuf;
-    if (share < 1)
-        share = 1;
-    uint32_t slot = (uint32_t)t->slot;
-    int idx = -1;
-    if (t->held < share) {
-        idx = fr_pool_take_free(slot);
-        if (idx < 0)
-            idx = fr_pool_reclaim_retired(slot);
-        if (idx >= 0)
-            t->held++;
-    }
-    /* Above the share: hand the oldest back (their records are lost) until at it. */
-    while (t->held > share && t->held > 1) {
-        int old = fr_pool_oldest_owned(slot);
-        if (old < 0 || old == idx)
-            break;
-        charge_overwrite(t, (uint32_t)old);
-        __atomic_store_n(&fr_pool.bufs[old].state, FR_BUF_FREE, __ATOMIC_RELEASE);
-        t->held--;
-    }
-    if (idx < 0 && t->held > 0) {
-        idx = fr_pool_oldest_owned(slot);
-        if (idx >= 0) {
-            charge_overwrite(t, (uint32_t)idx);
-            fr_pool_stamp((uint32_t)idx, slot);
-        }
-    }
-    return idx;
-}
-
-/* Leaves the current buffer and starts another; 0 or -1 (no buffer: caller drops). */
+/* Leaves the current buffer and starts the one the pool's policy gives; 0 or -1 (no
+ * buffer: caller drops). */
 static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
-    leave_current(t);
-    int idx;
-    if (fr_pool.policy == FR_POLICY_DISCARD) {
-        idx = fr_pool_take_free((uint32_t)t->slot);
-        if (idx < 0) {
+    uint64_t ow = 0, owb = 0;
+    int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records, &ow, &owb);
+    t->dropped[FR_DROP_OVERWRITTEN] += ow;
+    t->dropped_bytes += owb;
+    if (r < 0) {
+        detach(t);
+        if (fr_pool.policy == FR_POLICY_DISCARD)
             t->exhausted = 1;
-            return -1;
-        }
-        t->held++;
-    } else {
-        idx = next_overwrite_buffer(t);
-        if (idx < 0) {
+        else
             t->retry_countdown = RETRY_AFTER_DROPS;
-            return -1;
-        }
+        return -1;
     }
-    start_buffer(t, idx, tsc, cpu);
+    start_buffer(t, tsc, cpu);
     return 0;
 }
 
 /* ------------------------------------------------------------------ registration */
 
-static void reset_thread_state(struct fr_thread *t)
+/* Threads between "saw recording" and "visible in a slot" (fr_writer_stop_threads waits
+ * for them), and threads inside their exit work (stop and reset wait for them). */
+static uint32_t registering, exiting;
+
+static void reset_thread_state(struct fr_thread *t, uint32_t session)
 {
-    uint32_t busy = t->busy, key_set = t->key_set;
+    uint32_t busy = t->busy, key_set = t->key_set, exited = t->exited;
     memset(t, 0, sizeof *t);
     t->busy = busy;
     t->key_set = key_set;
-    t->cur = -1;
+    t->exited = exited;
+    t->hold.idx = -1;
     t->slot = -1;
-    t->session = fr_session;
+    t->session = session;
     t->threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0;
     t->rewind_enabled = t->threshold_ticks != 0;
 }
 
-/* Claims a thread descriptor (lock-free). 0, or -1 when the recorder stopped meanwhile
- * or there is no descriptor left. */
+/* Claims a thread slot (lock-free). 0; -1 when the recorder stopped meanwhile; -2 when
+ * every slot is taken. */
 static int register_thread(struct fr_thread *t)
 {
-    uint32_t slot = __atomic_fetch_add(&fr_pool.nthreads, 1, __ATOMIC_RELAXED);
-    if (slot >= FR_MAX_THREADS) {
-        t->slot = -2;
+    /* Dekker with fr_writer_stop_threads: announce, then look at fr_recording again.
+     * Either the stopper waits for us to become visible, or we see it stopped. */
+    __atomic_fetch_add(&registering, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&fr_recording, __ATOMIC_SEQ_CST) != (int)t->session) {
+        __atomic_fetch_sub(&registering, 1, __ATOMIC_RELEASE);
         return -1;
     }
-    struct fr_thread_desc *d = &fr_pool.threads[slot];
-    t->tid = (int32_t)gettid();
-    t->slot = (int32_t)slot;
-    d->tid = t->tid;
-    d->pthread = (uint64_t)pthread_self();
-    __atomic_fetch_add(&fr_pool.live_threads, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&d->state, FR_THREAD_LIVE, __ATOMIC_RELEASE);
-    /* Dekker with fr_finalize: publish ourselves, then look at fr_recording again.
-     * Either finalize sees us (and waits for busy to clear) or we see it stopped. */
-    __atomic_store_n(&d->live, t, __ATOMIC_SEQ_CST);
+    if (!t->tid)
+        t->tid = (int32_t)gettid();
+    int slot = fr_pool_claim_slot(t->tid, (uint64_t)pthread_self());
+    if (slot < 0) {
+        __atomic_fetch_sub(&registering, 1, __ATOMIC_RELEASE);
+        return -2;
+    }
+    t->slot = slot;
+    __atomic_store_n(&fr_pool.threads[slot].live, t, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&registering, 1, __ATOMIC_RELEASE);
     if (!t->key_set) {
         pthread_setspecific(exit_key, t);
         t->key_set = 1;
         fr_signals_thread_start(); /* crash_dump: this thread's alternate signal stack */
     }
-    if (!__atomic_load_n(&fr_recording, __ATOMIC_SEQ_CST))
-        return -1;
     return 0;
 }
 
-/* Thread exit (pthread key destructor): hand the buffers back with their data. */
+/* Copies t's counters into its slot's descriptor (t quiescent, slot detached from t). */
+static void publish_counters(struct fr_thread *t, struct fr_thread_desc *d)
+{
+    for (int c = 0; c < FR_DROP_NCAUSES; c++)
+        __atomic_store_n(&d->dropped[c], t->dropped[c], __ATOMIC_RELAXED);
+    __atomic_store_n(&d->bytes_dropped, t->dropped_bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->calls_below_threshold, t->below_threshold, __ATOMIC_RELAXED);
+}
+
+/* Waits until no reader holds a pin on the slot (they read our TLS). */
+static void wait_unpinned(struct fr_thread_desc *d)
+{
+    while (__atomic_load_n(&d->readers, __ATOMIC_SEQ_CST))
+        sched_yield();
+}
+
+/* Thread exit (pthread key destructor): hand the buffers back with their data. No lock:
+ * an exiting thread never waits for a flush. */
 static void thread_exit(void *arg)
 {
     struct fr_thread *t = arg;
-    __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&fr_registry_lock);
-    if (t->session == fr_session && t->slot >= 0 && fr_pool.map) {
-        struct fr_thread_desc *d = &fr_pool.threads[t->slot];
-        fr_writer_snapshot(t);
-        fr_pool_retire_thread((uint32_t)t->slot);
-        prctl(PR_GET_NAME, d->name, 0, 0, 0);
-        d->name[15] = 0;
-        __atomic_store_n(&d->live, NULL, __ATOMIC_RELEASE);
-        __atomic_store_n(&d->state, FR_THREAD_EXITED, __ATOMIC_RELEASE);
-        __atomic_fetch_sub(&fr_pool.live_threads, 1, __ATOMIC_RELAXED);
-    }
-    t->pos = t->end = NULL;
+    __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
     t->exited = 1;
-    pthread_mutex_unlock(&fr_registry_lock);
+    __atomic_fetch_add(&exiting, 1, __ATOMIC_SEQ_CST);
+    /* fr_reset bumps the session before it waits for `exiting`: a state of another
+     * session must not touch the pool (it may be unmapped). */
+    if (t->slot >= 0 && t->session == __atomic_load_n(&fr_session, __ATOMIC_SEQ_CST) && fr_pool.map) {
+        struct fr_thread_desc *d = &fr_pool.threads[t->slot];
+        struct fr_thread *me = t;
+        /* Whoever takes `live` away (we, or a stopper) publishes this thread. */
+        if (__atomic_compare_exchange_n(&d->live, &me, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+            fr_pool_leave((uint32_t)t->slot, &t->hold, used_of(t), t->records, 1);
+            publish_counters(t, d);
+            prctl(PR_GET_NAME, d->name, 0, 0, 0);
+            d->name[15] = 0;
+            fr_pool_retire_slot((uint32_t)t->slot);
+        }
+        wait_unpinned(d);
+    }
+    detach(t);
+    t->slot = -1;
+    __atomic_fetch_sub(&exiting, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
 
 int fr_writer_setup_key(void)
 {
-    return pthread_key_create(&exit_key, thread_exit);
+    static int err = -1;
+    if (err < 0)
+        err = pthread_key_create(&exit_key, thread_exit);
+    return err;
 }
 
-void fr_writer_snapshot(struct fr_thread *t)
+/* The key at load time, before the program makes its own: on glibc a key below 32
+ * (PTHREAD_KEY_2NDLEVEL_SIZE) is set by a plain store into the thread's own array, so
+ * the registration of a thread whose first record is in a signal handler allocates
+ * nothing. */
+__attribute__((constructor)) static void create_key_early(void)
 {
-    if (t->slot < 0)
+    fr_writer_setup_key();
+}
+
+uint32_t fr_writer_new_session(void)
+{
+    uint32_t s = __atomic_load_n(&fr_session, __ATOMIC_RELAXED) + 1;
+    if (s == 0)
+        s = 1;
+    __atomic_store_n(&fr_session, s, __ATOMIC_SEQ_CST);
+    return s;
+}
+
+/* /proc/self/task/TID/comm into name (async-signal-safe; pthread_getname_np is not). */
+static void read_thread_name(int32_t tid, char name[16])
+{
+    char path[64];
+    size_t len = 0;
+    fr_fmt_str(path, sizeof path, &len, "/proc/self/task/");
+    fr_fmt_u64(path, sizeof path, &len, (uint64_t)(uint32_t)tid);
+    fr_fmt_str(path, sizeof path, &len, "/comm");
+    path[len] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return;
-    struct fr_thread_desc *d = &fr_pool.threads[t->slot];
-    leave_current(t);
-    d->records_dropped = t->dropped_records + t->nested_drops;
-    d->records_overwritten = t->overwritten;
-    d->bytes_dropped = t->dropped_bytes;
-    d->calls_below_threshold = t->below_threshold;
+    char buf[17];
+    ssize_t n = read(fd, buf, 16);
+    close(fd);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+        n--;
+    if (n <= 0)
+        return;
+    memset(name, 0, 16);
+    memcpy(name, buf, (size_t)(n < 15 ? n : 15));
+}
+
+static void wait_zero(uint32_t *counter, uint32_t max_yields)
+{
+    for (uint32_t i = 0; __atomic_load_n(counter, __ATOMIC_ACQUIRE) && i < max_yields; i++)
+        sched_yield();
+}
+
+uint32_t fr_writer_stop_threads(uint32_t max_yields)
+{
+    uint32_t left = 0;
+    wait_zero(&registering, max_yields);
+    uint32_t nt = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_SEQ_CST);
+    for (uint32_t s = 0; s < nt && s < FR_MAX_THREADS; s++) {
+        struct fr_thread_desc *d = &fr_pool.threads[s];
+        struct fr_thread *t = fr_pool_pin(s);
+        if (!t)
+            continue;
+        uint32_t i = 0;
+        /* Our own thread may be inside a record (a signal handler interrupted it): its
+         * pos is the end of whole records, and it cannot move while we run. */
+        while (t != &fr_tls && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) && i++ < max_yields)
+            sched_yield();
+        struct fr_thread *expect = t;
+        if (__atomic_compare_exchange_n(&d->live, &expect, NULL, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+            if (t != &fr_tls && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+                /* Still inside a record: never read or change its state. Its current
+                 * buffer stays CURRENT (not written), its records counted lost. */
+                __atomic_fetch_add(&fr_pool.stuck, 1, __ATOMIC_SEQ_CST);
+                __atomic_fetch_add(&d->dropped[FR_DROP_UNFINISHED],
+                                   __atomic_load_n(&t->records, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+                left++;
+            } else {
+                fr_pool_leave(s, &t->hold, used_of(t), t->records, 0);
+                publish_counters(t, d);
+                detach(t);
+            }
+            read_thread_name(d->tid, d->name);
+        }
+        fr_pool_unpin(s);
+    }
+    wait_zero(&exiting, max_yields);
+    return left;
+}
+
+void fr_writer_wait_exits(void)
+{
+    while (__atomic_load_n(&exiting, __ATOMIC_SEQ_CST))
+        sched_yield();
+}
+
+void fr_writer_position(const struct fr_thread *t, uint32_t idx, uint32_t gen, uint64_t *used,
+                        uint64_t *records)
+{
+    *used = *records = 0;
+    if (__atomic_load_n(&t->hold.idx, __ATOMIC_RELAXED) != (int32_t)idx ||
+        __atomic_load_n(&t->hold.gen, __ATOMIC_RELAXED) != gen)
+        return;
+    uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
+    uint8_t *start = fr_pool_buffer(idx);
+    if (pos >= start + FR_BUFFER_PREAMBLE && pos <= start + fr_pool.buffer_size) {
+        *used = (uint64_t)(pos - start);
+        *records = __atomic_load_n(&t->records, __ATOMIC_RELAXED);
+    }
 }
 
 void fr_writer_forget_self(void)
 {
     struct fr_thread *t = &fr_tls;
-    t->pos = t->end = NULL;
-    t->cur = -1;
+    detach(t);
     t->slot = -1;
     t->session = 0; /* stale: the next record registers in the child's session */
+}
+
+void fr_writer_after_fork(void)
+{
+    registering = 0;
+    exiting = 0;
+    fr_writer_forget_self();
 }
 
 /* ------------------------------------------------------------------ slow path */
 
 /* Makes room for a record of `need` bytes at (tsc, cpu): registers the thread, starts
  * a buffer, writes NewCPUId or TSCWrap as needed. `max_delta` is the largest delta the
- * record can carry. Returns where to write, or NULL if the record is dropped (counted). */
+ * record can carry; `rec` is fr_recording as read by guard_enter. Returns where to
+ * write, or NULL if the record is dropped (counted). */
 static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, size_t need,
-                             uint64_t max_delta)
+                             uint64_t max_delta, uint32_t rec)
 {
-    if (UNLIKELY(t->session != fr_session))
-        reset_thread_state(t);
-    if (UNLIKELY(t->exited | t->exhausted) || need > fr_pool.buffer_size - FR_BUFFER_PREAMBLE) {
-        if (t->slot == -2)
-            __atomic_fetch_add(&fr_pool.untracked_drops, 1, __ATOMIC_RELAXED);
-        drop(t, need);
+    if (UNLIKELY(t->session != rec))
+        reset_thread_state(t, rec);   /* a state of an earlier session: forget it */
+    if (UNLIKELY(t->exited)) {
+        fr_writer_drop_unowned(FR_DROP_AFTER_EXIT);
         return NULL;
     }
     if (t->slot < 0) {
-        if (t->slot == -2 || register_thread(t) < 0) {
-            if (t->slot == -2)
-                __atomic_fetch_add(&fr_pool.untracked_drops, 1, __ATOMIC_RELAXED);
-            drop(t, need);
+        if (t->slot == -2 && t->retry_countdown && --t->retry_countdown) {
+            fr_writer_drop_unowned(FR_DROP_THREAD_LIMIT);
+            return NULL;
+        }
+        int r = register_thread(t);
+        if (r < 0) {
+            if (r == -2) {
+                t->slot = -2;   /* every slot taken: retry after a while */
+                t->retry_countdown = RETRY_AFTER_DROPS;
+                fr_writer_drop_unowned(FR_DROP_THREAD_LIMIT);
+            }
             return NULL;
         }
     }
-    if (t->cur < 0) {
+    if (UNLIKELY(need > fr_pool.buffer_size - FR_BUFFER_PREAMBLE)) {
+        drop(t, FR_DROP_TOO_LARGE, need);
+        return NULL;
+    }
+    if (UNLIKELY(t->exhausted)) {
+        drop(t, FR_DROP_FULL, need);
+        return NULL;
+    }
+    if (t->hold.idx < 0) {
         if (t->retry_countdown && --t->retry_countdown) {
-            drop(t, need);
+            drop(t, FR_DROP_FULL, need);
             return NULL;
         }
         if (switch_buffer(t, tsc, cpu) < 0) {
-            drop(t, need);
+            drop(t, FR_DROP_FULL, need);
             return NULL;
         }
     }
     size_t extra = (cpu != t->cpu || tsc - t->last_tsc > max_delta) ? FR_XRAY_METADATA_SIZE : 0;
-    if ((size_t)(t->end - t->pos) < need + extra) {
+    if ((intptr_t)((uintptr_t)t->end - (uintptr_t)t->pos) < (intptr_t)(need + extra)) {
         if (switch_buffer(t, tsc, cpu) < 0) {
-            drop(t, need);
+            drop(t, FR_DROP_FULL, need);
             return NULL;
         }
         return t->pos;
@@ -325,28 +417,28 @@ static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, si
 
 /* Room for `need` bytes: inline check, else the slow path. */
 static inline uint8_t *reserve(struct fr_thread *t, uint64_t tsc, uint32_t cpu, size_t need,
-                               uint64_t max_delta)
+                               uint64_t max_delta, uint32_t rec)
 {
     uint8_t *p = t->pos;
-    if (LIKELY(cpu == t->cpu && tsc - t->last_tsc <= max_delta &&
-               (uintptr_t)t->end - (uintptr_t)p >= need))
+    if (LIKELY(rec == t->session && cpu == t->cpu && tsc - t->last_tsc <= max_delta &&
+               (intptr_t)((uintptr_t)t->end - (uintptr_t)p) >= (intptr_t)need))
         return p;
-    return reserve_slow(t, tsc, cpu, need, max_delta);
+    return reserve_slow(t, tsc, cpu, need, max_delta, rec);
 }
 
-static inline int guard_enter(struct fr_thread *t)
+/* Returns the session being recorded (fr_recording), or 0: do not record. */
+static inline uint32_t guard_enter(struct fr_thread *t)
 {
     if (UNLIKELY(t->busy)) {
-        t->nested_drops++;
+        t->dropped[FR_DROP_NESTED]++;
         return 0;
     }
     __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (UNLIKELY(!__atomic_load_n(&fr_recording, __ATOMIC_ACQUIRE))) {
+    uint32_t rec = (uint32_t)__atomic_load_n(&fr_recording, __ATOMIC_ACQUIRE);
+    if (UNLIKELY(!rec))
         __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
-        return 0;
-    }
-    return 1;
+    return rec;
 }
 
 static inline void guard_leave(struct fr_thread *t)
@@ -391,10 +483,10 @@ put_function(struct fr_thread *t, uint8_t *p, uint32_t id, unsigned kind, uint64
 /* Function record through the slow path; also clears the guard (so that the hot path
  * reaches it by a tail call and needs no saved registers). */
 static __attribute__((noinline)) void function_slow(uint32_t id, unsigned kind, uint64_t tsc,
-                                                     uint32_t cpu)
+                                                     uint32_t cpu, uint32_t rec)
 {
     struct fr_thread *t = &fr_tls;
-    uint8_t *p = reserve_slow(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
+    uint8_t *p = reserve_slow(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX, rec);
     if (p)
         put_function(t, p, id, kind, tsc, 0);
     guard_leave(t);
@@ -410,12 +502,12 @@ static __attribute__((noinline)) void function_exit_rewind(uint32_t id, unsigned
 }
 
 /* Without a usable TSC: the same record with the CLOCK_MONOTONIC reading. */
-static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned kind)
+static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned kind, uint32_t rec)
 {
     struct fr_thread *t = &fr_tls;
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
-    uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX);
+    uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_FUNCTION_RECORD_SIZE, UINT32_MAX, rec);
     if (p) {
         if (kind != FR_FN_ENTER && t->enter_run && try_rewind(t, id, tsc)) {
             guard_leave(t);
@@ -431,17 +523,21 @@ static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned k
 void fr_record_function(uint32_t id, unsigned kind)
 {
     struct fr_thread *t = &fr_tls;
-    if (!guard_enter(t))
+    uint32_t rec = guard_enter(t);
+    if (!rec)
         return;
     id &= FR_XRAY_MAX_FUNCTION_ID;
     if (UNLIKELY(!fr_clock_use_tsc))
-        return function_monotonic(id, kind);
+        return function_monotonic(id, kind, rec);
     uint64_t tsc = fr_arch_rdtsc();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = t->pos;
     uint64_t delta = tsc - t->last_tsc;
-    if (UNLIKELY((cpu != t->cpu) | (delta > UINT32_MAX) | ((uintptr_t)t->end - (uintptr_t)p < 8)))
-        return function_slow(id, kind, tsc, cpu);
+    /* Fails closed: another session, or a detached state (end NULL, or pos past end
+     * after a stale store) goes to the slow path. */
+    if (UNLIKELY((cpu != t->cpu) | (delta > UINT32_MAX) | (rec != t->session) |
+                 ((intptr_t)((uintptr_t)t->end - (uintptr_t)p) < 8)))
+        return function_slow(id, kind, tsc, cpu, rec);
     if (UNLIKELY(kind != FR_FN_ENTER && t->enter_run))
         return function_exit_rewind(id, kind, tsc);
     put_function(t, p, id, kind, tsc, t->enter_run);
@@ -451,11 +547,12 @@ void fr_record_function(uint32_t id, unsigned kind)
 void fr_record_function_arg(uint32_t id, uint64_t arg)
 {
     struct fr_thread *t = &fr_tls;
-    if (!guard_enter(t))
+    uint32_t rec = guard_enter(t);
+    if (!rec)
         return;
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
-    uint8_t *p = reserve(t, tsc, cpu, 8 + FR_XRAY_METADATA_SIZE, UINT32_MAX);
+    uint8_t *p = reserve(t, tsc, cpu, 8 + FR_XRAY_METADATA_SIZE, UINT32_MAX, rec);
     if (p) {
         id &= FR_XRAY_MAX_FUNCTION_ID;
         put_u64(p, fr_function_record_word(id, FR_FN_ENTER_ARG) | (tsc - t->last_tsc) << 32);
@@ -468,22 +565,74 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
     guard_leave(t);
 }
 
+/* A record that will not be written, counted on the thread's slot (registering the
+ * thread if it has none yet, so the count reaches the file). */
+static __attribute__((noinline)) void drop_counted(struct fr_thread *t, uint32_t rec, int cause,
+                                                    size_t bytes)
+{
+    if (t->session != rec)
+        reset_thread_state(t, rec);
+    if (t->exited) {
+        fr_writer_drop_unowned(FR_DROP_AFTER_EXIT);
+        return;
+    }
+    if (t->slot == -1) {
+        int r = register_thread(t);
+        if (r == -1)
+            return;   /* recording stopped meanwhile: not asked for in this session */
+        if (r == -2)
+            t->slot = -2;
+    }
+    if (t->slot < 0)
+        fr_writer_drop_unowned(FR_DROP_THREAD_LIMIT);
+    else
+        drop(t, cause, bytes);
+}
+
+/* Whether a program's event would be taken for one of our records by a reader: a typed
+ * event in our type range (the legacy encoding), or a custom event that begins with our
+ * envelope (fr_format.h). */
+static int looks_like_ours(int typed, uint16_t type, const struct iovec *iov, int iovcnt)
+{
+    if (typed)
+        return type >= FR_TE_FIRST && type <= FR_TE_LAST;
+    uint8_t head[sizeof(struct fr_te_envelope)];
+    size_t n = 0;
+    for (int i = 0; i < iovcnt && n < sizeof head; i++) {
+        size_t k = iov[i].iov_len < sizeof head - n ? iov[i].iov_len : sizeof head - n;
+        memcpy(head + n, iov[i].iov_base, k);
+        n += k;
+    }
+    return fr_te_enveloped_type(head, n) != 0;
+}
+
 /* Custom (kind 5) and typed (kind 8) events: a 16-byte header then the payload (`prefix`,
- * then the iovecs). Their delta is a signed 32-bit field, hence INT32_MAX. */
+ * then the iovecs). Their delta is a signed 32-bit field, hence INT32_MAX. `ours`: the
+ * runtime's own records; a program's events may not look like them. */
 static void record_event(int typed, uint16_t type, const void *prefix, size_t prefix_len,
-                         const struct iovec *iov, int iovcnt)
+                         const struct iovec *iov, int iovcnt, int ours)
 {
     struct fr_thread *t = &fr_tls;
-    if (!guard_enter(t))
+    uint32_t rec = guard_enter(t);
+    if (!rec)
         return;
     size_t size = prefix_len;
     for (int i = 0; i < iovcnt; i++)
         size += iov[i].iov_len;
+    /* llvm-xray rejects empty events. */
+    if (UNLIKELY(size == 0 || (!ours && looks_like_ours(typed, type, iov, iovcnt)))) {
+        drop_counted(t, rec, FR_DROP_INVALID, size);
+        guard_leave(t);
+        return;
+    }
+    if (UNLIKELY(size > fr_pool.buffer_size)) {   /* also keeps size within INT32_MAX */
+        drop_counted(t, rec, FR_DROP_TOO_LARGE, size);
+        guard_leave(t);
+        return;
+    }
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
-    /* llvm-xray rejects empty events: they are dropped (and counted). */
-    uint8_t *p = size && size <= INT32_MAX ? reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX)
-                                   : NULL;
+    uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
     if (p) {
         uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(typed ? FR_MD_TYPED_EVENT : FR_MD_CUSTOM_EVENT) };
         int32_t sz = (int32_t)size, delta = (int32_t)(tsc - t->last_tsc);
@@ -505,8 +654,6 @@ static void record_event(int typed, uint16_t type, const void *prefix, size_t pr
         t->last_tsc = tsc;
         t->records++;
         t->enter_run = 0;
-    } else if (size == 0 || size > INT32_MAX) {
-        drop(t, size);
     }
     guard_leave(t);
 }
@@ -514,18 +661,18 @@ static void record_event(int typed, uint16_t type, const void *prefix, size_t pr
 void fr_record_custom(const void *data, size_t size)
 {
     struct iovec v = { (void *)data, size };
-    record_event(0, 0, NULL, 0, &v, 1);
+    record_event(0, 0, NULL, 0, &v, 1, 0);
 }
 
 void fr_record_typed(uint16_t type, const void *data, size_t size)
 {
     struct iovec v = { (void *)data, size };
-    record_event(1, type, NULL, 0, &v, 1);
+    record_event(1, type, NULL, 0, &v, 1, 0);
 }
 
 void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 {
-    record_event(1, type, NULL, 0, iov, iovcnt);
+    record_event(1, type, NULL, 0, iov, iovcnt, 0);
 }
 
 /* Our records are custom events with the envelope first (fr_format.h): a typed event
@@ -533,7 +680,7 @@ void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 {
     struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
-    record_event(0, 0, &e, sizeof e, iov, iovcnt);
+    record_event(0, 0, &e, sizeof e, iov, iovcnt, 1);
 }
 
 /* ------------------------------------------------------------------ public API */

@@ -2,12 +2,15 @@
  * thread_writer.h - each thread's recording state (initial-exec TLS) and the record
  * paths that write XRay FDR records into the thread's current buffer.
  *
- * Hot path protocol (the order matters, see lifecycle.c fr_finalize):
+ * Hot path protocol (the order matters; docs/BUFFERS.md has the whole protocol):
  *   1. if busy: a record is being written on this thread (we are in a signal handler
  *      that interrupted it): drop, count, return. Otherwise set busy.
- *   2. if the recorder is not recording: clear busy, return.
- *   3. read the clock and the CPU; if the CPU changed, the delta does not fit, or the
- *      buffer has no room: slow path (metadata record, new buffer, registration).
+ *   2. read fr_recording (the session number while recording, 0 when stopped): 0 ->
+ *      clear busy, return.
+ *   3. read the clock and the CPU; if the session is not the thread state's, the CPU
+ *      changed, the delta does not fit, or the buffer has less room than the record
+ *      (a signed test: a detached state, pos > end, never passes): slow path (metadata
+ *      record, new buffer, registration).
  *   4. write the record's bytes, then advance pos (a snapshot of pos is always the end
  *      of complete records), clear busy.
  * A signal handler that records between two records just appends to the same chain of
@@ -18,47 +21,77 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "core/buffer_pool.h"
 #include "core/visibility.h"
 
 struct fr_thread {
-    /* hot: touched by every record */
+    /* hot: touched by every record; the first cache line */
     uint8_t *pos;            /* next byte to write in the current buffer (NULL: none) */
-    uint8_t *end;            /* end of the current buffer */
+    uint8_t *end;            /* end of the current buffer (NULL: none) */
     uint64_t last_tsc;       /* clock reading of the last record: deltas start here */
     uint32_t cpu;            /* raw rseq cpu_id the last NewCPUId was written for */
-    uint32_t busy;           /* recursion guard; read by fr_finalize (atomic stores) */
-    uint64_t records;        /* records in the current buffer */
+    uint32_t busy;           /* recursion guard; read by the finalizer (atomic stores) */
+    uint32_t session;        /* recorder session this state belongs to (vs fr_recording) */
     uint32_t enter_run;      /* trailing function-enter records that may be rewound */
-    uint32_t rewind_enabled; /* 1 when threshold_us > 0 */
+    uint64_t records;        /* records in the current buffer */
     uint64_t threshold_ticks;
+    uint32_t rewind_enabled; /* 1 when threshold_us > 0 */
     /* cold */
-    int32_t  cur;            /* current buffer index, -1 none */
-    int32_t  slot;           /* thread descriptor index, -1 unregistered, -2 untracked */
-    uint32_t session;        /* recorder session this state belongs to */
+    int32_t  slot;           /* thread descriptor index, -1 unregistered, -2 no slot */
+    struct fr_hold hold;     /* the current buffer (index, generation) */
     uint32_t exhausted;      /* discard policy: no buffer left, drop everything */
     uint32_t exited;         /* thread-exit destructor ran: record nothing more */
     uint32_t key_set;        /* pthread_setspecific done (exit destructor armed) */
-    uint32_t retry_countdown;/* overwrite: records to drop before asking for a buffer again */
-    uint32_t held;           /* buffers this thread owns */
+    uint32_t retry_countdown;/* records to drop before asking for a buffer/slot again */
     int32_t  tid;
-    uint64_t dropped_records;
-    uint64_t overwritten;    /* of dropped_records: lost to own ring overwrites */
+    uint64_t dropped[FR_DROP_NCAUSES];
     uint64_t dropped_bytes;
-    uint64_t nested_drops;   /* records refused by the recursion guard */
     uint64_t below_threshold;
-};
+} __attribute__((aligned(FR_CACHE_LINE)));
 
 extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
-/* Current recorder session (incremented by each init and in a fork child). */
+/* Current recorder session (incremented by each init, reset, and in a fork child).
+ * While recording, fr_recording (recorder.h) holds the same number. */
 extern FR_HIDDEN uint32_t fr_session;
 
-/* Lifecycle support (lifecycle.c, fork.c). */
-FR_HIDDEN int  fr_writer_setup_key(void);
-/* Publishes t's current buffer and counters into the pool descriptors and detaches t
- * from its buffers. Caller holds the registry lock; t is quiescent. */
-FR_HIDDEN void fr_writer_snapshot(struct fr_thread *t);
+/* Lifecycle support (lifecycle.c, fork.c, crash dumps). */
+FR_HIDDEN int fr_writer_setup_key(void);
+
+/* Starts a session: fr_session + 1 (never 0), returned. */
+FR_HIDDEN uint32_t fr_writer_new_session(void);
+
+/* Stops every thread's writing into the pool and publishes each live thread's current
+ * buffer and counters into the pool descriptors, so that the pool alone describes the
+ * trace (log_writer.c). Call after fr_recording was set to 0 and every thread passed a
+ * full barrier (membarrier). Lock-free and async-signal-safe (it may run in a
+ * fatal-signal handler, on a thread that was inside a record: that thread's position is
+ * the end of its whole records). A thread still inside a record after `max_yields`
+ * sched_yield()s is left alone: its current buffer is not written (its records are
+ * counted FR_DROP_UNFINISHED) and the pool is kept mapped at reset. Returns how many
+ * threads were left so. */
+FR_HIDDEN uint32_t fr_writer_stop_threads(uint32_t max_yields);
+
+/* Waits until no thread is inside its exit work (fr_reset, after a new session number
+ * made later exits leave the pool alone). */
+FR_HIDDEN void fr_writer_wait_exits(void);
+
+/* The end of whole records of t in buffer idx of generation gen (for fr_pool_view; t
+ * pinned): bytes from the buffer's start and records, or 0 if t is elsewhere. */
+FR_HIDDEN void fr_writer_position(const struct fr_thread *t, uint32_t idx,
+                                                              uint32_t gen, uint64_t *used,
+                                                              uint64_t *records);
+
 /* Forget the calling thread's buffers (fork child). */
 FR_HIDDEN void fr_writer_forget_self(void);
+/* Fork child: no other thread exists any more. */
+FR_HIDDEN void fr_writer_after_fork(void);
+
+/* Records dropped that belong to no thread slot (thread limit, after a thread's exit):
+ * counted in fr_pool.recycled. */
+static inline void fr_writer_drop_unowned(int cause)
+{
+    __atomic_fetch_add(&fr_pool.recycled[cause], 1, __ATOMIC_RELAXED);
+}
 
 #endif
