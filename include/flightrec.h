@@ -70,24 +70,41 @@
  * Policies. discard: a thread takes free buffers from the pool; when none is left its
  * new records are dropped (the oldest history is kept). overwrite: every thread holds at
  * most its fair share of the pool, max(1, buffers / live threads); below its share it
- * takes a free buffer (or the oldest buffer left by an exited thread), at its share it
- * overwrites its own oldest buffer, and a thread above its share (because more threads
- * started) gives its oldest buffers back when it next fills one. Every dropped record is
- * counted per thread; fr_flush prints one stderr line when any were dropped, and the
- * file carries the counts (FR_TE_SUMMARY / FR_TE_THREAD_STATS) and an FR_TE_LOST event
- * where a thread's kept history starts after overwritten records.
+ * takes a free buffer, else the oldest buffer another thread can spare (one left by an
+ * exited thread, or an older buffer of a thread holding more than its share: a thread
+ * that starts after the pool filled still gets room, an idle thread cannot keep it all);
+ * at its share it overwrites its own oldest buffer. Every dropped record is counted, by
+ * cause (overwritten, no free buffer, larger than a buffer, nested in a signal handler,
+ * beyond the thread limit, invalid event, after thread exit, thread inside a record
+ * when recording stopped); fr_flush prints one stderr line naming the causes when any
+ * were dropped, and the file carries the counts (FR_TE_SUMMARY, FR_TE_THREAD_STATS,
+ * FR_TE_DROPS) and an FR_TE_LOST event where a thread's kept history starts after
+ * overwritten records. docs/BUFFERS.md states the protocol.
+ *
+ * Memory: the pool (buffers x buffer_size) must fit in what the process may still have
+ * (RLIMIT_AS, its memory cgroup's limit, MemAvailable: at most 7/8 of the smallest);
+ * else fr_init returns FR_ERR_NOMEM and says which limit on stderr. Pools up to 64 MiB
+ * are pre-faulted at init, larger ones are faulted in as threads reach them.
  *
  * Threads: a thread that exits hands its buffers back with their data, which stays in
- * the trace (in overwrite mode it is the oldest history, reclaimed first). After fork()
- * the child starts with empty buffers and writes its own file: `output` with %p expanded
- * to the child's pid, or `output` followed by ".PID" when it has no %p.
+ * the trace (in overwrite mode other threads may take them, oldest first). Up to 4096
+ * threads are tracked at once: live threads, and exited ones whose records are still in
+ * the pool; the slot of an exited thread with nothing left in the pool is reused (its
+ * counts then stay in the session's totals only). Records of threads beyond that are
+ * dropped and counted. Thread exit takes no lock (it never waits for a file write).
+ * After fork() the child starts with empty buffers and writes its own file: `output`
+ * with %p expanded to the child's pid, or `output` followed by ".PID" when it has no %p;
+ * signals are blocked in the forking thread across fork. A vfork child shares the
+ * parent's recorder: its records before exec land in the parent thread's buffer, and
+ * exit() in it does not write the parent's trace.
  *
  * Recording functions are safe from any thread and from signal handlers; they take no
- * lock, make no system call and allocate nothing. A record made by a signal handler
+ * lock and allocate nothing; the only system call is gettid, once, at a thread's first
+ * record (its registration). A record made by a signal handler
  * that interrupted a record on the same thread is dropped and counted; records from
  * handlers that run between records are kept. Custom and typed events need at least one
- * payload byte (llvm-xray rejects empty ones) and must fit in a buffer; others are
- * dropped and counted.
+ * payload byte (llvm-xray rejects empty ones) and must fit in a buffer; typed event
+ * types 0xF000..0xF0FF are reserved for flightrec's own; others are dropped and counted.
  */
 #ifndef FLIGHTREC_H
 #define FLIGHTREC_H
@@ -124,6 +141,9 @@ typedef enum fr_status {
     FR_ERR_IO       = 4, /* could not write the trace file */
 } fr_status;
 
+/* fr_init after fr_finalize (state FINALIZED) first writes the finalized session's
+ * trace if fr_flush did not (unless no_file_flush=1), then resets and starts anew; if
+ * that write fails it returns FR_ERR_IO and the session stays FINALIZED. */
 FR_API fr_status fr_init(const char *options);  /* UNINITIALIZED/FINALIZED -> INITIALIZED */
 FR_API fr_status fr_finalize(void);             /* INITIALIZED -> FINALIZED: recording stops */
 FR_API fr_status fr_flush(void);                /* FINALIZED: write the trace file */
@@ -154,8 +174,8 @@ FR_API void fr_log_typed_event(uint16_t type, const void *data, size_t size);
 
 /* Totals of the current session: records_written = records held in the buffers (what
  * the file will contain), records_dropped = records lost (refused, overwritten, nested
- * in a signal handler). Exact once finalized; while recording, the figures of buffers
- * still being filled by running threads are not included. */
+ * in a signal handler, ...: every cause). Exact once finalized; while recording, the
+ * figures of buffers still being filled by running threads are not included. */
 typedef struct fr_stats {
     uint64_t records_written;
     uint64_t records_dropped;

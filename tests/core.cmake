@@ -33,6 +33,19 @@ set_tests_properties(core_reader PROPERTIES LABELS concurrency)
 # accounting by cause (docs/BUFFERS.md).
 add_executable(core_buffers_test ${CMAKE_CURRENT_SOURCE_DIR}/core_buffers_test.c)
 target_include_directories(core_buffers_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
-target_link_libraries(core_buffers_test PRIVATE flightrec_static fr_testlib Threads::Threads)
+target_link_libraries(core_buffers_test PRIVATE flightrec_static flightrec_reader fr_testlib Threads::Threads)
 add_test(NAME core_buffers COMMAND core_buffers_test)
 set_tests_properties(core_buffers PROPERTIES LABELS concurrency TIMEOUT 120)
+
+# Finalize overtaking a writer (white box: holds a thread "inside a record"; ~1 s wait).
+add_executable(core_stuck_test ${CMAKE_CURRENT_SOURCE_DIR}/core_stuck_test.c)
+target_include_directories(core_stuck_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common
+  ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH})
+target_link_libraries(core_stuck_test PRIVATE flightrec_static fr_testlib Threads::Threads)
+add_test(NAME core_stuck COMMAND core_stuck_test)
+set_tests_properties(core_stuck PROPERTIES LABELS concurrency TIMEOUT 120)
+
+# Pool bounded by what the process can have (issue 15 item 6).
+add_test(NAME core_pool_budget COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_pool_budget.sh
+         $<TARGET_FILE:hostile_idle> ${CMAKE_CURRENT_BINARY_DIR}/core_pool_budget.d)
+set_tests_properties(core_pool_budget PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

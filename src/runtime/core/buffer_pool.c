@@ -66,45 +66,65 @@ static uint64_t parse_u64(const char *s, const char **end)
     return v;
 }
 
-/* Bytes the cgroup (v2) of this process and its ancestors still allow: the smallest
- * memory.max - memory.current on the path; UINT64_MAX when unlimited or unknown. */
-static uint64_t cgroup_room(void)
+/* Bytes a memory cgroup still allows: the smallest limit - usage from the cgroup of
+ * this process up to the hierarchy's root. `line` is the cgroup path (after the second
+ * colon of its /proc/self/cgroup line). UINT64_MAX when unlimited or unknown. */
+static uint64_t cgroup_path_room(const char *cgpath, const char *base, const char *limit_file,
+                                 const char *usage_file)
 {
-    char line[1024];
-    if (read_small("/proc/self/cgroup", line, sizeof line) <= 0)
-        return UINT64_MAX;
-    const char *p = strstr(line, "0::");   /* the v2 hierarchy */
-    if (!p)
-        return UINT64_MAX;
-    p += 3;
-    char dir[1200] = "/sys/fs/cgroup";
-    size_t base = strlen(dir), len = base;
-    for (; *p && *p != '\n' && len < 1000; p++)
+    char dir[1200];
+    size_t blen = strlen(base), len = blen;
+    memcpy(dir, base, blen);
+    for (const char *p = cgpath; *p && *p != '\n' && len < 1000; p++)
         dir[len++] = *p;
-    while (len > base && dir[len - 1] == '/')
+    while (len > blen && dir[len - 1] == '/')
         len--;
-    dir[len] = 0;
     uint64_t room = UINT64_MAX;
     for (;;) {
         char f[1300], v[64];
-        memcpy(f, dir, len);
-        memcpy(f + len, "/memory.max", 12);
+        size_t n = len;
+        memcpy(f, dir, n);
+        f[n++] = '/';
+        memcpy(f + n, limit_file, strlen(limit_file) + 1);
+        /* "max" (v2) or a number near 2^63 (v1) mean no limit */
         if (read_small(f, v, sizeof v) > 0 && v[0] >= '0' && v[0] <= '9') {
             uint64_t max = parse_u64(v, NULL), cur = 0;
-            memcpy(f + len, "/memory.current", 16);
+            memcpy(f + n, usage_file, strlen(usage_file) + 1);
             if (read_small(f, v, sizeof v) > 0)
                 cur = parse_u64(v, NULL);
             uint64_t r = max > cur ? max - cur : 0;
-            if (r < room)
+            if (max < (1ull << 62) && r < room)
                 room = r;
         }
-        if (len <= base)
+        if (len <= blen)
             break;
-        while (len > base && dir[len - 1] != '/')
+        while (len > blen && dir[len - 1] != '/')
             len--;
-        if (len > base)
+        if (len > blen)
             len--;   /* drop the slash */
-        dir[len] = 0;
+    }
+    return room;
+}
+
+/* Bytes the memory cgroup of this process (v2, or v1's memory controller) still allows. */
+static uint64_t cgroup_room(void)
+{
+    char buf[4096];
+    if (read_small("/proc/self/cgroup", buf, sizeof buf) <= 0)
+        return UINT64_MAX;
+    uint64_t room = UINT64_MAX, r;
+    const char *v2 = strstr(buf, "0::");
+    if (v2 && (v2 == buf || v2[-1] == '\n')) {
+        r = cgroup_path_room(v2 + 3, "/sys/fs/cgroup", "memory.max", "memory.current");
+        if (r < room)
+            room = r;
+    }
+    const char *v1 = strstr(buf, ":memory:");
+    if (v1) {
+        r = cgroup_path_room(v1 + 8, "/sys/fs/cgroup/memory", "memory.limit_in_bytes",
+                             "memory.usage_in_bytes");
+        if (r < room)
+            room = r;
     }
     return room;
 }
@@ -157,7 +177,7 @@ static int check_budget(uint64_t need)
 {
     struct { uint64_t room; const char *what; } lim[3] = {
         { as_room(), "RLIMIT_AS (ulimit -v)" },
-        { cgroup_room(), "the cgroup's memory.max" },
+        { cgroup_room(), "the memory cgroup's limit" },
         { mem_available(), "MemAvailable" },
     };
     for (int i = 0; i < 3; i++)
