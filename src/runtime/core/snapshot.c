@@ -4,13 +4,15 @@
  *
  * Nothing is stopped and nothing shared is written: the snapshot reads. Each live
  * thread's current buffer is taken up to the thread's pos at the start (pos only ever
- * passes whole records). Every other buffer is taken up to its published `used`. A
- * thread may meanwhile recycle one of its buffers (overwrite policy: its oldest) while
- * the snapshot is reading it, so each buffer is first copied to a private staging area
- * and kept only if its hand-out number (seq) is the same after the copy as before: the
- * owner stamps a new seq before writing anything into a recycled buffer. A buffer that
- * changed is left out of the file; its records are counted as "not captured
- * consistently" (FR_TE_DUMP_CAUSE) and an FR_TE_LOST event marks the gap.
+ * passes whole records; fr_pool_view reads it through a pin, docs/BUFFERS.md). Every
+ * other buffer is taken up to its published `used`. A thread may meanwhile take one of
+ * these buffers for new records (overwrite policy) while the snapshot is reading it, so
+ * each buffer is first copied to a private staging area and kept only if its ownership
+ * word (state, owner, generation) is the same after the copy as before: a buffer is
+ * handed out by a compare-and-swap of that word (a new generation) before anything is
+ * written into it. A buffer that changed is left out of the file; its records are
+ * counted as "not captured consistently" (FR_TE_DUMP_CAUSE) and an FR_TE_LOST event
+ * marks the gap.
  *
  * Async-signal-safe (it runs from the snapshot_signal handler): the staging area is
  * mmap'ed for the snapshot and unmapped after; one snapshot at a time.
@@ -34,14 +36,14 @@
 
 /* A buffer as the snapshot sees it. */
 struct snap_buf {
-    uint64_t seq, used, records;
+    uint64_t seq, used, records, own;
 };
 
 struct snapshot {
     uint8_t         *stage;    /* buffer_size bytes */
     uint64_t        *cur_used; /* per buffer: used at the start if a thread's current one, else 0 */
     uint64_t        *cur_records;
-    uint64_t        *cur_seq;  /* its seq then: a later one means it was recycled since */
+    uint64_t        *cur_seq;  /* its ownership word then: another one means it changed hands */
     uint64_t         seq_limit;/* buffers stamped from this seq on hold newer records */
     uint32_t        *order;    /* a thread's buffers, sorted by seq */
     struct snap_buf *info;     /* per entry of order */
@@ -78,43 +80,25 @@ static int snapshot_map(struct snapshot *s)
     return 0;
 }
 
-/* Each live thread's current buffer and its end now. The reads race with the thread:
- * cur is read again after pos, and pos must lie inside that buffer. */
+/* Each live thread's current buffer and its end now (fr_pool_view pins the owner). */
 static void capture_current_buffers(struct snapshot *s)
 {
     s->seq_limit = __atomic_load_n(&fr_pool.next_seq, __ATOMIC_SEQ_CST);
-    uint32_t nt = LOAD(&fr_pool.nthreads);
-    if (nt > FR_MAX_THREADS)
-        nt = FR_MAX_THREADS;
-    for (uint32_t slot = 0; slot < nt; slot++) {
-        struct fr_thread *t = __atomic_load_n(&fr_pool.threads[slot].live, __ATOMIC_SEQ_CST);
-        if (!t)
+    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+        uint64_t own = LOAD(&fr_pool.bufs[i].own);
+        if (FR_OWN_STATE(own) != FR_BUF_CURRENT)
             continue;
-        for (int attempt = 0; attempt < 8; attempt++) {
-            int32_t cur = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-            if (cur < 0 || (uint32_t)cur >= fr_pool.nbuf)
-                break;
-            uint64_t seq = LOAD(&fr_pool.bufs[cur].seq);
-            uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
-            uint64_t records = __atomic_load_n(&t->records, __ATOMIC_RELAXED);
-            if (cur != __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) ||
-                seq != LOAD(&fr_pool.bufs[cur].seq))
-                continue;
-            if (!pos)
-                break;
-            uint8_t *start = fr_pool_buffer((uint32_t)cur);
-            if (pos < start + FR_BUFFER_PREAMBLE || pos > start + fr_pool.buffer_size)
-                continue;
-            s->cur_used[cur] = (uint64_t)(pos - start);
-            s->cur_records[cur] = records;
-            s->cur_seq[cur] = seq;
-            break;
-        }
+        struct fr_buffer_view v;
+        if (!fr_pool_view(i, &v) || LOAD(&fr_pool.bufs[i].own) != own)
+            continue;
+        s->cur_used[i] = v.used;
+        s->cur_records[i] = v.records;
+        s->cur_seq[i] = own;
     }
 }
 
 /* Records lost before the oldest buffer a thread still holds (its own overwrites, and
- * buffers other threads reclaimed after it exited). */
+ * buffers other threads took from it). */
 static uint64_t lost_before(int32_t tid, uint32_t nthreads)
 {
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
@@ -122,11 +106,16 @@ static uint64_t lost_before(int32_t tid, uint32_t nthreads)
     uint64_t n = 0;
     for (uint32_t slot = 0; slot < nthreads; slot++) {
         struct fr_thread_desc *d = &fr_pool.threads[slot];
-        if (d->tid != tid)
+        if (d->tid != tid || LOAD(&d->state) == FR_THREAD_UNUSED)
             continue;
-        struct fr_thread *t = __atomic_load_n(&d->live, __ATOMIC_SEQ_CST);
-        n += t ? LOAD_R(&t->overwritten) : d->records_overwritten;
-        n += LOAD_R(&d->reclaimed_records);
+        struct fr_thread *t = fr_pool_pin(slot);
+        if (t) {
+            n += LOAD_R(&t->dropped[FR_DROP_OVERWRITTEN]);
+            fr_pool_unpin(slot);
+        } else {
+            n += LOAD_R(&d->dropped[FR_DROP_OVERWRITTEN]);
+        }
+        n += LOAD_R(&d->taken_records);
     }
     return n;
 }
@@ -145,13 +134,14 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
     uint32_t n = 0;
     for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
-        if (LOAD(&b->state) == FR_BUF_FREE)
+        uint64_t own = LOAD(&b->own);
+        if (FR_OWN_STATE(own) == FR_BUF_FREE)
             continue;
-        uint32_t slot = LOAD_R(&b->thread);
+        uint32_t slot = FR_OWN_SLOT(own);
         if (slot >= FR_MAX_THREADS || fr_pool.threads[slot].tid != tid)
             continue;
-        struct snap_buf info = { LOAD_R(&b->seq), s->cur_used[i], s->cur_records[i] };
-        if (info.used && info.seq != s->cur_seq[i]) {
+        struct snap_buf info = { LOAD_R(&b->seq), s->cur_used[i], s->cur_records[i], own };
+        if (info.used && FR_OWN_GEN(own) != FR_OWN_GEN(s->cur_seq[i])) {
             /* a thread's current buffer then, recycled since: its records are gone */
             s->cause.inconsistent += info.records;
             continue;
@@ -159,6 +149,8 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         if (!info.used && info.seq >= s->seq_limit)
             continue;   /* handed out after the snapshot began: newer records only */
         if (!info.used) {
+            if (FR_OWN_STATE(own) == FR_BUF_CURRENT)
+                continue;   /* not captured at the start (handed out since, or stuck) */
             info.used = LOAD_R(&b->used);
             info.records = LOAD_R(&b->records);
         }
@@ -185,7 +177,8 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         struct fr_buffer_desc *b = &fr_pool.bufs[s->order[k]];
         memcpy(s->stage, fr_pool_buffer(s->order[k]), info->used);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (LOAD_R(&b->seq) != info->seq || LOAD(&b->state) == FR_BUF_FREE) {
+        uint64_t now = LOAD(&b->own);
+        if (FR_OWN_GEN(now) != FR_OWN_GEN(info->own) || FR_OWN_STATE(now) == FR_BUF_FREE) {
             s->cause.inconsistent += info->records;   /* recycled while we read it */
             gap += info->records;
             continue;
