@@ -31,9 +31,6 @@ def run(*cmd):
 
 
 p = subprocess.run([flightrec, "record", "-o", trace, "--", prog], capture_output=True, text=True)
-if p.returncode != 0 and "not implemented" in p.stderr:
-    print("skipped: `flightrec record` is not there yet")
-    sys.exit(77)
 if p.returncode != 0:
     sys.exit("flightrec record failed (%d): %s" % (p.returncode, p.stderr))
 
@@ -61,6 +58,8 @@ check(calls["countdown"] == 33 and calls["worker"] == 3, "chrome: countdown/work
 check(calls["with_arg"] == 3, "chrome: with_arg calls %s" % dict(calls))
 args = sorted(e.get("args", {}).get("arg", -1) for e in events if e["ph"] == "X" and e["name"] == "with_arg")
 # Whether the runtime logs the argument is the sled runtime's business; if it does, it shows.
+# (with_arg is xray_log_args(1) but its entries come without the argument here: to be
+# made strict once the sled runtime logs it; see issue 14's report.)
 check(args in ([1000, 1001, 1002], [-1, -1, -1]), "chrome: logged arguments %s" % args)
 threads = {e["tid"] for e in events if e["ph"] == "X" and e["name"] == "leaf"}
 check(len(threads) == 3, "chrome: leaf on 3 threads")

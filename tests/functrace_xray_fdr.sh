@@ -13,6 +13,10 @@ trace=${traces[0]}
 [ -s "$trace" ] || { echo "FAIL: empty trace '$trace'"; exit 1; }
 acc=$("$xray" account -m "$prog" "$trace" --format=csv)
 status=0
+# The program prints "calls NAME N" for the calls it made: none printed is a failure, not
+# an empty comparison.
+ncalls=$(grep -c '^calls ' <<<"$out" || true)
+[ "$ncalls" -gt 0 ] || { echo "FAIL: the program printed no 'calls' lines: $out"; exit 1; }
 while read -r _ name want; do
   got=$(awk -F, -v n="\"$name\"" '$NF == n { print $2 }' <<<"$acc")
   got=${got:-0}
