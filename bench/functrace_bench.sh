@@ -27,6 +27,7 @@ for t in 1 2; do
   eval "fr_$t=$(best "$fr" patched $t)"
   eval "ring_$t=$(best "$fr" ring $t)"
   eval "crt_$t=$(best "$crt" patched $t)"
+  eval "crtcold_$t=$(best "$crt" patched-cold $t)"
   eval "base_$t=$(best "$plain" baseline $t)"
   eval "fresh_$t=$(best "$plain" baseline-fresh $t)"
   eval "unp_$t=$(best "$fr" unpatched $t)"
@@ -35,6 +36,7 @@ done
 row() { printf '%-34s %12s %12s\n' "$1" "$2" "$3"; }
 row "flightrec (sleds patched)" "$fr_1" "$fr_2"
 row "compiler-rt XRay FDR (same pool)" "$crt_1" "$crt_2"
+row "compiler-rt, buffers not prefaulted" "$crtcold_1" "$crtcold_2"
 row "flightrec, small ring pool" "$ring_1" "$ring_2"
 row "baseline: 2 rdtsc + 2 stores" "$base_1" "$base_2"
 row "baseline into fresh memory" "$fresh_1" "$fresh_2"
