@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """convert_bench.py - the converters and account against their llvm-xray equivalents and
-against a plain read of the same trace, in one run, best of 3 on both sides: wall time,
+against a plain read of the same trace, in one run, best of 3 interleaved rounds on both
+sides: wall time,
 CPU time (user + sys), peak RSS and ratios.
   flightrec convert --format chrome    vs  llvm-xray convert --output-format=trace_event
   flightrec convert --format perfetto  (records per CPU second; target >= 40 M/s)
@@ -23,21 +24,17 @@ subprocess.run([generator, trace, str(records)], check=True)
 subprocess.run(["cat", trace], stdout=subprocess.DEVNULL, check=True)   # page cache
 
 
-def best_of_3(cmd):
-    """best wall, best CPU, largest peak RSS (KiB) of 3 runs under GNU time"""
-    walls, cpus, rss = [], [], []
+def one_run(cmd):
+    """wall, CPU (user + sys) and peak RSS (KiB) of one run under GNU time"""
     tf = os.path.join(work, "time")
-    for _ in range(3):
-        start = time.monotonic()
-        p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf, *cmd],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        walls.append(time.monotonic() - start)
-        if p.returncode != 0:
-            sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr.decode()[-2000:]))
-        u, s, m = open(tf).read().split()[-3:]
-        cpus.append(float(u) + float(s))
-        rss.append(int(m))
-    return min(walls), min(cpus), max(rss)
+    start = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf, *cmd],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.monotonic() - start
+    if p.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr.decode()[-2000:]))
+    u, s, m = open(tf).read().split()[-3:]
+    return wall, float(u) + float(s), int(m)
 
 
 out = lambda name: os.path.join(work, name)   # noqa: E731
@@ -49,7 +46,15 @@ runs = [
     ("flightrec convert --format perfetto", [flightrec, "convert", trace, "-f", "perfetto", "-o", out("ours.pftrace")]),
     ("flightrec account", [flightrec, "account", trace]),
 ]
-res = {name: best_of_3(cmd) for name, cmd in runs}
+# Like for like: 3 rounds, each running every command once (interleaved, so a slow moment
+# of a shared machine hits all of them); each keeps its best wall and CPU time and its
+# largest peak RSS.
+all_runs = {name: [] for name, _ in runs}
+for _ in range(3):
+    for name, cmd in runs:
+        all_runs[name].append(one_run(cmd))
+res = {name: (min(r[0] for r in v), min(r[1] for r in v), max(r[2] for r in v))
+       for name, v in all_runs.items()}
 print("trace: %d records, %.1f MB; load %s" % (records, os.path.getsize(trace) / 1e6,
                                                open("/proc/loadavg").read().split()[0]))
 print("%-48s %8s %8s %9s" % ("best of 3", "wall s", "cpu s", "peak MB"))
