@@ -16,6 +16,8 @@ status=0
 grep -q '^threads: 4 (3 kept no records)$' info.txt || { echo "FAIL: $(grep '^threads' info.txt), want 'threads: 4 (3 kept no records)'"; status=1; }
 n=$(grep -c '^thread [0-9]*: pid [0-9]*, blocks 0, records 0, .*dropped 10002 ' info.txt)
 [ "$n" = 3 ] || { echo "FAIL: $n threads listed with no records and 10002 dropped, want 3"; cat info.txt; status=1; }
+# The drops by cause: every one of the workers' 30006 records found no free buffer.
+grep -q '^  no free buffer: 30006$' info.txt || { echo "FAIL: no 'no free buffer: 30006' line"; grep -A3 '^records dropped' info.txt; status=1; }
 "$fr" info --json t.fr >info.json
 python3 - info.json <<'PY' || status=1
 import json, sys
@@ -23,6 +25,7 @@ j = json.load(open(sys.argv[1]))
 empty = [t for t in j["threads"] if t["records"] == 0]
 assert j["threads_without_records"] == 3 and len(j["threads"]) == 4, j["threads"]
 assert all(t["dropped"] == 10002 for t in empty), empty
+assert j["dropped_by_cause"] == {"full": 30006}, j.get("dropped_by_cause")
 PY
 [ $status = 0 ] && echo "ok: info lists the 3 threads that kept no records"
 exit $status

@@ -259,6 +259,24 @@ enum fr_drop_cause {
                                  recording stopped (that buffer is not written) */
     FR_DROP_NCAUSES      = 8
 };
+/* Each cause's name in messages (the runtime's stderr line, `flightrec info`) and its key
+ * in JSON (`flightrec info --json`). */
+struct fr_drop_cause_names { const char *text, *key; };
+static inline struct fr_drop_cause_names fr_drop_cause_name(unsigned cause)
+{
+    static const struct fr_drop_cause_names names[FR_DROP_NCAUSES] = {
+        [FR_DROP_OVERWRITTEN]  = {"overwritten by newer records", "overwritten"},
+        [FR_DROP_FULL]         = {"no free buffer", "full"},
+        [FR_DROP_TOO_LARGE]    = {"larger than a buffer", "too_large"},
+        [FR_DROP_NESTED]       = {"nested in a signal handler", "nested"},
+        [FR_DROP_THREAD_LIMIT] = {"beyond the thread limit", "thread_limit"},
+        [FR_DROP_INVALID]      = {"invalid event", "invalid"},
+        [FR_DROP_AFTER_EXIT]   = {"after thread exit", "after_exit"},
+        [FR_DROP_UNFINISHED]   = {"thread inside a record at stop", "unfinished"},
+    };
+    static const struct fr_drop_cause_names unknown = {"unknown cause", "unknown"};
+    return cause < FR_DROP_NCAUSES ? names[cause] : unknown;
+}
 struct fr_te_drops {
     int32_t  tid;
     uint32_t ncauses;

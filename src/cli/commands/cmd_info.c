@@ -301,6 +301,13 @@ int cmd_info(int argc, char **argv)
                          ", \"calls_below_threshold\": %" PRIu64 ", \"threshold_ticks\": %" PRIu64 "}",
                     policy_name(m->policy), m->buffers, m->buffer_size, m->records_written,
                     m->records_dropped, m->calls_below_threshold, m->threshold_ticks);
+        if (m->has_drops) {
+            fputs(",\n \"dropped_by_cause\": {", out);
+            for (unsigned c = 0, n = 0; c < FR_DROP_NCAUSES; c++)
+                if (m->drops[c])
+                    fprintf(out, "%s\"%s\": %" PRIu64, n++ ? ", " : "", fr_drop_cause_name(c).key, m->drops[c]);
+            fputc('}', out);
+        }
         if (m->has_dump_cause)
             print_dump_cause(out, m, true);
         fputs(",\n \"objects\": [", out);
@@ -384,6 +391,10 @@ int cmd_info(int argc, char **argv)
         fprintf(out, "buffers: %u of %" PRIu64 " bytes\n", m->buffers, m->buffer_size);
         fprintf(out, "records written: %" PRIu64 "\n", m->records_written);
         fprintf(out, "records dropped: %" PRIu64 "\n", m->records_dropped);
+        if (m->has_drops)
+            for (unsigned c = 0; c < FR_DROP_NCAUSES; c++)
+                if (m->drops[c])
+                    fprintf(out, "  %s: %" PRIu64 "\n", fr_drop_cause_name(c).text, m->drops[c]);
         fprintf(out, "calls below threshold: %" PRIu64 " (threshold %s us)\n", m->calls_below_threshold,
                fr_cli_format_ticks(b1, sizeof b1, (int64_t)m->threshold_ticks, tps, 6, 3));
     }

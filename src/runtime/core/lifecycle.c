@@ -234,17 +234,6 @@ void fr_lifecycle_dump_done(const char *written)
 
 /* ------------------------------------------------------------------ flush, reset */
 
-static const char *const cause_names[FR_DROP_NCAUSES] = {
-    [FR_DROP_OVERWRITTEN]  = "overwritten by newer records",
-    [FR_DROP_FULL]         = "no free buffer",
-    [FR_DROP_TOO_LARGE]    = "larger than a buffer",
-    [FR_DROP_NESTED]       = "nested in a signal handler",
-    [FR_DROP_THREAD_LIMIT] = "beyond the thread limit",
-    [FR_DROP_INVALID]      = "invalid event",
-    [FR_DROP_AFTER_EXIT]   = "after thread exit",
-    [FR_DROP_UNFINISHED]   = "thread inside a record at stop",
-};
-
 /* One line: how many records were dropped, why, and what was kept. */
 static void report_drops(void)
 {
@@ -266,7 +255,7 @@ static void report_drops(void)
         fr_fmt_str(msg, sizeof msg, &len, "; ");
         fr_fmt_u64(msg, sizeof msg, &len, cause[c]);
         fr_fmt_str(msg, sizeof msg, &len, " ");
-        fr_fmt_str(msg, sizeof msg, &len, cause_names[c]);
+        fr_fmt_str(msg, sizeof msg, &len, fr_drop_cause_name((unsigned)c).text);
     }
     fr_fmt_str(msg, sizeof msg, &len, "), ");
     fr_fmt_u64(msg, sizeof msg, &len, written);
