@@ -14,13 +14,13 @@
 FR_PROVIDER_DEFINE(threads_prov, "EventsThreads");
 
 #define THREADS 3
-static volatile int stop;
+static int stop;   /* atomic: read by the emitters, set by main */
 
 static void *emitter(void *arg)
 {
     uint32_t me = (uint32_t)(uintptr_t)arg;
     uint8_t cur[16];
-    for (uint32_t i = 0; !stop; i++) {
+    for (uint32_t i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++) {
         fr_span s;
         FR_SPAN_START(threads_prov, &s, "Iteration", FR_U32("thread", me));
         FR_EVENT(threads_prov, "Work", FR_U32("thread", me), FR_U32("i", i), FR_STR("s", "abc"));
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     for (volatile int spin = 0; spin < 2000000; spin++)
         ;
     fr_finalize();
-    stop = 1;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     fr_flush();
