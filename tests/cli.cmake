@@ -10,6 +10,8 @@ add_test(NAME cli_conventions COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_conventions.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME cli_info_threads COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_info_threads.sh
     $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:functrace_record_shared>)
+else()
+  message(STATUS "cli_info_threads not registered: the C compiler is not clang (XRay sleds)")
 endif()
 # The CLI's time helpers (tick -> time, durations): cli_common.c with the files it needs.
 add_executable(cli_common_test ${CMAKE_CURRENT_SOURCE_DIR}/cli_common_test.c

@@ -18,6 +18,8 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME convert_real_recording
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_record.py $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:convert_prog> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/convert_real_recording)
+else()
+  message(STATUS "convert_real_recording not registered: the C compiler is not clang (XRay sleds)")
 endif()
 if(TEST convert_real_recording)
   set_tests_properties(convert_real_recording PROPERTIES SKIP_RETURN_CODE 77)
@@ -31,6 +33,8 @@ if(CONVERT_CLANG)
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_compiler_rt.py ${CONVERT_CLANG} ${LLVM_XRAY}
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
             ${CMAKE_CURRENT_BINARY_DIR}/convert_compiler_rt)
+else()
+  message(STATUS "convert tests on compiler-rt's files not registered: clang not found")
 endif()
 
 # The SVG flame graph's inline script (zoom, reset, search, hover), run by node against the
@@ -41,6 +45,8 @@ if(CONVERT_NODE)
     COMMAND sh -c "mkdir -p \"$2\" && \"$1\" \"$2\" && \"$3\" convert \"$2/calls.fr\" --format svg --weight calls -o \"$2/calls.svg\" && \"$4\" \"$5\" \"$2/calls.svg\" lex"
             sh $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/convert_svg_script
             $<TARGET_FILE:flightrec_cli> ${CONVERT_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/convert_svg_script.js)
+else()
+  message(STATUS "convert_svg_script not registered: node not found")
 endif()
 
 # Perfetto protobuf output: protoc decodes it with Perfetto's schema (tests/data/perfetto,
@@ -86,4 +92,6 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_merge.py $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:convert_fork_prog> ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto
             ${CMAKE_CURRENT_BINARY_DIR}/convert_merge)
+else()
+  message(STATUS "convert merge test not registered: the C compiler is not clang (XRay sleds)")
 endif()

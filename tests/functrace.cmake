@@ -131,6 +131,8 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   target_link_options(functrace_exception PRIVATE -fxray-instrument -fnoxray-link-deps)
   target_link_libraries(functrace_exception PRIVATE flightrec_static)
   add_test(NAME functrace_exception COMMAND functrace_exception)
+else()
+  message(STATUS "functrace XRay tests not registered: the C compiler is not clang")
 endif()
 
 # gcc -finstrument-functions programs, built by the script with the system gcc. Not
@@ -152,6 +154,8 @@ if(FUNCTRACE_GCC)
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_calls.cpp
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_calls_gcc_work)
   set_tests_properties(functrace_cxx_calls_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+else()
+  message(STATUS "functrace gcc tests not registered: gcc not found")
 endif()
 
 # ymm registers kept across __xray_CustomEvent/__xray_TypedEvent whose handlers end in

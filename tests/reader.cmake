@@ -24,6 +24,8 @@ if(FR_CLANG)
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_compiler_rt.py ${FR_CLANG} ${LLVM_XRAY}
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_xray_prog.c
             ${CMAKE_CURRENT_BINARY_DIR}/reader_compiler_rt)
+else()
+  message(STATUS "reader_compiler_rt not registered: clang (to build the compiler-rt program) not found")
 endif()
 
 # Structured events (FR_TE_EVENT) in a trace: dump decodes all of the LinuxTracepoints
@@ -55,6 +57,8 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_symbols.py
             $<TARGET_FILE:reader_symbols_tool> ${LLVM_XRAY} $<TARGET_FILE:reader_cxx_prog>
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/reader_cxx_prog.cpp)
+else()
+  message(STATUS "reader symbol tests on a C++ XRay binary not registered: the C++ compiler is not clang")
 endif()
 
 # info and dump on a known trace: exact counts, times, filters; exit codes.
@@ -104,4 +108,6 @@ if(EXISTS /usr/bin/time)
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_memory.py $<TARGET_FILE:reader_tb_big>
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/reader_memory)
   set_tests_properties(reader_memory PROPERTIES LABELS no_asan)
+else()
+  message(STATUS "reader_memory not registered: /usr/bin/time (GNU time) not found")
 endif()
