@@ -50,3 +50,10 @@ set_tests_properties(core_stuck PROPERTIES LABELS concurrency TIMEOUT 120)
 add_test(NAME core_pool_budget COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_pool_budget.sh
          $<TARGET_FILE:hostile_idle> ${CMAKE_CURRENT_BINARY_DIR}/core_pool_budget.d)
 set_tests_properties(core_pool_budget PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# vfork children share the parent's recorder (issue 8 item 7). No `concurrency` label:
+# TSan turns vfork into fork.
+add_executable(core_vfork_test ${CMAKE_CURRENT_SOURCE_DIR}/core_vfork_test.c)
+target_include_directories(core_vfork_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
+target_link_libraries(core_vfork_test PRIVATE flightrec_static fr_testlib)
+add_test(NAME core_vfork COMMAND core_vfork_test)
