@@ -304,7 +304,7 @@ fr_status fr_flush(void)
 
 /* fr_flush into an open file (XRay compatibility: compiler-rt's log file created at
  * flush, and in-memory iteration of the buffers). Returns FR_OK or FR_ERR_STATE/_IO. */
-__attribute__((visibility("hidden"))) fr_status fr_flush_fd(int fd)
+fr_status fr_flush_fd(int fd)
 {
     if (fr_get_state() != FR_STATE_FINALIZED)
         return FR_ERR_STATE;

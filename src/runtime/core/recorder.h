@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "flightrec.h"
 #include "fr_format.h"
 
 #include "core/visibility.h"
@@ -28,6 +29,11 @@ FR_HIDDEN void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int io
 
 /* Nonzero while the recorder is INITIALIZED: front ends may test it to skip work. */
 extern FR_HIDDEN volatile int fr_recording;
+
+/* fr_flush into an open file, for XRay compatibility (compiler-rt's log file created at
+ * flush, and in-memory iteration of the buffers). Returns FR_OK, or FR_ERR_STATE when the
+ * recorder is not FINALIZED, FR_ERR_IO (lifecycle.c). */
+FR_HIDDEN fr_status fr_flush_fd(int fd);
 
 /* Metadata sources. At flush the writer emits the metadata block (see fr_format.h);
  * parts of the runtime that know something for it (the sled runtime's object and

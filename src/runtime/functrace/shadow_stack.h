@@ -47,6 +47,7 @@
 
 #ifndef __ASSEMBLER__   /* the constants above are shared with the trampolines */
 #include <stdint.h>
+#include "core/visibility.h"
 
 struct fr_shadow_entry {
     uint64_t sp;
@@ -62,23 +63,23 @@ struct fr_shadow {
 };
 
 extern __thread struct fr_shadow fr_shadow
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+    __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
 /* Called by the trampolines (after saving what the handler may clobber). */
-__attribute__((visibility("hidden"))) void fr_shadow_enter_slow(uint32_t id, uint64_t sp);
-__attribute__((visibility("hidden"))) void fr_shadow_exit_slow(uint32_t id, uint64_t sp);
+FR_HIDDEN void fr_shadow_enter_slow(uint32_t id, uint64_t sp);
+FR_HIDDEN void fr_shadow_exit_slow(uint32_t id, uint64_t sp);
 
 /* -finstrument-functions hooks. */
-__attribute__((visibility("hidden"))) void fr_shadow_finstrument_enter(uint32_t id, uint64_t sp);
-__attribute__((visibility("hidden"))) void fr_shadow_finstrument_exit(uint32_t id);
+FR_HIDDEN void fr_shadow_finstrument_enter(uint32_t id, uint64_t sp);
+FR_HIDDEN void fr_shadow_finstrument_exit(uint32_t id);
 
 /* Closes (emits exits for, top down, and pops) every open frame whose sp is below LIVE_SP.
  * XRAY_ONLY: stop at the first -finstrument-functions entry (gcc records those exits
  * itself in cleanups, which run after the personality routine). */
-__attribute__((visibility("hidden"))) void fr_shadow_unwound_below(uint64_t live_sp, int xray_only);
+FR_HIDDEN void fr_shadow_unwound_below(uint64_t live_sp, int xray_only);
 
 /* unwind_hooks.c: resolves the functions the hooks forward to (called at start-up). */
-__attribute__((visibility("hidden"))) void fr_unwind_hooks_init(void);
+FR_HIDDEN void fr_unwind_hooks_init(void);
 
 #endif /* __ASSEMBLER__ */
 #endif

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-XR_HIDDEN struct xr_flags xr_flags = {
+FR_HIDDEN struct xr_flags xr_flags = {
     .xray_logfile_base = "xray-log.",
     .xray_naive_log_func_duration_threshold_us = 5,
     .xray_naive_log_max_stack_depth = 64,

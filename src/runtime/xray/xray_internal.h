@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "flightrec/xray.h"
+#include "core/visibility.h"
 
-#define XR_HIDDEN __attribute__((visibility("hidden")))
 #define XR_BASE_MAX 1024
 
 /* XRAY_OPTIONS, as compiler-rt 14's xray_flags.inc (+ the common flag `verbosity`). */
@@ -40,10 +40,10 @@ struct xr_flags {
     int xray_fdr_log_grace_period_ms;
     int verbosity;
 };
-extern XR_HIDDEN struct xr_flags xr_flags;
+extern FR_HIDDEN struct xr_flags xr_flags;
 
 /* Parses XRAY_OPTIONS once (secure_getenv); later calls do nothing. */
-XR_HIDDEN void xr_flags_init(void);
+FR_HIDDEN void xr_flags_init(void);
 
 /* A flag table for xr_parse_flags. */
 enum xr_flag_type { XR_FLAG_BOOL, XR_FLAG_INT, XR_FLAG_STR };
@@ -62,35 +62,35 @@ struct xr_flag {
  * verbosity. A malformed string (no '=', bad value, unterminated quote) is reported with
  * compiler-rt's messages and returns -1: the caller then uses none of it (compiler-rt
  * would end the program with status 1). ORIGIN names the string in messages. */
-XR_HIDDEN int xr_parse_flags(const char *text, const char *origin, const struct xr_flag *table,
+FR_HIDDEN int xr_parse_flags(const char *text, const char *origin, const struct xr_flag *table,
                              size_t n, const char *const *pass, char *passout, size_t passcap);
 
 /* compiler-rt's Report(): "==PID==" + message, on stderr. */
-XR_HIDDEN void xr_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+FR_HIDDEN void xr_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* compiler-rt's Printf(): the message alone, on stderr. */
-XR_HIDDEN void xr_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+FR_HIDDEN void xr_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static inline int xr_verbose(void) { return xr_flags.verbosity > 0; }
 
 /* The program's argv[0] without its directory (compiler-rt names log files after it). */
-XR_HIDDEN const char *xr_progname(void);
-XR_HIDDEN void xr_set_argv0(const char *argv0);
+FR_HIDDEN const char *xr_progname(void);
+FR_HIDDEN void xr_set_argv0(const char *argv0);
 /* Creates compiler-rt's log file (mkstemp of <base><progname>.XXXXXX, mode 0600), says
  * where at verbosity 1, and reports a failure as compiler-rt does (at every verbosity).
  * Returns the open descriptor, the name in PATH; -1 on failure. */
-XR_HIDDEN int xr_open_logfile(char *path, size_t cap);
+FR_HIDDEN int xr_open_logfile(char *path, size_t cap);
 
 /* Modes (xray_log_interface.c registers them in this order, before the program's). */
-extern XR_HIDDEN const struct XRayLogImpl xr_fdr_impl;
-extern XR_HIDDEN const struct XRayLogImpl xr_basic_impl;
-extern XR_HIDDEN const struct XRayLogImpl xr_profiling_impl;
-XR_HIDDEN void xr_register_builtin_modes(void);
+extern FR_HIDDEN const struct XRayLogImpl xr_fdr_impl;
+extern FR_HIDDEN const struct XRayLogImpl xr_basic_impl;
+extern FR_HIDDEN const struct XRayLogImpl xr_profiling_impl;
+FR_HIDDEN void xr_register_builtin_modes(void);
 /* Called at exit when basic mode was ever initialised: writes what threads still hold. */
-XR_HIDDEN void xr_basic_exit_flush(void);
+FR_HIDDEN void xr_basic_exit_flush(void);
 /* The calling thread gets its buffer (and the log is created) now: what compiler-rt does
  * when XRAY_OPTIONS starts basic mode. */
-XR_HIDDEN void xr_basic_start_thread(void);
+FR_HIDDEN void xr_basic_start_thread(void);
 
 /* Whether __xray_init found instrumentation (sleds) in any loaded object. */
-XR_HIDDEN int xr_instrumented(void);
+FR_HIDDEN int xr_instrumented(void);
 
 #endif

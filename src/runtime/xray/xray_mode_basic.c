@@ -435,5 +435,5 @@ static void basic_handle_empty(int32_t id, enum XRayEntryType type)
     (void)type;
 }
 
-XR_HIDDEN const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
+FR_HIDDEN const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
                                                     basic_handle_empty, basic_flush};

@@ -34,8 +34,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-__attribute__((visibility("hidden"))) fr_status fr_flush_fd(int fd);
-
 static int status = XRAY_LOG_UNINITIALIZED;   /* compiler-rt's LoggingStatus */
 static int flushing;
 static int own_file;          /* no `output` given: compiler-rt's log file at flush */
@@ -114,7 +112,7 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
     /* compiler-rt installs arg1, arg0, custom and typed event handlers at init. */
     fr_functrace_install_recorder(1);
     __xray_log_set_buffer_iterator(NULL);   /* reset first: ours is set below */
-    extern XR_HIDDEN struct XRayBuffer xr_fdr_iterator(struct XRayBuffer);
+    extern FR_HIDDEN struct XRayBuffer xr_fdr_iterator(struct XRayBuffer);
     __xray_log_set_buffer_iterator(xr_fdr_iterator);
     __atomic_store_n(&status, XRAY_LOG_INITIALIZED, __ATOMIC_RELEASE);
     if (xr_verbose())
@@ -192,7 +190,7 @@ static void fdr_handle_arg0(int32_t id, enum XRayEntryType kind)
         fr_record_function((uint32_t)id, kind == LOG_ARGS_ENTRY ? FR_FN_ENTER : (unsigned)kind);
 }
 
-XR_HIDDEN const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize, fdr_handle_arg0,
+FR_HIDDEN const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize, fdr_handle_arg0,
                                                   fdr_flush};
 
 /* ---------------------------------------------------------------- in-memory iteration */
@@ -258,7 +256,7 @@ static int build_image(void)
     return image ? 0 : -1;
 }
 
-XR_HIDDEN struct XRayBuffer xr_fdr_iterator(struct XRayBuffer b)
+FR_HIDDEN struct XRayBuffer xr_fdr_iterator(struct XRayBuffer b)
 {
     if (__atomic_load_n(&status, __ATOMIC_ACQUIRE) != XRAY_LOG_FINALIZED) {
         if (xr_verbose())

@@ -564,5 +564,5 @@ static enum XRayLogFlushStatus prof_flush(void)
     return XRAY_LOG_FLUSHED;
 }
 
-XR_HIDDEN const struct XRayLogImpl xr_profiling_impl = {prof_init, prof_finalize, handle,
+FR_HIDDEN const struct XRayLogImpl xr_profiling_impl = {prof_init, prof_finalize, handle,
                                                         prof_flush};
