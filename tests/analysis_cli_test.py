@@ -16,27 +16,21 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
+
+import frtest
+from frtest import check
 
 FLIGHTREC, GEN, XRAY, WORK = sys.argv[1:5]
 REL_ERR = 1.0 / 128          # quantile_sketch.h FR_QSKETCH_RELATIVE_ERROR
 NAMES = {1: "main", 2: "work", 3: "leaf", 4: "fib", 5: "tail_caller", 6: "tail_callee",
          7: "with_arg", 8: "setjmp_caller", 9: "thrower", 10: "deep_helper"}
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args, expect=0):
-    p = subprocess.run(list(args), capture_output=True, text=True)
-    check(p.returncode == expect,
-          f"{' '.join(args)}: exit {p.returncode}, expected {expect}; stderr: {p.stderr.strip()[:300]}")
-    return p
+    return frtest.run(*args, expect=expect)
 
 
 def fr(*args, expect=0):
@@ -193,13 +187,8 @@ def check_graph_against_model(trace, calls):
     per = per_function(calls)
     for fid, w in per.items():
         check(nodes.get(fid) == (NAMES[fid], len(w["d"])), f"{trace}: node {fid} = {nodes.get(fid)}")
-    if shutil_which("dot"):
+    if shutil.which("dot"):
         run("dot", "-Tsvg", "-o", os.devnull, input_file(trace, dot))
-
-
-def shutil_which(cmd):
-    import shutil
-    return shutil.which(cmd)
 
 
 def input_file(trace, text):
@@ -334,10 +323,7 @@ def main():
         check_against_llvm_xray_account(path(f"basic_{t}.xray"))
     check_cut_by_hand()
     check_formats_and_options()
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("all analysis CLI checks passed")
+    frtest.finish("all analysis CLI checks passed")
 
 
 main()

@@ -10,29 +10,14 @@ indentation), start time and duration as printed. Then the filters: --depth, --f
 usage: analysis_replay.py FLIGHTREC CONVERT_TRACES WORKDIR
 """
 import collections
-import json
 import os
 import re
-import subprocess
 import sys
 
+from frtest import check, finish, known_calls, known_ns, known_traces, round_div, run
+
 flightrec, generator, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
-subprocess.run([generator, work], check=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def round_div(num, den):
-    q, r = divmod(abs(num), den)
-    if 2 * r >= den:
-        q += 1
-    return q if num >= 0 else -q
+spec = known_traces(generator, work)
 
 
 def fmt_ts(ns):
@@ -47,49 +32,23 @@ def fmt_dur(ns):
     return "%d.%03d %s" % (ns // div, ns % div * 1000 // div, unit)
 
 
-spec = json.load(open(os.path.join(work, "calls.json")))
-tps, base = spec["ticks_per_second"], spec["base_tsc"]
+tps = spec["ticks_per_second"]
 names = {int(k): v for k, v in spec["names"].items()}
-
-
-def ns(t):
-    return round_div((t - base) * 10**9, tps)
 
 
 def expected_calls():
     """(tid, name, depth, start, duration, path) per call, the design's matching rules."""
-    stacks, last, out = collections.defaultdict(list), {}, []
-
-    def close(tid, frame, tsc):
-        fid, enter = frame
-        path = tuple(names[f[0]] for f in stacks[tid]) + (names[fid],)
-        out.append((tid, names[fid], len(stacks[tid]), fmt_ts(ns(enter)),
-                    fmt_dur(round_div((tsc - enter) * 10**9, tps)), path))
-
-    for r in spec["records"]:
-        tid, st = r["tid"], stacks[r["tid"]]
-        last[tid] = r["tsc"]
-        if r["kind"] == "enter":
-            st.append((r["id"], r["tsc"]))
-            continue
-        ids = [f[0] for f in st]
-        if r["id"] not in ids:
-            continue
-        k = len(ids) - 1 - ids[::-1].index(r["id"])
-        while len(st) > k:
-            close(tid, st.pop(), r["tsc"])
-    for tid, st in stacks.items():
-        while st:
-            close(tid, st.pop(), last[tid])
-    return out
+    return [(c["tid"], names[c["id"]], c["depth"], fmt_ts(known_ns(spec, c["enter"])),
+             fmt_dur(round_div((c["exit"] - c["enter"]) * 10**9, tps)),
+             tuple(names[f] for f in c["path"]))
+            for c in known_calls(spec["records"])[0]]
 
 
 LINE = re.compile(r"^\s*(-?\d+\.\d{9})\s+(\d+\.\d{3} (?:us|ms| s))?\s+\[\s*(\d+)\] \| ( *)(.*)$")
 
 
 def replay(*args):
-    p = subprocess.run([flightrec, "replay", os.path.join(work, "calls.fr"), *args],
-                       capture_output=True, text=True)
+    p = run(flightrec, "replay", os.path.join(work, "calls.fr"), *args)
     calls, open_ = [], collections.defaultdict(list)
     for line in p.stdout.splitlines()[1:]:
         m = LINE.match(line)
@@ -154,7 +113,4 @@ for bad in (["--depth", "0"], ["--depth", "x"], ["--time-filter", "fast"], ["--t
     rc, _, err = replay(*bad)
     check(rc == 2, "%s: exit 2 (got %d %r)" % (bad, rc, err))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

@@ -14,6 +14,9 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import frtest
+from frtest import check, finish
+
 flightrec, generator, work = sys.argv[1:4]
 # Under ASan (--no-rss) the allocator's and shadow's memory would swamp what is measured.
 gnu_time = "/usr/bin/time"
@@ -22,20 +25,11 @@ os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "many.xray")
 subprocess.run([generator, trace, os.path.join(work, "many-map.yaml"), "600000", "2", "3"],
                check=True, stdout=subprocess.DEVNULL)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
     """exit code, stdout and stderr of one flightrec run"""
-    p = subprocess.Popen([flightrec, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = p.communicate()
-    return p.returncode, out.decode(), err.decode()
+    return frtest.run(flightrec, *args)
 
 
 def run_rss(*args):
@@ -103,7 +97,4 @@ for args in (["convert", trace, "-f", "chrome", "--max-stacks", "5"], ["stack", 
     rc, _, err = run(*args)
     check(rc == 2 and "max-stacks" in err, "%s: exit 2 naming --max-stacks (got %d: %s)" % (args[1:], rc, err))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

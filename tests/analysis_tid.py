@@ -9,42 +9,24 @@ usage: analysis_tid.py FLIGHTREC CONVERT_TRACES WORKDIR
 import collections
 import json
 import os
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import frtest
+from frtest import check, finish, known_calls, known_traces
+
 flightrec, generator, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
-subprocess.run([generator, work], check=True)
+spec = known_traces(generator, work)
 trace = os.path.join(work, "calls.fr")
-spec = json.load(open(os.path.join(work, "calls.json")))
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
-    p = subprocess.run([flightrec, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return frtest.run(flightrec, *args)
 
 
 # calls per thread, matched from the records (unmatched exits dropped, frames closed by a
 # caller's exit or at the end counted)
-stacks, calls = collections.defaultdict(list), collections.Counter()
-for r in spec["records"]:
-    st = stacks[r["tid"]]
-    if r["kind"] == "enter":
-        st.append(r["id"])
-    elif r["id"] in st:
-        k = len(st) - 1 - st[::-1].index(r["id"])
-        calls[r["tid"]] += len(st) - k
-        del st[k:]
-for tid, st in stacks.items():
-    calls[tid] += len(st)
+calls = collections.Counter(c["tid"] for c in known_calls(spec["records"])[0])
 tids = sorted(calls)
 check(len(tids) == 2 and all(calls[t] for t in tids), "two threads with calls: %s" % calls)
 names = {int(k): v for k, v in spec["threads"].items()}
@@ -99,7 +81,4 @@ for bad in (["stack", trace, "--tid", "0"], ["account", trace, "--tid", "x"],
     rc, _, err = run(*bad)
     check(rc == 2, "%s: exit 2 (got %d %s)" % (bad[:5], rc, err))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

@@ -19,29 +19,15 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from frtest import check, finish, known_calls, known_ns, known_traces, round_div, run
+
 flightrec, generator, llvm_xray, work = sys.argv[1:5]
-os.makedirs(work, exist_ok=True)
-subprocess.run([generator, work], check=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+spec = known_traces(generator, work)
 
 
 def convert(trace, fmt, out, *extra):
-    p = subprocess.run([flightrec, "convert", trace, "--format", fmt, "-o", out, *extra],
-                       capture_output=True, text=True)
+    p = run(flightrec, "convert", trace, "--format", fmt, "-o", out, *extra)
     return p.returncode, p.stderr
-
-
-def round_div(num, den):  # round half away from zero, as cli_common does
-    q, r = divmod(abs(num), den)
-    if 2 * r >= den:
-        q += 1
-    return q if num >= 0 else -q
 
 
 def usec3(ns):
@@ -50,49 +36,14 @@ def usec3(ns):
     return "%s%d.%03d" % (sign, ns // 1000, ns % 1000)
 
 
-def expected_calls(records):
-    """Completed calls the way the design says: unmatched exits dropped, frames above a
-    matched exit closed by it, frames open at the end closed at the thread's last record."""
-    stacks, last, calls, unmatched = collections.defaultdict(list), {}, [], 0
-
-    def close(tid, frame, tsc):
-        fid, enter, child = frame
-        dur = tsc - enter
-        st = stacks[tid]
-        if st:
-            st[-1][2] += dur
-        path = tuple(f[0] for f in st) + (fid,)
-        calls.append(dict(tid=tid, id=fid, enter=enter, exit=tsc, self=dur - child, path=path))
-
-    for r in records:
-        tid = r["tid"]
-        last[tid] = r["tsc"]
-        st = stacks[tid]
-        if r["kind"] == "enter":
-            st.append([r["id"], r["tsc"], 0])
-            continue
-        ids = [f[0] for f in st]
-        if r["id"] not in ids:
-            unmatched += 1
-            continue
-        k = len(ids) - 1 - ids[::-1].index(r["id"])
-        while len(st) > k:
-            close(tid, st.pop(), r["tsc"])
-    for tid, st in stacks.items():
-        while st:
-            close(tid, st.pop(), last[tid])
-    return calls, unmatched
-
-
-spec = json.load(open(os.path.join(work, "calls.json")))
-tps, base = spec["ticks_per_second"], spec["base_tsc"]
+tps = spec["ticks_per_second"]
 names = {int(k): v for k, v in spec["names"].items()}
-calls, unmatched = expected_calls(spec["records"])
+calls, unmatched = known_calls(spec["records"])
 trace = os.path.join(work, "calls.fr")
 
 
 def ns(tsc):
-    return round_div((tsc - base) * 10**9, tps)
+    return known_ns(spec, tsc)
 
 
 # ------------------------------------------------------------------ chrome
@@ -238,5 +189,4 @@ for args in ([], [trace], [trace, "--format", "png"], [trace, "-f", "folded", "-
 p = subprocess.run([flightrec, "convert", "--help"], capture_output=True, text=True)
 check(p.returncode == 0 and "--format" in p.stdout, "--help")
 
-print("%d failures" % len(failures) if failures else "all convert checks passed")
-sys.exit(1 if failures else 0)
+finish("all convert checks passed")

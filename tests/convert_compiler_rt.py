@@ -5,43 +5,20 @@ Files written by compiler-rt's own XRay runtime (FDR and basic mode): `flightrec
 --format yaml` must be identical, byte for byte, to `llvm-xray convert -f yaml`, with
 function ids and with names (--binary / -m -y); the chrome output must parse and hold one
 complete event per call llvm-xray's YAML shows."""
-import collections, glob, json, os, subprocess, sys
+import collections, json, os, subprocess, sys
+
+from frtest import build_xray, check, compiler_rt_trace, finish, run
 
 clang, xray, flightrec, src, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 prog = os.path.join(work, "xray_prog")
-subprocess.run([clang, "-O1", "-fxray-instrument", "-fxray-instruction-threshold=1", src,
-                "-o", prog, "-lpthread"], check=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def record(mode):
-    d = os.path.join(work, mode)
-    os.makedirs(d, exist_ok=True)
-    for f in glob.glob(os.path.join(d, "*")):
-        os.unlink(f)
-    env = dict(os.environ, XRAY_OPTIONS="patch_premain=true xray_mode=xray-%s xray_logfile_base=%s/"
-               % (mode, d), XRAY_BASIC_OPTIONS="func_duration_threshold_us=0")
-    if mode == "fdr":
-        env["FR_TEST_FDR"] = "1"
-    subprocess.run([prog], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    files = glob.glob(os.path.join(d, "xray_prog.*"))
-    assert len(files) == 1, files
-    return files[0]
-
+build_xray(clang, src, prog)
 
 for mode in ("fdr", "basic"):
-    trace = record(mode)
+    trace = compiler_rt_trace(prog, mode, os.path.join(work, mode))
     for label, ours_args, llvm_args in (("ids", ["--ids"], []), ("names", ["--binary", prog], ["-m", prog, "-y"])):
         mine, theirs = trace + "." + label + ".mine.yaml", trace + "." + label + ".llvm.yaml"
-        p = subprocess.run([flightrec, "convert", trace, "--format", "yaml", "-o", mine, *ours_args],
-                           capture_output=True, text=True)
+        p = run(flightrec, "convert", trace, "--format", "yaml", "-o", mine, *ours_args)
         check(p.returncode == 0, "%s %s: exit code %d %s" % (mode, label, p.returncode, p.stderr))
         subprocess.run([xray, "convert", "--output-format=yaml", *llvm_args, trace, "-o", theirs], check=True)
         a, b = open(mine, "rb").read().splitlines(), open(theirs, "rb").read().splitlines()
@@ -49,8 +26,7 @@ for mode in ("fdr", "basic"):
         check(len(a) == len(b) and not diff and len(a) > 20,
               "%s %s: yaml differs from llvm-xray (%d vs %d lines) %s" % (mode, label, len(a), len(b), diff[:2]))
     out = trace + ".json"
-    p = subprocess.run([flightrec, "convert", trace, "--format", "chrome", "--binary", prog, "-o", out],
-                       capture_output=True, text=True)
+    p = run(flightrec, "convert", trace, "--format", "chrome", "--binary", prog, "-o", out)
     check(p.returncode == 0, "%s chrome: exit code %d %s" % (mode, p.returncode, p.stderr))
     events = json.load(open(out))["traceEvents"]
     calls = collections.Counter(e["name"] for e in events if e["ph"] == "X")
@@ -60,5 +36,4 @@ for mode in ("fdr", "basic"):
             enters[line.split("function: ")[1].split(",")[0].strip("'")] += 1
     check(calls == enters, "%s chrome: calls per function %s, llvm-xray's enters %s" % (mode, dict(calls), dict(enters)))
 
-print("%d failures" % len(failures) if failures else "compiler-rt files: yaml and chrome agree with llvm-xray")
-sys.exit(1 if failures else 0)
+finish("compiler-rt files: yaml and chrome agree with llvm-xray")

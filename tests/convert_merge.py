@@ -17,19 +17,12 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfetto_decode import Decoded  # noqa: E402
+from frtest import FDR_HEADER, check, fdr_extents, fdr_md, finish
+from perfetto_decode import Decoded
 
 flightrec, prog, proto_dir, work = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 trace = os.path.join(work, "fork.fr")
@@ -93,10 +86,7 @@ check(p.returncode == 2 and "perfetto" in p.stderr, "chrome of 2 files: exit 2 (
 bare = os.path.join(work, "noclock.xray")
 import struct  # noqa: E402
 with open(bare, "wb") as f:   # an FDR file without our metadata (as compiler-rt writes)
-    body = bytes([1]) + struct.pack("<i", 5).ljust(15, b"\0")
-    body += bytes([(2 << 1) | 1]) + struct.pack("<HQ", 0, 100).ljust(15, b"\0")
-    f.write(struct.pack("<HHIQQ8x", 5, 1, 3, 1000000000, 4096) +
-            bytes([(7 << 1) | 1]) + struct.pack("<Q", len(body)).ljust(15, b"\0") + body)
+    f.write(FDR_HEADER + fdr_extents(fdr_md(0, struct.pack("<i", 5)) + fdr_md(2, struct.pack("<HQ", 0, 100))))
 p = subprocess.run([flightrec, "convert", files[0], bare, "--format", "perfetto", "-o", os.path.join(work, "x")],
                    capture_output=True, text=True)
 check(p.returncode == 1 and "clock" in p.stderr, "a file without a clock anchor: exit 1 (%d %s)"
@@ -105,7 +95,4 @@ p = subprocess.run([flightrec, "account", files[0], bare], capture_output=True, 
 check(p.returncode == 1 and "one program" in p.stderr, "account of traces of two programs: exit 1 (%d %s)"
       % (p.returncode, p.stderr))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

@@ -10,37 +10,24 @@ usage: convert_origin.py FLIGHTREC WORKDIR
 import json
 import os
 import struct
-import subprocess
 import sys
+
+import frtest
+from frtest import FDR_HEADER, check, fdr_extents, fdr_fn, fdr_md, finish
 
 flightrec, work = sys.argv[1:3]
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def md(kind, payload=b""):
-    return bytes([(kind << 1) | 1]) + payload.ljust(15, b"\0")
-
-
-def fn(fid, kind, delta):
-    return struct.pack("<II", (fid << 4) | (kind << 1), delta)
 
 
 def block(tid, pid, tsc, calls):
-    body = md(0, struct.pack("<i", tid)) + md(4, struct.pack("<qi", 1, 0)) + md(9, struct.pack("<i", pid))
-    body += md(2, struct.pack("<HQ", 0, tsc))
+    body = fdr_md(0, struct.pack("<i", tid)) + fdr_md(4, struct.pack("<qi", 1, 0))
+    body += fdr_md(9, struct.pack("<i", pid)) + fdr_md(2, struct.pack("<HQ", 0, tsc))
     for fid, enter_delta, exit_delta in calls:
-        body += fn(fid, 0, enter_delta) + fn(fid, 1, exit_delta)
-    return md(7, struct.pack("<Q", len(body))) + body
+        body += fdr_fn(fid, 0, enter_delta) + fdr_fn(fid, 1, exit_delta)
+    return fdr_extents(body)
 
 
-header = struct.pack("<HHIQQ8x", 5, 1, 3, 1000000000, 4096)
+header = FDR_HEADER
 worker = block(102, 100, 5000, [(2, 0, 100), (2, 50, 100)])        # written first, starts at 5000
 main = block(100, 100, 1000, [(1, 0, 200), (1, 100, 300)])         # written second, starts at 1000
 path = os.path.join(work, "origin.xray")
@@ -50,8 +37,7 @@ records = 8
 
 
 def run(*args):
-    p = subprocess.run([flightrec, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return frtest.run(flightrec, *args)
 
 
 rc, out, err = run("info", path)
@@ -75,7 +61,4 @@ check(main_ts == [0, 0.3], "chrome: the main thread's calls at 0 and 0.3 us: %s"
 rc, _, err = run("convert", path, "-f", "perfetto", "-o", os.path.join(work, "origin.pftrace"))
 check(rc == 0 and "before the trace's time origin" not in err, "perfetto: nothing before the origin: %s" % err)
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

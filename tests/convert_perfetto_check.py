@@ -24,29 +24,19 @@ import shutil
 import subprocess
 import sys
 
+from frtest import check, finish, known_calls, known_ns, known_traces, run, skip
+from perfetto_decode import Decoded
+
 flightrec, generator, analysis_gen, proto_dir, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 protoc = shutil.which("protoc")
 if not protoc:
-    print("SKIP: protoc not installed (Debian: protobuf-compiler; scripts/deps.sh)")
-    sys.exit(77)
-subprocess.run([generator, work], check=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfetto_decode import Decoded  # noqa: E402
+    skip("protoc not installed (Debian: protobuf-compiler; scripts/deps.sh)")
+spec = known_traces(generator, work)
 
 
 def convert(trace, fmt, out):
-    p = subprocess.run([flightrec, "convert", trace, "--format", fmt, "-o", out],
-                       capture_output=True, text=True)
+    p = run(flightrec, "convert", trace, "--format", fmt, "-o", out)
     check(p.returncode == 0, "%s %s: exit %d %s" % (trace, fmt, p.returncode, p.stderr))
     return out
 
@@ -96,48 +86,18 @@ def compare_with_chrome(trace, dec, chrome_path, expect_depths=None):
     return sum(sum(c.values()) for c in got.values())
 
 
-def round_div(num, den):
-    q, r = divmod(abs(num), den)
-    if 2 * r >= den:
-        q += 1
-    return q if num >= 0 else -q
-
-
 def expected_depths(spec):
     """Per thread, (name, start ns, end ns, depth) of every call, matched here from the
-    generator's records (same rules as convert_check.py)."""
-    tps, base = spec["ticks_per_second"], spec["base_tsc"]
+    generator's records (frtest.known_calls, as convert_check.py)."""
     names = {int(k): v for k, v in spec["names"].items()}
-    stacks, last = collections.defaultdict(list), {}
     out = collections.defaultdict(collections.Counter)
-
-    def ns(t):
-        return round_div((t - base) * 10**9, tps)
-
-    def close(tid, frame, tsc):
-        fid, enter = frame
-        out[tid][(names[fid], ns(enter), ns(tsc), len(stacks[tid]))] += 1
-
-    for r in spec["records"]:
-        tid, st = r["tid"], stacks[r["tid"]]
-        last[tid] = r["tsc"]
-        if r["kind"] == "enter":
-            st.append((r["id"], r["tsc"]))
-            continue
-        ids = [f[0] for f in st]
-        if r["id"] not in ids:
-            continue
-        k = len(ids) - 1 - ids[::-1].index(r["id"])
-        while len(st) > k:
-            close(tid, st.pop(), r["tsc"])
-    for tid, st in stacks.items():
-        while st:
-            close(tid, st.pop(), last[tid])
+    for c in known_calls(spec["records"])[0]:
+        out[c["tid"]][(names[c["id"]], known_ns(spec, c["enter"]), known_ns(spec, c["exit"]),
+                       c["depth"])] += 1
     return out
 
 
 # ------------------------------------------------------------------ the known traces
-spec = json.load(open(os.path.join(work, "calls.json")))
 trace = os.path.join(work, "calls.fr")
 pf = convert(trace, "perfetto", os.path.join(work, "calls.pftrace"))
 text = protoc_decode(pf)
@@ -193,7 +153,4 @@ check(size < 200000 * 40, "big: %d bytes for 200,000 records (compact)" % size)
 p = subprocess.run([flightrec, "convert", trace, "--format", "perfetto2"], capture_output=True, text=True)
 check(p.returncode == 2 and "perfetto" in p.stderr, "unknown format: exit 2 listing perfetto")
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

@@ -8,31 +8,16 @@ import collections
 import decimal
 import json
 import os
-import subprocess
 import sys
+
+from frtest import check, finish
+from frtest import run_ok as run
 
 flightrec, prog, llvm_xray, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "prog.fr")
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit("failed (%d): %s\n%s%s" % (p.returncode, " ".join(cmd), p.stdout, p.stderr))
-    return p
-
-
-p = subprocess.run([flightrec, "record", "-o", trace, "--", prog], capture_output=True, text=True)
-if p.returncode != 0:
-    sys.exit("flightrec record failed (%d): %s" % (p.returncode, p.stderr))
+run(flightrec, "record", "-o", trace, "--", prog)
 
 # yaml, names from the binary, against llvm-xray's symbolized output
 mine, theirs = os.path.join(work, "mine.yaml"), os.path.join(work, "llvm.yaml")
@@ -98,5 +83,4 @@ leaf = sum(w for s, w in stacks.items() if s.endswith(";middle;leaf"))
 check(leaf == 600, "folded: calls ending in middle;leaf = %d" % leaf)
 check(stacks.get("worker;countdown;countdown") == 3, "folded: recursion keeps its depth")
 
-print("%d failures" % len(failures) if failures else "all real-recording convert checks passed")
-sys.exit(1 if failures else 0)
+finish("all real-recording convert checks passed")

@@ -15,15 +15,10 @@ import struct
 import subprocess
 import sys
 
+from frtest import check, finish
+
 flightrec, work = sys.argv[1:3]
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def rec(kind, fid, tsc, tid=7, pid=7):
@@ -50,7 +45,4 @@ for args in (["convert", path, "-f", "chrome"], ["convert", path, "-f", "perfett
         doc = json.loads(p.stdout)
         check(len([e for e in doc["traceEvents"] if e["ph"] == "X"]) == 3, "chrome: 3 calls")
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("ok")
+finish()

@@ -11,16 +11,10 @@ import os
 import subprocess
 import sys
 
+from frtest import check, finish
+
 record, trace_json, flightrec, xray, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
 def run(spec, name):
     path = os.path.join(work, name)
     if os.path.exists(path):
@@ -97,7 +91,4 @@ check('EventsApp:Verbose' in names(ev) and len(ev) == 11, f'*:* -> {names(ev)}')
 _, ev = run('none', 'none.fr')
 check(ev == [], f'none -> {names(ev)}')
 
-for f in failures:
-    print('FAIL:', f)
-print('ok' if not failures else f'{len(failures)} failures')
-sys.exit(1 if failures else 0)
+finish()

@@ -15,16 +15,10 @@ import re
 import subprocess
 import sys
 
+from frtest import check, finish
+
 flightrec, every, src, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
 header = open(os.path.join(src, "src/common/fr_format.h")).read()
 entries = re.findall(r'X\((\w+),\s*(0x[0-9A-Fa-f]+)u,\s*"([^"]+)",\s*([^,]+?),\s*(FR_TE_TAIL_\w+)\)',
                      header)
@@ -87,9 +81,5 @@ for encoding in ("current", "legacy"):
     check(re.search(r"type=6\d{4}\b", d.stdout) is None,
           "dump --meta (%s) prints a type of ours as a bare number" % encoding)
 
-for f in failures:
-    print("FAIL:", f)
-if not failures:
-    print("ok: %d FR_TE types, each with a name, a struct, a FORMAT.md section, named by dump"
-          % len(entries))
-sys.exit(1 if failures else 0)
+finish("ok: %d FR_TE types, each with a name, a struct, a FORMAT.md section, named by dump"
+       % len(entries))

@@ -21,23 +21,16 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
+
+import frtest
+from frtest import fatal
 
 LAMBDA = re.compile(r"^app::run\(\)::(\$_\d+|\{lambda\(int\)#\d+\})::operator\(\)\(int\) const$")
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
 def run(cmd, **kw):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       errors="replace", **kw)
-    if r.returncode != 0:
-        fail(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()[:500]}")
-    return r.stdout
+    return frtest.run_ok(cmd, **kw).stdout
 
 
 def norm(name):
@@ -86,15 +79,15 @@ class Replay:
     def exit(self, tid, name):
         st = self.stacks[tid]
         if not st:
-            fail(f"{self.what}: exit of {name} on thread {tid} with no open call")
+            fatal(f"{self.what}: exit of {name} on thread {tid} with no open call")
         if st[-1] != name:
-            fail(f"{self.what}: exit of {name} while {st[-1]} is open (thread {tid})")
+            fatal(f"{self.what}: exit of {name} while {st[-1]} is open (thread {tid})")
         st.pop()
 
     def done(self):
         for tid, st in self.stacks.items():
             if st:
-                fail(f"{self.what}: calls left open on thread {tid}: {st}")
+                fatal(f"{self.what}: calls left open on thread {tid}: {st}")
         return self.paths
 
 
@@ -104,7 +97,7 @@ def compare(what, got, want):
         for p in sorted(set(got.count) | set(want.count)):
             if got.count[p] != want.count[p]:
                 lines.append(f"  {p}: got {got.count[p]}, want {want.count[p]}")
-        fail(f"{what}: call tree differs from the program's:\n" + "\n".join(lines[:20]))
+        fatal(f"{what}: call tree differs from the program's:\n" + "\n".join(lines[:20]))
     print(f"ok: {what}: {sum(want.count.values())} calls on {len(want.count)} paths")
 
 
@@ -164,7 +157,7 @@ def from_folded(text, what):
             continue
         path, _, n = line.rpartition(" ")
         if not path or not n.isdigit():
-            fail(f"{what}: bad line {line!r}")
+            fatal(f"{what}: bad line {line!r}")
         paths.add([p for p in path.rstrip(";").split(";")], int(n))
     return paths
 
@@ -192,7 +185,7 @@ def from_svg(text):
     nodes = [(int(m.group(3)), int(m.group(1)), int(m.group(2)), unescape(m.group(4)))
              for m in SVG_G.finditer(text)]
     if not nodes:
-        fail("svg: no frames")
+        fatal("svg: no frames")
     nodes.sort()
     by_depth = collections.defaultdict(list)
     for d, x, w, name in nodes:
@@ -205,7 +198,7 @@ def from_svg(text):
             parent = next(((px, pw, pn) for px, pw, pn in by_depth[d - 1]
                            if px <= x and x + w <= px + pw), None)
             if parent is None:
-                fail(f"svg: {name} at depth {d} has no parent")
+                fatal(f"svg: {name} at depth {d} has no parent")
         path_of[(d, x)] = (path_of[(d - 1, parent[0])] if parent else []) + [name]
         children = sum(cw for cx, cw, _ in by_depth[d + 1] if x <= cx and cx + cw <= x + w)
         if w - children > 0:
@@ -264,10 +257,10 @@ def check_lines(fr, trace):
         for what, table in (("account --lines", text), ("account --lines -f json", js),
                             ("account --lines -f csv", csv), ("convert chrome args", chrome)):
             if fn not in table or not ok(fn, *table[fn]):
-                fail(f"{what}: {fn} at {table.get(fn)}, want functrace_cxx_calls.cpp:{decl[fn]}")
+                fatal(f"{what}: {fn} at {table.get(fn)}, want functrace_cxx_calls.cpp:{decl[fn]}")
         want = [f"{fn} ({text[fn][0]}:{text[fn][1]})"]
         if not any(w in stack for w in want):
-            fail(f"stack --lines: no frame {want[0]}")
+            fatal(f"stack --lines: no frame {want[0]}")
     print(f"ok: file:line of {len(decl)} functions in account, stack and chrome")
 
 
@@ -300,7 +293,7 @@ def main():
     for _, n, path in tree:
         want.add(path.split(";"), int(n))
     if not want.count:
-        fail("the program printed no tree")
+        fatal("the program printed no tree")
 
     dump = run([fr, "dump", trace])
     compare("dump", from_dump(dump), want)
@@ -317,7 +310,7 @@ def main():
     acc = account_counts(run([fr, "account", trace]), "account", 0,
                          lambda l: l.split(None, 15)[15] if len(l.split(None, 15)) == 16 else "")
     if acc != want.by_function():
-        fail(f"account: {dict(acc)}\n  want {dict(want.by_function())}")
+        fatal(f"account: {dict(acc)}\n  want {dict(want.by_function())}")
     print(f"ok: account: {len(acc)} functions")
 
     # llvm-xray, an independent reader. gcc traces have no instrumentation map: ids are

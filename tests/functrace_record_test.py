@@ -18,19 +18,14 @@ FR_TE_FUNCTION table, which is what `flightrec dump` prints.
 import collections
 import os
 import re
-import subprocess
 import sys
 
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+import frtest
+from frtest import fatal
 
 
 def run(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       errors="replace", **kw)
-    return p
+    return frtest.run(cmd, **kw)
 
 
 def main():
@@ -45,23 +40,23 @@ def main():
     extra = [] if gcc else ["--custom-event"]
     p = run([flightrec, "record", "-o", trace, "--", program] + extra, env=env)
     if p.returncode != 0:
-        fail(f"flightrec record exited {p.returncode}: {p.stderr}")
+        fatal(f"flightrec record exited {p.returncode}: {p.stderr}")
     if f"trace written to {trace}" not in p.stderr:
-        fail(f"record did not say where the trace went: {p.stderr!r}")
+        fatal(f"record did not say where the trace went: {p.stderr!r}")
     expected = {}
     for line in p.stdout.splitlines():
         parts = line.split()
         if len(parts) == 4 and parts[0] == "calls":
             expected[parts[1]] = (int(parts[2]), int(parts[3]))
     if not expected:
-        fail("program printed no calls")
+        fatal("program printed no calls")
 
     # Our reader: one line per record, "... kind ID NAME".
     ours = collections.defaultdict(lambda: [0, 0])
     id_of = {}
     d = run([flightrec, "dump", trace])
     if d.returncode != 0:
-        fail(f"flightrec dump: {d.stderr}")
+        fatal(f"flightrec dump: {d.stderr}")
     for line in d.stdout.splitlines():
         f = line.split()
         if len(f) >= 7 and f[4] in ("enter", "enter-arg", "exit", "tail-exit"):
@@ -75,7 +70,7 @@ def main():
         cmd[2:2] = ["--symbolize", "-m", program]
     y = run(cmd)
     if y.returncode != 0:
-        fail(f"llvm-xray convert: {y.stderr}")
+        fatal(f"llvm-xray convert: {y.stderr}")
     theirs_by_id = collections.defaultdict(lambda: [0, 0])
     theirs_by_name = collections.defaultdict(lambda: [0, 0])
     rec = re.compile(r"type: (\d+), func-id: (\d+), function: '?([^',]*)'?,.*kind: ([a-z-]+)")
@@ -93,30 +88,30 @@ def main():
         theirs_by_name[m.group(2)][slot] += 1
 
     if wrongly_typed:
-        fail(f"llvm-xray reads {wrongly_typed} function records with a type other than 0")
+        fatal(f"llvm-xray reads {wrongly_typed} function records with a type other than 0")
     if not gcc and "kind: custom-event" not in y.stdout:
-        fail("the custom event did not reach the trace")
+        fatal("the custom event did not reach the trace")
 
     for name, (enters, exits) in sorted(expected.items()):
         if name not in id_of:
-            fail(f"{name}: not in the trace (or without a name); our reader saw {sorted(ours)}")
+            fatal(f"{name}: not in the trace (or without a name); our reader saw {sorted(ours)}")
         got = tuple(ours[name])
         if got != (enters, exits):
-            fail(f"{name}: made {enters} calls / {exits} returns, our reader counts {got}")
+            fatal(f"{name}: made {enters} calls / {exits} returns, our reader counts {got}")
         got = tuple(theirs_by_id[id_of[name]])
         if got != (enters, exits):
-            fail(f"{name} (id {id_of[name]}): llvm-xray counts {got}, want {(enters, exits)}")
+            fatal(f"{name} (id {id_of[name]}): llvm-xray counts {got}, want {(enters, exits)}")
         if not gcc and tuple(theirs_by_name[name]) != (enters, exits):
-            fail(f"{name}: llvm-xray's map names id {id_of[name]} differently "
+            fatal(f"{name}: llvm-xray's map names id {id_of[name]} differently "
                  f"({dict(theirs_by_name)})")
         if gcc and id_of[name] < 0x0F000000:
-            fail(f"{name}: gcc id {id_of[name]:#x} is in the sled range")
+            fatal(f"{name}: gcc id {id_of[name]:#x} is in the sled range")
 
     if not gcc:
         # llvm-xray account without -k: the frame longjmp skipped was closed by the runtime.
         a = run([llvm_xray, "account", "-m", program, trace, "--format=csv"])
         if a.returncode != 0:
-            fail(f"llvm-xray account: {a.stderr}")
+            fatal(f"llvm-xray account: {a.stderr}")
         acc = {}
         for line in a.stdout.splitlines()[1:]:
             f = line.split(",")
@@ -124,10 +119,10 @@ def main():
                 acc[f[-1].strip().strip('"')] = int(f[1])
         fa = run([flightrec, "account", trace, "--binary", program, "--format", "csv"])
         if fa.returncode != 0:
-            fail(f"flightrec account exited {fa.returncode}: {fa.stderr}")
+            fatal(f"flightrec account exited {fa.returncode}: {fa.stderr}")
         rows = [r.split(",") for r in fa.stdout.splitlines()]
         if not rows or "calls" not in rows[0] or "function" not in rows[0]:
-            fail(f"flightrec account --format csv: no header with calls and function: "
+            fatal(f"flightrec account --format csv: no header with calls and function: "
                  f"{fa.stdout[:200]!r}")
         ci, ni = rows[0].index("calls"), rows[0].index("function")
         ours_acc = {r[ni].strip('"'): int(r[ci]) for r in rows[1:] if len(r) > max(ci, ni)}
@@ -136,9 +131,9 @@ def main():
                 continue
             want = expected[name][1]
             if acc.get(name) != want:
-                fail(f"llvm-xray account: {name} {acc.get(name)} calls, want {want}")
+                fatal(f"llvm-xray account: {name} {acc.get(name)} calls, want {want}")
             if ours_acc.get(name) != want:
-                fail(f"flightrec account: {name} {ours_acc.get(name)} calls, "
+                fatal(f"flightrec account: {name} {ours_acc.get(name)} calls, "
                      f"llvm-xray account {want}")
         print("account agrees: flightrec account and llvm-xray account")
     print(f"ok: {len(expected)} functions, counts agree ({'gcc' if gcc else 'clang'})")

@@ -5,22 +5,17 @@
 whose records are known): exact counts, times and filters; usage errors exit 2, bad files 1."""
 import os, subprocess, sys
 
+import frtest
+from frtest import check, finish
+
 flightrec, sample, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "sample.xray")
 subprocess.run([sample, trace], check=True)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        print("FAIL:", what)
-        failures += 1
 
 
 def run(*args):
-    return subprocess.run([flightrec] + list(args), capture_output=True, text=True)
+    return frtest.run(flightrec, *args)
 
 
 info = run("info", trace)
@@ -69,5 +64,4 @@ for args, code in [(["info"], 2), (["info", trace, trace], 2), (["dump", trace, 
                                                                   p.stderr.strip()))
     if code:
         check(p.stderr.startswith("flightrec %s: " % args[0]), "%s: message %r" % (args, p.stderr))
-print("%d failures" % failures)
-sys.exit(1 if failures else 0)
+finish()

@@ -5,31 +5,17 @@ Builds a program with clang XRay, runs it under compiler-rt's runtime in FDR and
 mode, and checks that `flightrec info` counts exactly the records llvm-xray converts, and
 that `flightrec dump --binary` names every record's function as llvm-xray -m does
 (same ids from xray_instr_map, same symbols): the multisets of (kind, function) match."""
-import collections, glob, os, re, subprocess, sys
+import collections, os, re, subprocess, sys
+
+from frtest import build_xray, check, compiler_rt_trace, finish
 
 clang, xray, flightrec, src, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 prog = os.path.join(work, "reader_xray_prog")
-subprocess.run([clang, "-O1", "-fxray-instrument", "-fxray-instruction-threshold=1", src,
-                "-o", prog, "-lpthread"], check=True)
+build_xray(clang, src, prog)
 
 KINDS = {"function-enter": "enter", "function-exit": "exit", "function-tail-exit": "tail-exit",
          "function-enter-arg": "enter-arg", "custom-event": "custom", "typed-event": "typed"}
-
-def run_mode(mode):
-    d = os.path.join(work, mode)
-    os.makedirs(d, exist_ok=True)
-    for f in glob.glob(os.path.join(d, "*")):
-        os.unlink(f)
-    env = dict(os.environ, XRAY_OPTIONS="patch_premain=true xray_mode=xray-%s xray_logfile_base=%s/"
-               % (mode, d))
-    env["XRAY_BASIC_OPTIONS"] = "func_duration_threshold_us=0"  # keep every call
-    if mode == "fdr":
-        env["FR_TEST_FDR"] = "1"
-    subprocess.run([prog], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    files = glob.glob(os.path.join(d, "reader_xray_prog.*"))
-    assert len(files) == 1, files
-    return files[0]
 
 def llvm_records(trace):
     y = subprocess.run([xray, "convert", "--output-format=yaml", "-y", "-m", prog, trace],
@@ -59,24 +45,20 @@ def info_count(trace, key):
                          text=True).stdout
     return int(re.search(r"^%s: (\d+)" % key, out, re.M).group(1))
 
-ok = True
 for mode in ("fdr", "basic"):
-    trace = run_mode(mode)
+    trace = compiler_rt_trace(prog, mode, os.path.join(work, mode))
     want, got = llvm_records(trace), flightrec_records(trace)
     total = sum(want.values())
     print("%s: llvm-xray %d records, flightrec %d, info says %d" %
           (mode, total, sum(got.values()), info_count(trace, "records")))
-    if want != got or info_count(trace, "records") != total:
-        ok = False
-        for k in sorted(set(want) | set(got)):
-            if want[k] != got[k]:
-                print("  %s: llvm-xray %d, flightrec %d" % (k, want[k], got[k]))
+    differ = ["%s: llvm-xray %d, flightrec %d" % (k, want[k], got[k])
+              for k in sorted(set(want) | set(got)) if want[k] != got[k]]
+    check(not differ and info_count(trace, "records") == total,
+          "%s: flightrec's records or info's count differ from llvm-xray's: %s" % (mode, differ))
     # Calls: 2 workers x (worker + 100 x (mid + 3 leaf)) + 50 x (witharg + mid + 3 leaf +
     # tailer + leaf) + main = 1153, each an entry and an exit (with no threshold).
     # FDR starts logging inside main and flushes before main returns: main's entry and exit
     # are not in the file, the custom event is.
     want_total = 2 * 1153 + (1 - 2 if mode == "fdr" else 0)
-    if total != want_total:
-        print("  %s: expected %d records, llvm-xray has %d" % (mode, want_total, total))
-        ok = False
-sys.exit(0 if ok else 1)
+    check(total == want_total, "%s: expected %d records, llvm-xray has %d" % (mode, want_total, total))
+finish()

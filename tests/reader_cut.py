@@ -12,6 +12,8 @@ blocks) and then cut short, as a crash or a full disk leaves it:
    header still exits 1."""
 import os, re, subprocess, sys
 
+from frtest import failed, fdr_block_ends, finish
+
 flightrec, check, prog, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "small.fr")
@@ -19,27 +21,14 @@ subprocess.run([flightrec, "record", "--policy", "discard", "--buffer-size", "10
                 "-o", trace, "--",
                 prog], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 data = open(trace, "rb").read()
-failures = 0
-
-
-def fail(msg):
-    global failures
-    failures += 1
-    if failures <= 20:
-        print("FAIL:", msg)
-
-
 p = subprocess.run([check, trace, os.path.join(work, "cut_check.fr")], capture_output=True, text=True)
 print(p.stdout.strip())
 if p.returncode != 0:
-    fail("reader_cut_check: exit %d: %s" % (p.returncode, p.stderr[-3000:]))
+    failed("reader_cut_check: exit %d: %s" % (p.returncode, p.stderr[-3000:]))
 
-boundaries, off = {32, len(data)}, 32
-while off + 16 <= len(data) and data[off] == 0x0F:
-    off += 16 + int.from_bytes(data[off + 1:off + 9], "little")
-    boundaries.add(off)
+boundaries = fdr_block_ends(data) | {len(data)}
 if len(boundaries) < 4:
-    fail("expected a trace of several blocks, found %d boundaries" % len(boundaries))
+    failed("expected a trace of several blocks, found %d boundaries" % len(boundaries))
 
 
 def run(*args):
@@ -56,32 +45,30 @@ for cut in sorted(set(range(0, len(data), 5)) | boundaries):
     d = run("dump", "--meta", cut_path)
     if cut < 32:
         if d.returncode != 1 or "offset" not in d.stderr:
-            fail("cut at %d (in the header): exit %d, %s" % (cut, d.returncode, d.stderr[:200]))
+            failed("cut at %d (in the header): exit %d, %s" % (cut, d.returncode, d.stderr[:200]))
         continue
     lines = d.stdout.splitlines()
     if d.returncode != 0:
-        fail("cut at %d: dump exit %d: %s" % (cut, d.returncode, d.stderr[:300]))
+        failed("cut at %d: dump exit %d: %s" % (cut, d.returncode, d.stderr[:300]))
     if lines != whole_lines[:len(lines)] or len(lines) < previous:
-        fail("cut at %d: %d lines, not the first lines of the whole dump (previous cut: %d)"
+        failed("cut at %d: %d lines, not the first lines of the whole dump (previous cut: %d)"
              % (cut, len(lines), previous))
     previous = len(lines)
     warned = re.search(r"dump: warning: %s: offset (\d+): the file ends inside" % re.escape(cut_path),
                        d.stderr)
     if (cut in boundaries) == bool(warned):
-        fail("cut at %d (%s a block boundary): %s" % (cut, "at" if cut in boundaries else "not at",
+        failed("cut at %d (%s a block boundary): %s" % (cut, "at" if cut in boundaries else "not at",
                                                       d.stderr[:300] or "no warning"))
     if warned and int(warned.group(1)) > cut:
-        fail("cut at %d: warning names offset %s" % (cut, warned.group(1)))
+        failed("cut at %d: warning names offset %s" % (cut, warned.group(1)))
     if cut % 25 == 0 or cut in boundaries:
         i = run("info", cut_path)
         m = re.search(r"^truncated: at offset (\d+)$", i.stdout, re.M)
         if i.returncode != 0 or bool(m) != bool(warned) or (m and m.group(1) != warned.group(1)):
-            fail("cut at %d: info exit %d, %r" % (cut, i.returncode, m and m.group(0)))
+            failed("cut at %d: info exit %d, %r" % (cut, i.returncode, m and m.group(0)))
         a = run("account", cut_path)
         if a.returncode != 0:
-            fail("cut at %d: account exit %d: %s" % (cut, a.returncode, a.stderr[:300]))
+            failed("cut at %d: account exit %d: %s" % (cut, a.returncode, a.stderr[:300]))
 if previous != len(whole_lines):
-    fail("the whole file has %d dump lines, the last cut %d" % (len(whole_lines), previous))
-print("%d bytes, %d blocks, %d dump lines; %d failures" % (len(data), len(boundaries) - 1,
-                                                         len(whole_lines), failures))
-sys.exit(1 if failures else 0)
+    failed("the whole file has %d dump lines, the last cut %d" % (len(whole_lines), previous))
+finish("%d bytes, %d blocks, %d dump lines" % (len(data), len(boundaries) - 1, len(whole_lines)))

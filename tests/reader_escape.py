@@ -11,22 +11,14 @@ the remaining controls escaped, and each has its count. Messages on stderr escap
 path they quote."""
 import os, re, subprocess, sys
 
+from frtest import check, finish
+
 flightrec, gen, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "hostile.fr")
 subprocess.run([gen, trace], check=True)
 NAMES = [b"main", b"esc\x1b[31mred\x1b[0m", b"bel\a", b"cr\rover", b"lf\nfake 99", b"semi;colon",
          b"del\x7f c1\xc2\x9b[2J", b"bad\xff utf8 caf\xc3\xa9", b"back\\slash"]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
-
 def esc(b, frame=False):
     """text_escape.h's rules, written again."""
     out, i = bytearray(), 0
@@ -116,5 +108,4 @@ for args, lines in ((["dump"], 1), (["info"], 1), (["account"], 2)):   # account
           not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", p.stderr.replace(b"\n", b"")) and
           p.stderr.count(b"\n") == lines,
           "%s on a cut file with ESC in its name: exit %d, stderr %r" % (args, p.returncode, p.stderr))
-print("%d names, 7 outputs; %d failures" % (len(NAMES), failures))
-sys.exit(1 if failures else 0)
+finish("%d names, 7 outputs" % len(NAMES))

@@ -9,6 +9,9 @@ timeout with a message naming the path and why; --binary with a FIFO or a device
 refused the same way. The trace itself, named directly, is read (exit 0)."""
 import os, subprocess, sys
 
+import frtest
+from frtest import check, failed, finish
+
 flightrec, sample, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "private.xray")
@@ -21,27 +24,23 @@ for p in (fifo, link):
         os.unlink(p)
 os.mkfifo(fifo)
 os.symlink(trace, link)
-failures = 0
 
 
 def run(args):
     try:
-        return subprocess.run([flightrec] + args, capture_output=True, text=True, timeout=10,
-                              stdin=subprocess.DEVNULL)
+        return frtest.run([flightrec] + args, timeout=10, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return None
 
 
 def expect(args, code, *words):
-    global failures
     p = run(args)
     if p is None:
-        print("HANG:", args)
-        failures += 1
-    elif p.returncode != code or not all(w in p.stderr for w in words):
-        print("FAIL: %s: exit %d (expected %d), stderr %r (expected %r)" % (args, p.returncode, code,
-                                                                         p.stderr[:300], words))
-        failures += 1
+        failed("HANG: %s" % args)
+    else:
+        check(p.returncode == code and all(w in p.stderr for w in words),
+              "%s: exit %d (expected %d), stderr %r (expected %r)" % (args, p.returncode, code,
+                                                                    p.stderr[:300], words))
 
 
 commands = [["info"], ["dump"], ["account"], ["stack"], ["graph"],
@@ -57,5 +56,4 @@ for cmd in commands:
     expect(cmd + [trace, "--binary", "/dev/zero"], 1, "/dev/zero", "not a regular file")
 for p in ("/dev/zero", fifo, link):
     expect(["decode-dat", p], 1, p + ": cannot open: ")
-print("%d commands; %d failures" % (len(commands) + 1, failures))
-sys.exit(1 if failures else 0)
+finish("%d commands" % (len(commands) + 1))

@@ -7,21 +7,13 @@ each function the same from the trace's own function table as from the binary's
 instrumentation map and symbols (--binary), so the ids agree."""
 import collections, os, re, subprocess, sys
 
+from frtest import check, finish
+
 flightrec, xray, prog, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 trace = os.path.join(work, "recorded.fr")
 subprocess.run([flightrec, "record", "-o", trace, "--", prog], check=True,
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        print("FAIL:", what)
-        failures += 1
-
-
 info = subprocess.run([flightrec, "info", trace], check=True, capture_output=True, text=True).stdout
 num = lambda key: int(re.search(r"^%s: (\d+)" % key, info, re.M).group(1))
 records, written = num("records"), num("records written")
@@ -52,5 +44,4 @@ table, binary = names(), names("--binary", prog)
 check(table == binary, "names from the trace table and from --binary differ: %r vs %r"
       % (sorted(table.items())[:5], sorted(binary.items())[:5]))
 check(not any(n.startswith("#") for _, n in table), "every function named")
-print("%d records; %d functions named alike; %d failures" % (records, len({k[0] for k in table}), failures))
-sys.exit(1 if failures else 0)
+finish("%d records; %d functions named alike" % (records, len({k[0] for k in table})))

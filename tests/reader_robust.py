@@ -9,7 +9,9 @@ Bad input never crashes or hangs the CLI:
  - TRACE with a bit flipped in every 7th byte, and random files (some with a
    valid header): exit 0 or 1, never a signal, a sanitizer report or a timeout.
 Sanitizer exit codes are moved away from 1 so that a report cannot pass for bad input."""
-import os, random, struct, subprocess, sys
+import os, random, subprocess, sys
+
+from frtest import check, failed, fdr_block_ends, finish
 
 flightrec, trace, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
@@ -18,36 +20,28 @@ UBSAN = "exitcode=98:print_stacktrace=1"
 # Leak checking doubles the cost of a run under ASan: done on every 8th run only.
 env_leaks = dict(os.environ, ASAN_OPTIONS="exitcode=99:detect_leaks=1", UBSAN_OPTIONS=UBSAN)
 env_fast = dict(os.environ, ASAN_OPTIONS="exitcode=99:detect_leaks=0", UBSAN_OPTIONS=UBSAN)
-failures = 0
 runs = 0
 
 
 def run(args, path):
-    global failures, runs
+    global runs
     runs += 1
     env = env_leaks if runs % 8 == 0 else env_fast
     try:
         p = subprocess.run([flightrec] + args + [path], capture_output=True, env=env, timeout=20)
     except subprocess.TimeoutExpired:
-        print("HANG:", args, path)
-        failures += 1
+        failed("HANG: %s %s" % (args, path))
         return None, b""
     err = p.stderr
-    if p.returncode not in (0, 1) or b"Sanitizer" in err or b"runtime error" in err:
-        print("CRASH (exit %d):" % p.returncode, args, path)
-        print(err.decode(errors="replace")[-2000:])
-        failures += 1
-    if p.returncode == 1 and (path.encode() not in err or b"offset" not in err):
-        print("exit 1 without a file and offset:", args, path, err[:300])
-        failures += 1
+    check(p.returncode in (0, 1) and b"Sanitizer" not in err and b"runtime error" not in err,
+          "CRASH (exit %d): %s %s\n%s" % (p.returncode, args, path, err.decode(errors="replace")[-2000:]))
+    check(p.returncode != 1 or (path.encode() in err and b"offset" in err),
+          "exit 1 without a file and offset: %s %s %r" % (args, path, err[:300]))
     return p.returncode, err
 
 
 # Block boundaries: after the header, then after each BufferExtents block.
-boundaries, off = {32}, 32
-while off + 16 <= len(data) and data[off] == 0x0F:
-    off += 16 + struct.unpack_from("<Q", data, off + 1)[0]
-    boundaries.add(off)
+boundaries = fdr_block_ends(data)
 
 cut_path = os.path.join(work, "cut.xray")
 for cut in range(len(data)):
@@ -56,13 +50,10 @@ for cut in range(len(data)):
     for cmd in (["dump"], ["info"]) if cut % 16 == 0 else (["dump"],):
         rc, err = run(cmd, cut_path)
         want = 1 if cut < 32 else 0
-        if rc is not None and rc != want:
-            print("cut at %d: %s exit %d, expected %d: %s" % (cut, cmd[0], rc, want, err[:200]))
-            failures += 1
+        check(rc is None or rc == want, "cut at %d: %s exit %s, expected %d: %s" % (cut, cmd[0], rc, want, err[:200]))
         warned = b"warning: " + cut_path.encode() + b": offset " in err
-        if rc == 0 and warned == (cut in boundaries):
-            print("cut at %d: %s: %s" % (cut, cmd[0], err[:200] or "no warning"))
-            failures += 1
+        check(rc != 0 or warned != (cut in boundaries),
+              "cut at %d: %s: %s" % (cut, cmd[0], err[:200] or "no warning"))
 
 rng = random.Random(1234)
 flip_path = os.path.join(work, "flip.xray")
@@ -83,6 +74,4 @@ for i in range(40):
         f.write(body)
     run(["dump"] if i % 3 else ["info"], rand_path)
 
-print("robustness: %d runs, %d cuts, %d boundaries, %d failures" % (runs, len(data), len(boundaries),
-                                                                  failures))
-sys.exit(1 if failures else 0)
+finish("robustness: %d runs, %d cuts, %d boundaries" % (runs, len(data), len(boundaries)))

@@ -23,6 +23,8 @@ import shutil
 import subprocess
 import sys
 
+from frtest import fatal, skip
+
 LLVM_XRAY, WORK, CASE, CRT, FR = sys.argv[1:6]
 ARGV0 = "prog"
 
@@ -67,11 +69,6 @@ CASES = {
 DROP_STDERR = re.compile(r"Unable to determine CPU frequency|Required CPU features missing")
 FR_EXTRA = re.compile(r"^==PID==flightrec: ")
 RECORD = re.compile(r"^\s*- \{ (.*) \}\s*$")
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def run(binary, tag):
@@ -121,7 +118,7 @@ def records(binary, path):
                         "--output-format=yaml", path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if y.returncode != 0:
-        fail("llvm-xray convert %s: %s" % (path, y.stderr.decode(errors="replace")))
+        fatal("llvm-xray convert %s: %s" % (path, y.stderr.decode(errors="replace")))
     threads = {}
     for line in y.stdout.decode(errors="replace").splitlines():
         m = RECORD.match(line)
@@ -144,12 +141,12 @@ def profile(path):
     thread ids and times are not compared. Blocks sorted (threads end in any order)."""
     data = open(path, "rb").read()
     if len(data) < 32 or int.from_bytes(data[:8], "little") != 0x7872617970726f66:
-        fail("%s: not a profile (magic)" % path)
+        fatal("%s: not a profile (magic)" % path)
     out, off = [], 32
     while off + 16 <= len(data):
         size = int.from_bytes(data[off:off + 4], "little")
         if size < 16 or off + size > len(data):
-            fail("%s: block at %d has size %d" % (path, off, size))
+            fatal("%s: block at %d has size %d" % (path, off, size))
         recs, r = [], off + 16
         while r < off + size:
             ids = []
@@ -164,7 +161,7 @@ def profile(path):
         out.append(tuple(recs))
         off += size
     if off != len(data):
-        fail("%s: %d bytes after the last block" % (path, len(data) - off))
+        fatal("%s: %d bytes after the last block" % (path, len(data) - off))
     return sorted(out)
 
 
@@ -177,7 +174,7 @@ def account(binary, path, must=True):
     if a.returncode != 0:
         if not must:
             return None
-        fail("llvm-xray account %s: %s" % (path, a.stderr.decode(errors="replace")))
+        fatal("llvm-xray account %s: %s" % (path, a.stderr.decode(errors="replace")))
     counts = {}
     for line in a.stdout.decode().splitlines()[1:]:
         cols = line.split(",")
@@ -188,8 +185,7 @@ def account(binary, path, must=True):
 
 def main():
     if not os.path.exists(CRT):
-        print("SKIP: no compiler-rt XRay runtime to compare with")
-        sys.exit(77)
+        skip("no compiler-rt XRay runtime to compare with")
     check = CASES[CASE][3]
     dc, pc = run(CRT, "compiler-rt")
     df, pf = run(FR, "flightrec")
@@ -201,24 +197,24 @@ def main():
         # compiler-rt ends the program with status 1 before main; flightrec reports the
         # same lines, says it does not use the string, and lets the program run.
         if pc.returncode != 1:
-            fail("compiler-rt exited %d, expected 1" % pc.returncode)
+            fatal("compiler-rt exited %d, expected 1" % pc.returncode)
         if pf.returncode != 0:
-            fail("flightrec: program should run normally (exit %d)" % pf.returncode)
+            fatal("flightrec: program should run normally (exit %d)" % pf.returncode)
         if ec != ef:
-            fail("stderr differs:\ncompiler-rt %r\nflightrec   %r" % (ec, ef))
+            fatal("stderr differs:\ncompiler-rt %r\nflightrec   %r" % (ec, ef))
         if not any("XRAY_OPTIONS not used" in l for l in ours_extra):
-            fail("flightrec does not say that XRAY_OPTIONS is not used: %r" % ours_extra)
+            fatal("flightrec does not say that XRAY_OPTIONS is not used: %r" % ours_extra)
         if logs(df):
-            fail("flightrec wrote logs from an unused XRAY_OPTIONS: %r" % logs(df))
+            fatal("flightrec wrote logs from an unused XRAY_OPTIONS: %r" % logs(df))
         print("ok: %s: compiler-rt's messages; program not ended (documented)" % CASE)
         return
     if check == "unknown_quiet":
         # compiler-rt reports unknown flags at verbosity >= 1 only; flightrec always.
         if ec != []:
-            fail("compiler-rt printed %r" % ec)
+            fatal("compiler-rt printed %r" % ec)
         want = ["WARNING: found 1 unrecognized flag(s):", "    bogus"]
         if ef != want:
-            fail("flightrec stderr %r, want %r" % (ef, want))
+            fatal("flightrec stderr %r, want %r" % (ef, want))
         print("ok: %s: unknown flag reported at verbosity 0 (documented difference)" % CASE)
         return
 
@@ -226,34 +222,34 @@ def main():
         # Both keep what fits and lose the rest; only flightrec says so (the records kept
         # differ: one block per thread here, one per buffer there).
         if pc.stdout != pf.stdout or pc.returncode != pf.returncode:
-            fail("stdout/status differ: %r %r" % (pc.stdout, pf.stdout))
+            fatal("stdout/status differ: %r %r" % (pc.stdout, pf.stdout))
         if ec != [] or ef != []:
-            fail("unexpected stderr: compiler-rt %r, flightrec %r" % (ec, ef))
+            fatal("unexpected stderr: compiler-rt %r, flightrec %r" % (ec, ef))
         if not any(re.search(r"xray-fdr: \d+ records dropped", l) for l in ours_extra):
-            fail("flightrec does not report the dropped records: %r" % ours_extra)
+            fatal("flightrec does not report the dropped records: %r" % ours_extra)
         if len(logs(dc)) != 1 or len(logs(df)) != 1:
-            fail("want one log each: %r %r" % (logs(dc), logs(df)))
+            fatal("want one log each: %r %r" % (logs(dc), logs(df)))
         print("ok: %s: records lost to full buffers reported (compiler-rt: silent)" % CASE)
         return
     if check == "exact+note":
         if not any("not profiled" in l for l in ours_extra):
-            fail("flightrec does not report what it left out: %r" % ours_extra)
+            fatal("flightrec does not report what it left out: %r" % ours_extra)
         check = "exact"
     if pc.returncode != pf.returncode:
-        fail("exit status: compiler-rt %d, flightrec %d" % (pc.returncode, pf.returncode))
+        fatal("exit status: compiler-rt %d, flightrec %d" % (pc.returncode, pf.returncode))
     if pc.stdout != pf.stdout:
-        fail("stdout differs:\n--- compiler-rt\n%s--- flightrec\n%s" %
+        fatal("stdout differs:\n--- compiler-rt\n%s--- flightrec\n%s" %
              (pc.stdout.decode(), pf.stdout.decode()))
     if ec != ef:
-        fail("stderr differs:\n--- compiler-rt\n%s\n--- flightrec\n%s" %
+        fatal("stderr differs:\n--- compiler-rt\n%s\n--- flightrec\n%s" %
              ("\n".join(ec), "\n".join(ef)))
     lc = [re.sub(r"[A-Za-z0-9]{6}$", "XXXXXX", x) for x in logs(dc)]
     lf = [re.sub(r"[A-Za-z0-9]{6}$", "XXXXXX", x) for x in logs(df)]
     if lc != lf:
-        fail("log files: compiler-rt %r, flightrec %r" % (lc, lf))
+        fatal("log files: compiler-rt %r, flightrec %r" % (lc, lf))
     base = CASES[CASE][2]
     if base and not all(x.startswith(base) for x in lf):
-        fail("logs %r not under the base %r" % (lf, base))
+        fatal("logs %r not under the base %r" % (lf, base))
     # Logs pair up by content (e.g. the two FDR cycles; creation times may tie).
     def per_file(d, binary):
         out = []
@@ -270,7 +266,7 @@ def main():
         if check == "header_only":
             # No instrumentation map for llvm-xray to read: the files are their header.
             if pc_ != 32 or pf_ != 32:
-                fail("log sizes %r %r, want the 32-byte header only" % (pc_, pf_))
+                fatal("log sizes %r %r, want the 32-byte header only" % (pc_, pf_))
             continue
         if check == "fork":
             # compiler-rt's child inherits the parent's unwritten buffer and writes it
@@ -279,25 +275,25 @@ def main():
             flat_c = set(r for t in rc for r in t)
             flat_f = set(r for t in rf for r in t)
             if flat_c != flat_f:
-                fail("records differ (as sets): only compiler-rt %r, only flightrec %r" %
+                fatal("records differ (as sets): only compiler-rt %r, only flightrec %r" %
                      (flat_c - flat_f, flat_f - flat_c))
             continue
         if check == "profile":
             if rc != rf or not rc:
-                fail("profiles differ:\ncompiler-rt %r\nflightrec   %r" % (rc, rf))
+                fatal("profiles differ:\ncompiler-rt %r\nflightrec   %r" % (rc, rf))
             continue
         if rc != rf:
-            fail("records differ in %s / %s:\ncompiler-rt %r\nflightrec   %r" % (pc_, pf_, rc, rf))
+            fatal("records differ in %s / %s:\ncompiler-rt %r\nflightrec   %r" % (pc_, pf_, rc, rf))
         ac = account(CRT, pc_, False)
         af = account(FR, pf_, CASE.startswith("fdr"))
         if ac is not None and ac != af:
-            fail("llvm-xray account counts: compiler-rt %r, flightrec %r" % (ac, af))
+            fatal("llvm-xray account counts: compiler-rt %r, flightrec %r" % (ac, af))
     if check == "fork":
         # flightrec: every call once: the child's records, the parent's records once.
         n_main_enter = sum(1 for x in logs(df) for t in records(FR, os.path.join(df, x))
                            for r in t if r[0] == "main" and r[1] == "function-enter")
         if n_main_enter != 1:
-            fail("flightrec: main entered %d times in the log, want 1" % n_main_enter)
+            fatal("flightrec: main entered %d times in the log, want 1" % n_main_enter)
     print("ok: %s: stdout, stderr, %d log file(s), records and counts agree" % (CASE, len(lf)))
 
 
