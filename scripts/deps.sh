@@ -2,7 +2,7 @@
 # Installs what building and testing flightrec needs, from Debian's packages, when missing.
 set -euo pipefail
 pkgs=(cmake make clang llvm libclang-rt-14-dev gcc g++ libelf-dev libdw-dev libcmocka-dev python3 pkg-config protobuf-compiler
-      man-db groff-base)  # man-db, groff-base: the man page test renders with man -l
+      man-db groff-base zsh)  # man-db, groff-base: the man page test renders with man -l; zsh: it loads the zsh completion
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# cli_man_completion.sh - the man pages and the bash completion (issue 13): every page
-# renders with `man -l` without a groff warning and holds its command's synopsis and
-# every option its --help names; the pages and the completion are what man/generate.py
-# makes from the current binary's --help (no drift); the completion loads in bash and
-# completes commands and options.
+# cli_man_completion.sh - the man pages and the bash and zsh completions (issue 13): every
+# page renders with `man -l` without a groff warning and holds its command's synopsis and
+# every option its --help names; the pages and the completions are what man/generate.py
+# makes from the current binary's --help (no drift); the bash completion loads in bash and
+# completes commands and options; the zsh one is found by compinit and offers what the
+# bash one offers. Skipped (77) without man or zsh, once every other check has passed.
 # usage: cli_man_completion.sh FLIGHTREC GENERATED_DIR(build/man) GENERATE_PY
 set -uo pipefail
 fr=$1 gen=$2 generate=$3
@@ -14,7 +15,8 @@ fail() { echo "FAIL: $*"; status=1; }
 
 python3 "$generate" "$fr" "$work/man1" "$work/completion" || { echo "FAIL: generate.py"; exit 1; }
 diff -r "$gen/man1" "$work/man1" >/dev/null || fail "the built man pages differ from the current --help's"
-cmp -s "$gen/completion/flightrec" "$work/completion/flightrec" || fail "the built completion differs from the current --help's"
+cmp -s "$gen/completion/flightrec" "$work/completion/flightrec" || fail "the built bash completion differs from the current --help's"
+cmp -s "$gen/completion/_flightrec" "$work/completion/_flightrec" || fail "the built zsh completion differs from the current --help's"
 
 commands=$("$fr" --help | sed -n 's/^  \([a-z-]*\)  .*/\1/p')
 [ "$(echo "$commands" | wc -w)" -ge 9 ] || fail "commands found in flightrec --help: $commands"
@@ -45,5 +47,39 @@ bash --norc --noprofile -c '
   [ "${COMPREPLY[*]}" = "--buffer-size --buffers" ] || { echo "flightrec record --buf<TAB>: ${COMPREPLY[*]}"; exit 1; }
 ' _ "$gen/completion/flightrec" || fail "bash completion"
 
-[ $status = 0 ] && echo "ok: man pages render, match --help, completion works"
+# zsh: the completion registers itself with compinit (#compdef) from an fpath folder,
+# and offers at each place what the bash completion offers: the same commands, the same
+# options per command (parsed from the bash script's case arms), files, and after
+# record's "--" the completion of a command line. zsh's own matching is left to zsh:
+# _describe, _files and _normal are replaced by stubs that print what they are given.
+if command -v zsh >/dev/null; then
+  bash_opts() { sed -n "s/^        $1) opts=\"\(.*\)\" ;;\$/\1/p" "$gen/completion/flightrec" | tr ' ' '\n' | sort; }
+  mkdir -p "$work/fpath" && cp "$gen/completion/_flightrec" "$work/fpath/"
+  zsh -f -c 'fpath=("$1" $fpath); autoload -Uz compinit && compinit -u -d "$2/zcompdump" &&
+             [[ $_comps[flightrec] == _flightrec ]]' _ "$work/fpath" "$work" ||
+    fail "zsh: compinit does not find _flightrec for flightrec in fpath"
+  zcomplete() {   # zcomplete WORD... : what _flightrec offers for the last word, sorted
+    zsh -f -c '
+      _describe() { local n=${@[-1]}; print -rl -- ${${(P)n}%%:*}; }
+      _files() { print -r -- "<files>"; }
+      _normal() { print -r -- "<command line: $CURRENT ${words[*]}>"; }
+      source "$1" >/dev/null; shift
+      words=("$@"); CURRENT=$#; _flightrec' _ "$gen/completion/_flightrec" "$@" | sort
+  }
+  [ "$(zcomplete flightrec '')" = "$(printf '%s\n' $commands | sort)" ] ||
+    fail "zsh: flightrec <TAB> offers $(zcomplete flightrec '' | tr '\n' ' '), not the commands of --help"
+  [ "$(zcomplete flightrec - | tr '\n' ' ')" = "--help --version " ] || fail "zsh: flightrec -<TAB>: $(zcomplete flightrec -)"
+  for c in $commands; do
+    z=$(zcomplete flightrec "$c" -) b=$(bash_opts "$c")
+    [ -n "$b" ] && [ "$z" = "$b" ] || fail "zsh: flightrec $c -<TAB> offers $(echo $z), bash $(echo $b)"
+  done
+  [ "$(zcomplete flightrec account tr)" = "<files>" ] || fail "zsh: flightrec account tr<TAB>: $(zcomplete flightrec account tr)"
+  [ "$(zcomplete flightrec record -o t.fr -- ls -)" = "<command line: 2 ls ->" ] ||
+    fail "zsh: flightrec record -o t.fr -- ls -<TAB>: $(zcomplete flightrec record -o t.fr -- ls -)"
+elif [ $status = 0 ]; then
+  echo "SKIP: zsh not installed, the zsh completion is not checked (scripts/deps.sh installs zsh)"
+  exit 77
+fi
+
+[ $status = 0 ] && echo "ok: man pages render, match --help, bash and zsh completions work"
 exit $status

@@ -58,11 +58,13 @@ echo "ok: flightrec_instrument() target traced, 42 calls of work"
 readelf -d "$prefix/bin/flightrec" | grep -q 'R.*PATH.*\$ORIGIN/\.\./lib' ||
   { echo "FAIL: installed flightrec has no \$ORIGIN/../lib RUNPATH: $(readelf -d "$prefix/bin/flightrec" | grep PATH)"; exit 1; }
 echo "ok: installed flightrec has RUNPATH \$ORIGIN/../lib"
-# Man pages and bash completion are installed where man and bash-completion look.
+# Man pages and the bash and zsh completions are installed where man, bash-completion and
+# zsh look.
 if [ -f "$build/man/generated.stamp" ]; then
-  for f in share/man/man1/flightrec.1 share/man/man1/flightrec-record.1 share/bash-completion/completions/flightrec; do
+  for f in share/man/man1/flightrec.1 share/man/man1/flightrec-record.1 share/bash-completion/completions/flightrec \
+           share/zsh/site-functions/_flightrec; do
     test -f "$prefix/$f" || { echo "FAIL: $f not installed"; exit 1; }
   done
   MANPATH=$prefix/share/man man -w flightrec-account >/dev/null || { echo "FAIL: man does not find flightrec-account under the prefix"; exit 1; }
-  echo "ok: man pages and bash completion installed"
+  echo "ok: man pages and bash and zsh completions installed"
 fi
