@@ -42,10 +42,8 @@ check(calls["leaf"] == 600 and calls["middle"] == 600, "chrome: leaf/middle call
 check(calls["countdown"] == 33 and calls["worker"] == 3, "chrome: countdown/worker calls %s" % dict(calls))
 check(calls["with_arg"] == 3, "chrome: with_arg calls %s" % dict(calls))
 args = sorted(e.get("args", {}).get("arg", -1) for e in events if e["ph"] == "X" and e["name"] == "with_arg")
-# Whether the runtime logs the argument is the sled runtime's business; if it does, it shows.
-# (with_arg is xray_log_args(1) but its entries come without the argument here: to be
-# made strict once the sled runtime logs it; see issue 14's report.)
-check(args in ([1000, 1001, 1002], [-1, -1, -1]), "chrome: logged arguments %s" % args)
+# with_arg's entry sled logs its argument (1000 + the worker's id), and chrome shows it
+check(args == [1000, 1001, 1002], "chrome: logged arguments %s" % args)
 threads = {e["tid"] for e in events if e["ph"] == "X" and e["name"] == "leaf"}
 check(len(threads) == 3, "chrome: leaf on 3 threads")
 spans = collections.Counter((e["ph"], e["name"]) for e in events if e["ph"] in "be")

@@ -30,7 +30,10 @@ __attribute__((noinline)) static int countdown(int n)
     return below + 1;
 }
 
-__attribute__((xray_log_args(1), noinline)) static void with_arg(uint64_t v) { sink += v; }
+/* clang honours xray_log_args only with an xray instrument attribute (without it the
+ * sled is a plain function-enter and the argument is never logged). */
+__attribute__((xray_always_instrument, xray_log_args(1), noinline))
+static void with_arg(uint64_t v) { sink += v; }
 
 __attribute__((noinline)) static void *worker(void *arg)
 {

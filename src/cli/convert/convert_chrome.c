@@ -203,6 +203,8 @@ static void on_call(const fr_call *call, void *ctx)
         cv_puts(&c->o, loc);
         bool comma = *loc != 0;
         if (call->has_arg) {
+            if (comma)
+                cv_putc(&c->o, ',');
             CV_LIT(&c->o, "\"arg\":");
             cv_u64(&c->o, call->arg);
             comma = true;
