@@ -30,7 +30,8 @@ check(len(set(e[1].lower() for e in entries)) == len(entries), "type values are 
 for ident, value, name, size, tail in entries:
     struct = "struct fr_te_" + ident.lower()
     if size.strip() == "0":
-        check(tail == "FR_TE_TAIL_EVENT", "FR_TE_%s has no struct and no tail" % ident)
+        check(tail in ("FR_TE_TAIL_EVENT", "FR_TE_TAIL_EVENT_RUN"),
+              "FR_TE_%s has no struct and no tail" % ident)
     else:
         check(size.strip() == "sizeof(%s)" % struct, "FR_TE_%s: fixed part is %s, not %s"
               % (ident, size.strip(), struct))

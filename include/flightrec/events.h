@@ -38,9 +38,10 @@
  *     "user_events=on" makes it say so once per process on stderr (at the first
  *     registration); "user_events=off" keeps it away from the kernel altogether.
  *   - The flight recorder: while the recorder is initialized, events selected by the
- *     `events` option go into the trace file as XRay typed events (type 0xF007, payload:
- *     tracepoint name NUL-terminated + the EventHeader event bytes); `flightrec dump`
- *     and `flightrec convert --format chrome` decode them.
+ *     `events` option go into the trace file: each call site's static bytes (tracepoint
+ *     name, EventHeader header, metadata) once, in the file's metadata block, and per
+ *     event only the site's id, a time delta and the field values (docs/FORMAT.md,
+ *     FR_TE_EVENT_RUN); `flightrec dump` and `flightrec convert` decode them.
  *
  * The `events` option (FLIGHTREC_OPTIONS or fr_init's string):
  *   events=SPEC[;SPEC...]     SPEC = PROVIDER[:LEVEL[:KEYWORDS]]
@@ -137,6 +138,9 @@ typedef struct fr_event_site {
     const uint8_t *recorder_prefix;    /* name NUL, header, metadata: built at registration */
     uint32_t      recorder_prefix_size;
     uint8_t       header[8];           /* the EventHeader, built at registration */
+    uint32_t      recorder_site_id;    /* the flight recorder's id for compact events (0:
+                                          none); in what was tail padding, so the size
+                                          and layout of the struct are unchanged */
 } fr_event_site;
 
 /* Registers (with every sink) the events of `p` whose call sites lie in [first, last):
@@ -370,7 +374,7 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
         0, (uint8_t)FR__SITE_PICK(level, __VA_ARGS__), (uint8_t)FR__SITE_PICK(opcode, __VA_ARGS__), \
         (uint8_t)FR__SITE_PICK(version, __VA_ARGS__), 0, (uint16_t)FR__SITE_PICK(id, __VA_ARGS__), \
         (uint16_t)FR__SITE_PICK(tag, __VA_ARGS__), (uint32_t)sizeof fr__meta, \
-        FR__SITE_PICK(keyword, __VA_ARGS__), &(prov_), &fr__meta, NULL, NULL, 0, {0} }
+        FR__SITE_PICK(keyword, __VA_ARGS__), &(prov_), &fr__meta, NULL, NULL, 0, {0}, 0 }
 enum { FR__K_level = 1, FR__K_opcode, FR__K_version, FR__K_id, FR__K_tag, FR__K_keyword };
 struct fr__opt {
     int kind;

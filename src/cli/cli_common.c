@@ -505,7 +505,8 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
             t->has_start = true;
         }
         if (rec->kind == FR_REC_TYPED && rec->event_type >= FR_TE_FIRST &&
-            rec->event_type <= FR_TE_LAST && rec->event_type != FR_TE_EVENT) {
+            rec->event_type <= FR_TE_LAST && rec->event_type != FR_TE_EVENT &&
+            rec->event_type != FR_TE_EVENT_RUN) {
             if (rec->offset >= t->meta_end)
                 fr_trace_meta_feed(&t->meta, rec);
             if (!t->return_meta)

@@ -201,6 +201,57 @@ _Static_assert(offsetof(struct fr_te_function, address) == 8, "function address"
  * (e.g. "MyProvider_L4K1"), then the EventHeader event bytes exactly as user_events
  * would record them. */
 
+/* FR_TE_EVENT_SITE: the static part of a structured event's call site, once per file (in
+ * the metadata block), for the compact events of FR_TE_EVENT_RUN. Then, as FR_TE_EVENT's
+ * payload: the tracepoint name NUL-terminated, then the EventHeader bytes every event of
+ * the site starts with (8-byte header, metadata extension). Site ids count from 1 and are
+ * at most FR_EVENT_SITE_MAX; the first record of an id wins. */
+#define FR_EVENT_SITE_MAX 65535u
+struct fr_te_event_site {
+    uint32_t site;
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_event_site) == 4, "event site size");
+
+/* FR_TE_EVENT_RUN: consecutive structured events of one thread, compact. No fixed part;
+ * the payload is a sequence of entries, each three LEB128 varints then bytes:
+ *   site << 1 | activity   site id (FR_TE_EVENT_SITE); activity: the bytes begin with the
+ *                          EventHeader activity extension (4-byte block header, 16 or 32
+ *                          bytes of ids) of this event
+ *   delta                  ticks from the previous entry (the first: from the record's
+ *                          own timestamp); the record's timestamp is the base of the
+ *                          next XRay record's delta, as for any event
+ *   size                   bytes that follow: [activity extension] field values
+ * The event is the site's bytes with the activity extension (if any) after the 8-byte
+ * header and the values after the metadata: FR_TE_EVENT's payload, byte for byte. The
+ * runtime appends to the thread's last record while it is a run (docs/FORMAT.md). */
+#define FR_EVENT_RUN_VARINT_MAX 10   /* bytes of a u64 LEB128 */
+static inline size_t fr_varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+/* Reads a varint from [p, end): bytes used, or 0 if it does not end in time or is longer
+ * than 10 bytes or overflows 64 bits. */
+static inline size_t fr_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < FR_EVENT_RUN_VARINT_MAX && p + i < end; i++) {
+        if (i == 9 && p[i] > 1)
+            return 0;
+        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 /* FR_TE_LOST: written where a thread's history has a gap (a ring overwrite boundary),
  * so readers can reset call stacks. */
 struct fr_te_lost {
@@ -291,6 +342,7 @@ enum fr_te_tail {
     FR_TE_TAIL_STR16,           /* one str16 */
     FR_TE_TAIL_3_STR16,         /* three str16 */
     FR_TE_TAIL_EVENT,           /* NUL-terminated tracepoint name, then EventHeader bytes */
+    FR_TE_TAIL_EVENT_RUN,       /* compact events (FR_TE_EVENT_RUN) */
 };
 
 /* Every FR_TE type, once: X(NAME, value, "name", fixed part size, tail). The constants
@@ -307,7 +359,9 @@ enum fr_te_tail {
     X(LOST,         0xF008u, "lost",         sizeof(struct fr_te_lost),         FR_TE_TAIL_NONE)    \
     X(BLOCK_START,  0xF009u, "block-start",  sizeof(struct fr_te_block_start),  FR_TE_TAIL_NONE)    \
     X(DUMP_CAUSE,   0xF00Au, "dump-cause",   sizeof(struct fr_te_dump_cause),   FR_TE_TAIL_NONE)    \
-    X(DROPS,        0xF010u, "drops",        sizeof(struct fr_te_drops),        FR_TE_TAIL_NONE)
+    X(DROPS,        0xF010u, "drops",        sizeof(struct fr_te_drops),        FR_TE_TAIL_NONE)    \
+    X(EVENT_SITE,   0xF011u, "event-site",   sizeof(struct fr_te_event_site),   FR_TE_TAIL_EVENT)   \
+    X(EVENT_RUN,    0xF012u, "event-run",    0,                                 FR_TE_TAIL_EVENT_RUN)
 
 enum fr_te_type {
 #define FR_TE_ENUM_(n, v, s, size, tail) FR_TE_##n = v,

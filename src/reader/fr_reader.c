@@ -35,6 +35,7 @@
 #define FR_READER_WINDOW      (256u * 1024u)
 #define FR_READER_MAX_PAYLOAD (64u * 1024u * 1024u)
 #define FR_BASIC_RECORD_SIZE  32
+#define EVENTHEADER_SIZE      8     /* an EventHeader event's fixed header */
 
 enum block_state {
     BETWEEN_BLOCKS,   /* expecting a new block (BufferExtents, or NewBuffer in v1) */
@@ -43,6 +44,7 @@ enum block_state {
     WANT_PID_OR_CPU,
     WANT_CPU,
     IN_BODY,
+    IN_RUN,           /* returning the events of an FR_TE_EVENT_RUN record one by one */
     READ_FAILED,      /* after an error: nothing more is read */
     READ_CUT,         /* the data ended inside a block or record: nothing more to read */
 };
@@ -77,6 +79,16 @@ struct fr_reader {
     uint64_t tsc;
     int64_t  wall_sec;
     int32_t  wall_usec;
+
+    /* Structured events: the sites (FR_TE_EVENT_SITE, by id) and the run being read */
+    struct fr_site_def { uint8_t *bytes; uint32_t size, head; } *sites;
+    uint32_t nsites;          /* entries of sites[] (ids 0..nsites-1) */
+    uint64_t run_start, run_next, run_end; /* payload (after the envelope), next entry, end */
+    uint32_t run_envelope, run_index;
+    uint64_t run_tsc0, run_tsc;  /* the run's timestamp; its last entry's */
+    uint16_t run_type;        /* event type of the stored record: 0 custom, else typed */
+    uint8_t *event;           /* the event rebuilt for the caller */
+    size_t   event_cap;
 
     /* Basic mode state */
     bool     have_thread;
@@ -326,6 +338,10 @@ void fr_reader_close(fr_reader *r)
         return;
     if (r->fd >= 0)
         close(r->fd);
+    for (uint32_t i = 0; i < r->nsites; i++)
+        free(r->sites[i].bytes);
+    free(r->sites);
+    free(r->event);
     free(r->win);
     free(r->name);
     free(r);
@@ -447,6 +463,124 @@ static fr_read_status end_block(fr_reader *r, fr_record *out)
     }
 }
 
+/* ------------------------------------------------------------------ structured events */
+
+/* FR_TE_EVENT_SITE: remembers the site's bytes (tracepoint name NUL, header, metadata).
+ * A malformed record, an id out of range or a second record of an id is ignored. */
+static void keep_site(fr_reader *r, const uint8_t *data, uint32_t size)
+{
+    struct fr_te_event_site fixed;
+    if (size < sizeof fixed)
+        return;
+    memcpy(&fixed, data, sizeof fixed);
+    const uint8_t *bytes = data + sizeof fixed;
+    uint32_t n = size - (uint32_t)sizeof fixed;
+    const uint8_t *nul = memchr(bytes, 0, n);
+    if (fixed.site == 0 || fixed.site > FR_EVENT_SITE_MAX || !nul ||
+        (size_t)(nul + 1 - bytes) + EVENTHEADER_SIZE > n)
+        return;
+    if (fixed.site >= r->nsites) {
+        uint32_t cap = fixed.site + 1 > 2 * r->nsites ? fixed.site + 1 : 2 * r->nsites;
+        if (cap > FR_EVENT_SITE_MAX + 1)
+            cap = FR_EVENT_SITE_MAX + 1;
+        struct fr_site_def *s = realloc(r->sites, cap * sizeof *s);
+        if (!s)
+            return;
+        memset(s + r->nsites, 0, (cap - r->nsites) * sizeof *s);
+        r->sites = s;
+        r->nsites = cap;
+    }
+    struct fr_site_def *d = &r->sites[fixed.site];
+    if (d->bytes)
+        return;
+    d->bytes = malloc(n);
+    if (!d->bytes)
+        return;
+    memcpy(d->bytes, bytes, n);
+    d->size = n;
+    d->head = (uint32_t)(nul + 1 - bytes) + EVENTHEADER_SIZE;
+}
+
+static bool event_room(fr_reader *r, size_t n)
+{
+    if (n <= r->event_cap)
+        return true;
+    size_t cap = n < 256 ? 256 : n;
+    uint8_t *e = realloc(r->event, cap);
+    if (!e)
+        return false;
+    r->event = e;
+    r->event_cap = cap;
+    return true;
+}
+
+/* The next event of the run being read (IN_RUN): an FR_TE_EVENT record rebuilt from its
+ * site's bytes and its entry, or, for a site the file does not describe (or a damaged
+ * entry: then the rest of the run), an FR_TE_EVENT_RUN record of the entry's bytes, never
+ * an event decoded with metadata that is not its own. FR_READ_EOF at the run's end. */
+static fr_read_status run_event(fr_reader *r, fr_record *out)
+{
+    if (r->run_next >= r->run_end) {
+        r->st = IN_BODY;
+        return FR_READ_EOF;
+    }
+    uint64_t off = r->run_next;
+    const uint8_t *run = need(r, r->run_start, (size_t)(r->run_end - r->run_start));
+    if (!run)   /* read before, whole: only a read error can get here */
+        return truncated(r, off, "an event run");
+    const uint8_t *p = run + (off - r->run_start), *end = run + (r->run_end - r->run_start);
+    uint64_t key = 0, delta = 0, vsize = 0;
+    size_t a = fr_varint_get(p, end, &key);
+    size_t b = a ? fr_varint_get(p + a, end, &delta) : 0;
+    size_t c = b ? fr_varint_get(p + a + b, end, &vsize) : 0;
+    size_t hn = a + b + c;
+    bool whole = c && vsize <= (uint64_t)(end - p) - hn;
+    fill_thread(r, out, FR_REC_TYPED, off);
+    out->run_index = ++r->run_index;
+    out->run_stored = run;
+    out->run_stored_size = (uint32_t)(r->run_end - r->run_start);
+    out->run_envelope = r->run_envelope;
+    out->run_tsc = r->run_tsc0;
+    if (!whole) {
+        /* damaged: the rest of the run, as it is */
+        out->event_type = FR_TE_EVENT_RUN;
+        out->data = p;
+        out->size = (uint32_t)(end - p);
+        out->tsc = r->run_tsc;
+        r->run_next = r->run_end;
+        return FR_READ_OK;
+    }
+    r->run_tsc += delta;
+    out->tsc = r->run_tsc;
+    r->run_next = off + hn + vsize;
+    const uint8_t *values = p + hn;
+    uint64_t site = key >> 1;
+    const struct fr_site_def *d = site < r->nsites ? &r->sites[site] : NULL;
+    size_t ext = 0;
+    if (d && d->bytes && (key & 1)) {
+        /* the activity extension: its 4-byte header's u16 size, then that many bytes */
+        ext = vsize >= 4 ? 4 + (size_t)(values[0] | values[1] << 8) : SIZE_MAX;
+        if (ext > vsize)
+            d = NULL;
+    }
+    if (!d || !d->bytes || !event_room(r, d->size + vsize)) {
+        out->event_type = FR_TE_EVENT_RUN;
+        out->data = p;
+        out->size = (uint32_t)(hn + vsize);
+        return FR_READ_OK;
+    }
+    /* name NUL, header, [activity extension], metadata extension, values */
+    uint8_t *e = r->event;
+    memcpy(e, d->bytes, d->head);
+    memcpy(e + d->head, values, ext);
+    memcpy(e + d->head + ext, d->bytes + d->head, d->size - d->head);
+    memcpy(e + d->size + ext, values + ext, vsize - ext);
+    out->event_type = FR_TE_EVENT;
+    out->data = e;
+    out->size = (uint32_t)(d->size + vsize);
+    return FR_READ_OK;
+}
+
 static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *p, uint64_t off,
                                    bool *produced)
 {
@@ -561,6 +695,19 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         out->envelope = envelope;
         r->pos = next + (uint64_t)size;
         *produced = true;
+        if (rk == FR_REC_TYPED && type == FR_TE_EVENT_SITE)
+            keep_site(r, out->data, out->size);
+        if (rk == FR_REC_TYPED && type == FR_TE_EVENT_RUN) {
+            /* its events are returned one by one (run_event), from the next call on */
+            r->run_start = r->run_next = next + envelope;
+            r->run_end = next + (uint64_t)size;
+            r->run_envelope = envelope;
+            r->run_index = 0;
+            r->run_tsc0 = r->run_tsc = tsc;
+            r->run_type = kind == FR_MD_TYPED_EVENT ? type : 0;
+            r->st = IN_RUN;
+            *produced = false;
+        }
         return FR_READ_OK;
     }
     case FR_MD_NEW_BUFFER:
@@ -623,6 +770,12 @@ static fr_read_status fdr_next(fr_reader *r, fr_record *out)
     for (;;) {
         if (r->st == READ_CUT)
             return FR_READ_EOF;
+        if (r->st == IN_RUN) {
+            fr_read_status s = run_event(r, out);
+            if (s != FR_READ_EOF)
+                return s;
+            continue;
+        }
         if (r->st == BETWEEN_BLOCKS) {
             int b = begin_block(r);
             if (b <= 0)

@@ -42,6 +42,18 @@ typedef struct fr_record {
                                the envelope's size, which precedes .data in the file
                                (llvm-xray shows the record as a custom event of
                                .envelope + .size bytes at .data - .envelope); else 0 */
+    uint32_t run_index;     /* an event of an FR_TE_EVENT_RUN record (the reader returns
+                               each of its events as an FR_TE_EVENT record, or, when the
+                               file has no FR_TE_EVENT_SITE for its site, as an
+                               FR_TE_EVENT_RUN record holding the entry's bytes): 1 for
+                               the run's first event, 2, 3... for the next; 0 otherwise.
+                               .data then points at the event rebuilt in the reader's
+                               memory; llvm-xray shows the whole run as one record: */
+    const uint8_t *run_stored;  /* the run's payload as stored (after .run_envelope bytes
+                               of envelope), .run_stored_size bytes, at .run_tsc */
+    uint32_t run_stored_size;
+    uint32_t run_envelope;
+    uint64_t run_tsc;
     int64_t  walltime_sec;  /* FR_REC_BLOCK */
     int32_t  walltime_usec;
     uint64_t offset;        /* byte offset of this record in the file */

@@ -257,6 +257,8 @@ bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
     case FR_TE_DUMP_CAUSE:   feed_dump_cause(m, &c); break;
     case FR_TE_DROPS:        feed_drops(m, &c); break;
     case FR_TE_EVENT:        return false; /* a structured event: the caller's business */
+    case FR_TE_EVENT_RUN:    return false; /* an event whose site the file lacks (fr_reader.h) */
+    case FR_TE_EVENT_SITE:   break;        /* the reader itself keeps the sites */
     default:                 break;        /* a type of ours we do not know: ignored */
     }
     return true;

@@ -137,6 +137,11 @@ static void print_details(FILE *out, fr_cli_trace *t, const fr_record *r)
             fprintf(out, "type=%u size=%u", r->event_type, r->size);
         if (r->event_type == FR_TE_EVENT) {
             print_structured_event(out, r);
+        } else if (r->event_type == FR_TE_EVENT_RUN) {
+            uint64_t key = 0;
+            if (fr_varint_get(r->data, r->data + r->size, &key))
+                fprintf(out, " site=%" PRIu64, key >> 1);
+            fputs(" undecoded: the file has no metadata for this event's site", out);
         } else if (!ours) {
             fputc(' ', out);
             print_bytes(out, r->data, r->size);

@@ -194,8 +194,8 @@ int cmd_info(int argc, char **argv)
     while (fr_cli_next(&t, &r) == FR_READ_OK) {
         bool ours = r.kind == FR_REC_TYPED && r.event_type >= FR_TE_FIRST &&
                     r.event_type <= FR_TE_LAST;
-        if (ours && r.event_type == FR_TE_EVENT)
-            structured++;
+        if (ours && (r.event_type == FR_TE_EVENT || r.event_type == FR_TE_EVENT_RUN))
+            structured++;   /* EVENT_RUN: an event whose site's metadata the file lacks */
         else if (ours && r.event_type == FR_TE_LOST)
             lost++;
         else if (ours) {

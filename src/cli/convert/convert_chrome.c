@@ -404,6 +404,11 @@ int cv_convert_chrome(cv_job *job)
         case FR_REC_TYPED:
             if (rec.event_type == FR_TE_EVENT) {
                 structured_event(&c, &rec, thread_get(&c, rec.tid));
+            } else if (rec.event_type == FR_TE_EVENT_RUN) {
+                /* an event whose site the file does not describe (fr_reader.h) */
+                c.undecodable++;
+                instant_bytes(&c, &rec, thread_get(&c, rec.tid), "event without its site's metadata",
+                              FR_TE_EVENT_RUN);
             } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
                 fr_call_tracker_feed(tracker, &rec);   /* our metadata; LOST resets stacks */
             } else {

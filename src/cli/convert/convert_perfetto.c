@@ -873,6 +873,10 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job, uint32_t index)
         case FR_REC_TYPED:
             if (rec.event_type == FR_TE_EVENT) {
                 structured_event(p, &rec, thread_of(p, rec.tid));
+            } else if (rec.event_type == FR_TE_EVENT_RUN) {
+                /* an event whose site the file does not describe (fr_reader.h) */
+                p->undecodable++;
+                instant_bytes(p, &rec, "event without its site's metadata", FR_TE_EVENT_RUN);
             } else if (rec.event_type == FR_TE_LOST) {
                 fr_call_tracker_feed(tracker, &rec);
                 lost_record(p, &rec, thread_of(p, rec.tid));

@@ -486,6 +486,19 @@ static void new_run(struct yaml *y)
 
 static void spill_record(struct yaml *y, const fr_record *rec)
 {
+    fr_record stored;
+    if (rec->run_index) {
+        /* events of an FR_TE_EVENT_RUN: llvm-xray shows the run once, as stored */
+        if (rec->run_index != 1)
+            return;
+        stored = *rec;
+        stored.tsc = rec->run_tsc;
+        stored.event_type = FR_TE_EVENT_RUN;
+        stored.data = rec->run_stored;
+        stored.size = rec->run_stored_size;
+        stored.envelope = rec->run_envelope;
+        rec = &stored;
+    }
     struct groups *gs = &y->groups;
     uint64_t pid = (uint32_t)rec->pid;
     if (y->job->info->version == 2)   /* v2 files have no Pid record: llvm-xray uses the tid */

@@ -26,6 +26,11 @@ FR_HIDDEN void fr_record_typed_iov(uint16_t type, const struct iovec *iov, int i
 /* One of our records (FR_TE_* type, e.g. FR_TE_EVENT) in the thread's history: written
  * as a custom event with the envelope of fr_format.h, never as a typed event. */
 FR_HIDDEN void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt);
+/* One compact structured event (an entry of FR_TE_EVENT_RUN, fr_format.h): site id, the
+ * activity extension (ext, ext_len bytes; none if 0) and the values. Appended to the
+ * thread's last record when that is a run on the same CPU, else a new run begins. */
+FR_HIDDEN void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
+                                     const struct iovec *values, int nvalues);
 
 /* Nonzero while the recorder is INITIALIZED: front ends may test it to skip work. */
 extern FR_HIDDEN volatile int fr_recording;

@@ -184,6 +184,9 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
             continue;
         }
         const uint8_t *p = s->stage;
+        uint64_t used = info->used;
+        if (s->cur_used[s->order[k]])   /* a current buffer: its last run may have grown */
+            used = fr_buffer_whole_records(s->stage, used);
         if (!started) {
             /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; real NewCPUId */
             fr_out_put(o, p, FR_BUFFER_HEAD_SKIP);
@@ -202,7 +205,7 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         if (gap)
             put_lost(o, gap);
         gap = 0;
-        fr_out_put(o, p + FR_BUFFER_PREAMBLE, info->used - FR_BUFFER_PREAMBLE);
+        fr_out_put(o, p + FR_BUFFER_PREAMBLE, used - FR_BUFFER_PREAMBLE);
     }
     if (!started) {
         /* every buffer changed under us: take the BufferExtents back (still buffered) */

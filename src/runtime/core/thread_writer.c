@@ -86,6 +86,19 @@ static void detach(struct fr_thread *t)
     t->hold.idx = -1;
     t->pos = t->end = NULL;
     t->records = 0;
+    t->run_hdr = t->run_end = NULL;
+}
+
+/* A thread stopped inside fr_record_event_entry (a signal handler's dump interrupted it)
+ * may have counted an entry in its run's size before advancing pos past it: the size is
+ * set back to what lies before pos. Only for the thread itself (others finished their
+ * record). */
+static void close_own_run(struct fr_thread *t)
+{
+    if (t->run_hdr && t->run_end == t->pos) {
+        int32_t n = (int32_t)(t->pos - (t->run_hdr + FR_XRAY_METADATA_SIZE));
+        memcpy(t->run_hdr + 1, &n, 4);
+    }
 }
 
 static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
@@ -98,6 +111,7 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
     t->cpu = cpu;
     t->records = 0;
     t->enter_run = 0;
+    t->run_hdr = t->run_end = NULL;
 }
 
 /* Leaves the current buffer and starts the one the pool's policy gives; 0 or -1 (no
@@ -295,6 +309,8 @@ uint32_t fr_writer_stop_threads(uint32_t max_yields)
                                    __atomic_load_n(&t->records, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
                 left++;
             } else {
+                if (t == &fr_tls)
+                    close_own_run(t);
                 fr_pool_leave(s, &t->hold, used_of(t), t->records, 0);
                 publish_counters(t, d);
                 detach(t);
@@ -681,6 +697,136 @@ void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 {
     struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
     record_event(0, 0, &e, sizeof e, iov, iovcnt, 1);
+}
+
+/* ------------------------------------------------------------------ compact events */
+
+static inline uint8_t *put_iov(uint8_t *q, const struct iovec *iov, int iovcnt)
+{
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len)
+            memcpy(q, iov[i].iov_base, iov[i].iov_len);
+        q += iov[i].iov_len;
+    }
+    return q;
+}
+
+/* Writes the entry (head, ext, values) at q; returns its end. */
+static inline uint8_t *put_entry(uint8_t *q, const uint8_t *head, size_t head_len,
+                                 const void *ext, size_t ext_len, const struct iovec *values,
+                                 int nvalues)
+{
+    memcpy(q, head, head_len);
+    q += head_len;
+    if (ext_len)
+        memcpy(q, ext, ext_len);
+    return put_iov(q + ext_len, values, nvalues);
+}
+
+void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
+                           const struct iovec *values, int nvalues)
+{
+    struct fr_thread *t = &fr_tls;
+    uint32_t rec = guard_enter(t);
+    if (!rec)
+        return;
+    size_t vsize = ext_len;
+    for (int i = 0; i < nvalues; i++)
+        vsize += values[i].iov_len;
+    uint64_t key = (uint64_t)site_id << 1 | (ext_len != 0);
+    uint8_t head[3 * FR_EVENT_RUN_VARINT_MAX];
+    uint64_t tsc = fr_clock_now();
+    uint32_t cpu = fr_cpu_raw();
+    uint8_t *p = t->pos;
+    /* Append to the open run: it is the buffer's last record (run_end == pos), on this
+     * CPU, in this session. Its entries' deltas chain from its own timestamp, which stays
+     * the base of the next record's delta (last_tsc is left alone), as llvm-xray reads it. */
+    if (LIKELY(t->run_end == p && p && rec == t->session && cpu == t->cpu && tsc >= t->run_tsc)) {
+        size_t hn = fr_varint_put(head, key);
+        hn += fr_varint_put(head + hn, tsc - t->run_tsc);
+        hn += fr_varint_put(head + hn, vsize);
+        size_t need = hn + vsize;
+        int32_t size;
+        memcpy(&size, t->run_hdr + 1, 4);
+        if (LIKELY((intptr_t)((uintptr_t)t->end - (uintptr_t)p) >= (intptr_t)need &&
+                   need <= (size_t)(INT32_MAX - size))) {
+            uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
+            size += (int32_t)need;
+            memcpy(t->run_hdr + 1, &size, 4);
+            /* the size covers the entry before pos passes it: readers of pos (snapshot,
+             * dump) cut a run back to pos (fr_buffer_whole_records, close_own_run) */
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            t->pos = q;
+            t->run_end = q;
+            t->run_tsc = tsc;
+            t->records++;
+            guard_leave(t);
+            return;
+        }
+    }
+    /* A new run: the custom event's header, the envelope, the entry (delta 0). */
+    size_t hn = fr_varint_put(head, key);
+    hn += fr_varint_put(head + hn, 0);
+    hn += fr_varint_put(head + hn, vsize);
+    size_t size = sizeof(struct fr_te_envelope) + hn + vsize;
+    if (UNLIKELY(size > fr_pool.buffer_size)) {   /* also keeps size within INT32_MAX */
+        drop_counted(t, rec, FR_DROP_TOO_LARGE, size);
+        guard_leave(t);
+        return;
+    }
+    p = reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
+    if (p) {
+        uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
+        int32_t sz = (int32_t)size, delta = (int32_t)(tsc - t->last_tsc);
+        memcpy(hdr + 1, &sz, 4);
+        memcpy(hdr + 5, &delta, 4);
+        memcpy(p, hdr, sizeof hdr);
+        struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_EVENT_RUN };
+        memcpy(p + sizeof hdr, &e, sizeof e);
+        uint8_t *q = put_entry(p + sizeof hdr + sizeof e, head, hn, ext, ext_len, values, nvalues);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->pos = q;
+        t->last_tsc = tsc;
+        t->records++;
+        t->enter_run = 0;
+        t->run_hdr = p;
+        t->run_end = q;
+        t->run_tsc = tsc;
+    }
+    guard_leave(t);
+}
+
+uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used)
+{
+    uint64_t off = FR_BUFFER_PREAMBLE;
+    while (off < used) {
+        uint8_t b = buf[off];
+        if (!(b & 1)) {
+            off += FR_XRAY_FUNCTION_RECORD_SIZE;
+            continue;
+        }
+        unsigned kind = b >> 1;
+        if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT) {
+            off += FR_XRAY_METADATA_SIZE;
+            continue;
+        }
+        int32_t sz;
+        memcpy(&sz, buf + off + 1, 4);
+        uint64_t body = off + FR_XRAY_METADATA_SIZE;
+        if (sz >= 0 && body + (uint64_t)sz <= used) {
+            off = body + (uint64_t)sz;
+            continue;
+        }
+        /* A run still growing when `used` was read: keep the entries below used. */
+        if (kind == FR_MD_CUSTOM_EVENT && body < used && used - body > sizeof(struct fr_te_envelope) &&
+            fr_te_enveloped_type(buf + body, used - body) == FR_TE_EVENT_RUN) {
+            int32_t n = (int32_t)(used - body);
+            memcpy(buf + off + 1, &n, 4);
+            return used;
+        }
+        return off;
+    }
+    return off < used ? off : used;
 }
 
 /* ------------------------------------------------------------------ public API */

@@ -47,6 +47,11 @@ struct fr_thread {
     uint64_t dropped[FR_DROP_NCAUSES];
     uint64_t dropped_bytes;
     uint64_t below_threshold;
+    /* the open event run (FR_TE_EVENT_RUN): its header, the end of its last entry (the run
+     * is open while that is pos), that entry's clock reading. NULL when none. */
+    uint8_t *run_hdr;
+    uint8_t *run_end;
+    uint64_t run_tsc;
 } __attribute__((aligned(FR_CACHE_LINE)));
 
 extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
@@ -54,6 +59,12 @@ extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec")
 /* Current recorder session (incremented by each init, reset, and in a fork child).
  * While recording, fr_recording (recorder.h) holds the same number. */
 extern FR_HIDDEN uint32_t fr_session;
+
+/* The end of the whole records of a copy of a buffer whose records end at `used` (a
+ * thread's pos, read while the thread went on writing): an event run whose size grew
+ * past `used` since is cut back to `used` in buf (FR_TE_EVENT_RUN appends to a run in
+ * place). Returns the bytes to keep. Async-signal-safe. */
+FR_HIDDEN uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used);
 
 /* Lifecycle support (lifecycle.c, fork.c, crash dumps). */
 FR_HIDDEN int fr_writer_setup_key(void);

@@ -103,7 +103,11 @@ static void build_recorder_prefix(fr_event_site *site, const struct fr_tracepoin
     memcpy(p + tp->name_len + 1 + FR_EH_HEADER_SIZE, site->metadata, site->metadata_size);
     site->recorder_prefix = p;
     site->recorder_prefix_size = (uint32_t)size;
+    site->recorder_site_id = fr_event_site_table_add(p, (uint32_t)size);
 }
+_Static_assert(sizeof(void *) != 8 || (offsetof(fr_event_site, recorder_site_id) == 68 &&
+                                       sizeof(fr_event_site) == 72),
+               "recorder_site_id sits in the struct's former tail padding");
 
 static bool add_site(struct fr_provider_state *st, fr_event_site *site)
 {

@@ -1,8 +1,10 @@
 /*
  * event_sink_recorder.c - the flight recorder sink: while the recorder is initialized,
- * the events selected by the `events=` option are written as FR_TE_EVENT records whose
- * payload is the tracepoint name NUL-terminated and then the very EventHeader bytes
- * user_events would carry (see fr_format.h, docs/FORMAT.md).
+ * the events selected by the `events=` option are written as compact entries of an
+ * FR_TE_EVENT_RUN record (site id, time delta, values; the site's name, header and
+ * metadata go once into the metadata block: event_site_table.c), or, for a site without
+ * an id, as FR_TE_EVENT records whose payload is the tracepoint name NUL-terminated and
+ * then the very EventHeader bytes user_events would carry (fr_format.h, docs/FORMAT.md).
  *
  * The lifecycle hooks switch the FR_SITE_RECORDER bit of every registered call site:
  * on after init, per the option; off before finalize. Providers registered while the
@@ -66,4 +68,11 @@ __attribute__((constructor)) static void register_recorder_hooks(void)
 void fr_events_recorder_write(const struct iovec *iov, int iovcnt)
 {
     fr_record_ours_iov(FR_TE_EVENT, iov, iovcnt);
+}
+
+void fr_events_recorder_write_compact(uint32_t site_id, const void *ext, size_t ext_len,
+                                      const struct iovec *values, int nvalues)
+{
+    fr_event_site_fired(site_id);   /* before the record: a flush that sees it sees this */
+    fr_record_event_entry(site_id, ext, ext_len, values, nvalues);
 }

@@ -6,6 +6,9 @@
  *
  * iovec slots as the macro leaves them: [0] [1] [2] scratch, [3] metadata extension,
  * [4..] values. Each sink gets the fewest pieces that spell its bytes:
+ *   flight recorder, site with an id: [2] activity extension if any, values (the
+ *                                  site's name, header, metadata are in the file once)
+ *   without an id (table full):
  *   flight recorder, no activity:  [3] = the site's prefix (tracepoint name NUL, header,
  *                                  metadata, concatenated at registration), values
  *   flight recorder, activity:     [0] name, [1] header, [2] activity extension, [3] meta
@@ -45,7 +48,13 @@ void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t
     }
 
     if (enabled & FR_SITE_RECORDER) {
-        if (!activity && site->recorder_prefix) {
+        uint32_t site_id = site->recorder_site_id;
+        if (site_id) {
+            /* compact: the site's bytes are in the file once (event_site_table.c) */
+            fr_events_recorder_write_compact(site_id, activity ? iov[2].iov_base : NULL,
+                                             activity ? iov[2].iov_len : 0, iov + 4,
+                                             iovcnt - 4);
+        } else if (!activity && site->recorder_prefix) {
             struct iovec meta = iov[3];
             iov[3].iov_base = (void *)site->recorder_prefix;
             iov[3].iov_len = site->recorder_prefix_size;

@@ -6,6 +6,7 @@
  *   event_write.c            hot path: one enabled event to the sinks
  *   event_sink_user_events.c Linux user_events (registration, writev, test seam)
  *   event_sink_recorder.c    the flight recorder (lifecycle hooks, FR_TE_EVENT records)
+ *   event_site_table.c       the flight recorder's site ids (compact FR_TE_EVENT_RUN events)
  *   event_enable.c           the `events=` option: which events the recorder takes
  *   event_span.c             activity ids and the thread's current span
  *   provider_guid.c, sha1.c  ETW-style provider ids
@@ -39,6 +40,38 @@ FR_HIDDEN void fr_events_for_each_site(void (*fn)(fr_event_site *site, void *ctx
 FR_HIDDEN bool fr_events_recorder_wants(const fr_event_site *site);   /* by `events=` */
 /* Hot path: iov spells the whole payload (tracepoint name NUL-terminated, event bytes). */
 FR_HIDDEN void fr_events_recorder_write(const struct iovec *iov, int iovcnt);
+/* Hot path, a site with an id: one compact event (site id, activity extension `ext` of
+ * ext_len bytes or none, the field values). */
+FR_HIDDEN void fr_events_recorder_write_compact(uint32_t site_id, const void *ext,
+                                                size_t ext_len, const struct iovec *values,
+                                                int nvalues);
+
+/* ------------------------------------------------------------------ site ids */
+/* Each site registered for the flight recorder gets an id (1..FR_EVENT_SITE_MAX) and a
+ * slot holding its static bytes (runtime-owned, never freed: they outlive a dlclose'd
+ * library) and whether it fired (FR_TE_EVENT_SITE at flush). Chunks of slots, published
+ * once, never freed. */
+struct fr_site_slot {
+    const uint8_t *bytes;   /* tracepoint name NUL, header, metadata extension */
+    uint32_t size;
+    uint32_t fired;
+};
+#define FR_SITE_CHUNK_BITS 10
+#define FR_SITE_CHUNK      (1u << FR_SITE_CHUNK_BITS)
+#define FR_SITE_NCHUNKS    ((FR_EVENT_SITE_MAX >> FR_SITE_CHUNK_BITS) + 1)
+extern FR_HIDDEN struct fr_site_slot *fr_site_chunks[FR_SITE_NCHUNKS];
+/* Under the registry lock: an id for a site whose static bytes are `bytes` (kept), or 0
+ * when the table is full (the site's events are then written in full). */
+FR_HIDDEN uint32_t fr_event_site_table_add(const uint8_t *bytes, uint32_t size);
+/* Hot path: marks the site as fired (its FR_TE_EVENT_SITE goes into the file). */
+static inline void fr_event_site_fired(uint32_t id)
+{
+    struct fr_site_slot *slot =
+        &__atomic_load_n(&fr_site_chunks[id >> FR_SITE_CHUNK_BITS], __ATOMIC_RELAXED)
+             [id & (FR_SITE_CHUNK - 1)];
+    if (!__atomic_load_n(&slot->fired, __ATOMIC_RELAXED))
+        __atomic_store_n(&slot->fired, 1, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------------------ `events=` option */
 typedef struct fr_event_filter fr_event_filter;
