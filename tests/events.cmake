@@ -67,3 +67,17 @@ add_test(NAME events_cxx_macros
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/events_cxx_macros.sh ${CMAKE_SOURCE_DIR}
           $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:flightrec> ${CMAKE_CURRENT_BINARY_DIR}/events_cxx_macros_work)
 set_tests_properties(events_cxx_macros PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+
+# Compact events (issue 12, FR_TE_EVENT_SITE + FR_TE_EVENT_RUN): the example event's exact
+# size in the file, decoded output identical to the full encoding's (dump, chrome,
+# perfetto), overwrite policy, a dlclose'd library, llvm-xray. The program exports its
+# (static) runtime so that the dlopen'd library binds to it.
+add_executable(events_compact ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_compact.c)
+target_link_libraries(events_compact PRIVATE flightrec_static dl)
+set_target_properties(events_compact PROPERTIES ENABLE_EXPORTS ON)
+add_library(events_compact_lib SHARED ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_compact_lib.c)
+target_include_directories(events_compact_lib PRIVATE ${CMAKE_SOURCE_DIR}/include)
+add_test(NAME events_compact
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/events_compact.py
+          $<TARGET_FILE:events_compact> $<TARGET_FILE:events_compact_lib>
+          $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/events_compact.d)

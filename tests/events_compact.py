@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Compact structured events in the flight recorder file (issue 12): each call site's
+metadata once (FR_TE_EVENT_SITE, in the metadata block), per event a site id, a time delta
+and the values (FR_TE_EVENT_RUN).
+usage: events_compact.py EVENTS_COMPACT LIB FLIGHTREC LLVM_XRAY WORKDIR
+
+  - size: the example event (2 u32 and a 5-character string) costs exactly key 1 +
+    delta varint + size 1 + 14 value bytes in its run, at most 24 bytes; 2000 of them,
+    run headers included, cost at most 24 bytes each (the full encoding's size is
+    printed beside it);
+  - decoded output: a program's events written compact and written as full FR_TE_EVENT
+    records (the encoding before) read the same in `flightrec dump`, `info`, `convert
+    --format chrome` and `--format perfetto` (timestamps, offsets, thread ids masked);
+  - overwrite policy: a site whose first event was overwritten still decodes;
+  - a dlclose'd library's events decode after the flush;
+  - a site id the file does not describe is reported, never decoded;
+  - llvm-xray reads the files, and `convert --format yaml` is still byte for byte its
+    yaml (a run is one custom event to it).
+The file is parsed here independently of the reader library."""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+prog, lib, flightrec, xray, work = sys.argv[1:6]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perfetto_decode import Decoded  # noqa: E402
+
+os.makedirs(work, exist_ok=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def record(mode, name, *args):
+    path = os.path.join(work, name)
+    if os.path.exists(path):
+        os.remove(path)
+    subprocess.run([prog, mode, path, *map(str, args)], check=True)
+    return path
+
+
+def run(*args, ok=True):
+    p = subprocess.run(list(args), capture_output=True)
+    if ok:
+        check(p.returncode == 0, "%s: exit %d %s" % (" ".join(args), p.returncode, p.stderr[-300:]))
+    return p
+
+
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def parse(path):
+    """(sites: id -> bytes, runs: [(run record size, [(site, activity, entry size, delta
+    bytes, values)])], full events) of a file, by walking its XRay records."""
+    data = open(path, "rb").read()
+    sites, runs, full = {}, [], 0
+    off = 32
+    while off < len(data):
+        check(data[off] == 0x0F, "%s: block at %d" % (path, off))
+        n = struct.unpack_from("<Q", data, off + 1)[0]
+        off += 16
+        end = off + n
+        while off < end:
+            if not data[off] & 1:
+                off += 8
+                continue
+            kind = data[off] >> 1
+            if kind not in (5, 8):
+                off += 16
+                continue
+            size = struct.unpack_from("<i", data, off + 1)[0]
+            body = data[off + 16:off + 16 + size]
+            if kind == 5 and body[:10] == b"flightrec\0":
+                typ = struct.unpack_from("<H", body, 10)[0]
+                if typ == 0xF011:
+                    sites[struct.unpack_from("<I", body, 12)[0]] = body[16:]
+                elif typ == 0xF007:
+                    full += 1
+                elif typ == 0xF012:
+                    entries, i = [], 12
+                    while i < len(body):
+                        start = i
+                        key, i = varint(body, i)
+                        d0 = i
+                        _, i = varint(body, i)
+                        dlen = i - d0
+                        vs, i = varint(body, i)
+                        entries.append((key >> 1, key & 1, i - start + vs, dlen, body[i:i + vs]))
+                        i += vs
+                    runs.append((16 + size, entries))
+            off += 16 + size
+    return sites, runs, full
+
+
+# ------------------------------------------------------------------ size
+N = 2000
+compact = record("sample", "sample.fr", N)
+sites, runs, full = parse(compact)
+sample_site = [k for k, v in sites.items() if b"CompactApp_L4K0\0" in v and b"Sample\0" in v]
+check(len(sample_site) == 1, "one FR_TE_EVENT_SITE for Sample: %s" % sites)
+entries = [e for _, es in runs for e in es]
+check(len(entries) == N and full == 0, "%d entries, %d full events (want %d, 0)" % (len(entries), full, N))
+values = struct.pack("<II", 7, 21) + b"hello\0"
+for site, act, size, dlen, vals in entries:
+    check(site == sample_site[0] and act == 0, "entry of site %d activity %d" % (site, act))
+    check(size == 1 + dlen + 1 + 14 and size <= 24, "entry of %d bytes (delta %d bytes)" % (size, dlen))
+check(values in [e[4] for e in entries], "the values of Sample(7) are stored as they are: %s" % values)
+run_bytes = sum(r[0] for r in runs)
+per_event = run_bytes / N
+full_path = record("sample-full", "sample-full.fr", N)
+_, _, nfull = parse(full_path)
+full_per_event = (os.path.getsize(full_path) - os.path.getsize(compact) + run_bytes) / N
+print("example event: %d-%d bytes per entry, %.2f bytes per event with run headers (%d runs); "
+      "full FR_TE_EVENT record: %.1f bytes; files of %d events: %d vs %d bytes" %
+      (min(e[2] for e in entries), max(e[2] for e in entries), per_event, len(runs),
+       full_per_event, N, os.path.getsize(compact), os.path.getsize(full_path)))
+check(per_event <= 24, "%.2f bytes per event in the file" % per_event)
+check(nfull == N, "the full encoding holds %d FR_TE_EVENT (want %d)" % (nfull, N))
+out = run(flightrec, "dump", compact).stdout.decode()
+got = re.findall(r'"n": "CompactApp:Sample", "a": (\d+), "b": (\d+), "s": "hello"', out)
+check([(int(a), int(b)) for a, b in got] == [(i, 3 * i) for i in range(N)],
+      "dump decodes the %d Sample events in order (%d found)" % (N, len(got)))
+
+# ------------------------------------------------------------------ same decoded output
+
+
+def masked_dump(path, *opts):
+    lines = []
+    for line in run(flightrec, "dump", *opts, path).stdout.decode().splitlines()[1:]:
+        cols = line.split(None, 5)
+        if len(cols) < 6:
+            cols += [""] * (6 - len(cols))
+        details = re.sub(r"pid=\d+ tsc=\d+ walltime=[\d.]+", "pid tsc walltime", cols[5])
+        lines.append("%s %s" % (cols[4], details))   # kind, details (no offset, time, tid, cpu)
+    return lines
+
+
+def chrome(path):
+    dst = path + ".json"
+    run(flightrec, "convert", path, "--format", "chrome", "-o", dst)
+    d = json.load(open(dst))
+    ev = [{k: v for k, v in e.items() if k not in ("ts", "dur", "pid", "tid")} for e in d["traceEvents"]]
+    other = {k: v for k, v in d["otherData"].items() if k != "trace" and k != "ticks_per_second"}
+    return ev, other
+
+
+def perfetto(path):
+    dst = path + ".pftrace"
+    run(flightrec, "convert", path, "--format", "perfetto", "-o", dst)
+    d = Decoded(dst)
+    check(not d.errors, "perfetto %s: %s" % (path, d.errors[:3]))
+    return ([(name, cat, args) for _, name, _, cat, args in d.instants],
+            sorted((s[0], s[3]) for sl in d.slices.values() for s in sl))
+
+
+def info(path):
+    text = run(flightrec, "info", path).stdout.decode()
+    keep = []
+    for line in text.splitlines():
+        if re.match(r"\s*(records|structured|events|custom|typed|function|calls|threads)", line):
+            keep.append(re.sub(r"\d+\.\d+", "T", line))
+    return keep
+
+
+mixed = record("mixed", "mixed.fr")
+mixed_full = record("mixed-full", "mixed-full.fr")
+s_c, r_c, f_c = parse(mixed)
+s_f, r_f, f_f = parse(mixed_full)
+check(f_c == 0 and len(r_c) > 0 and len(s_c) == 5, "mixed: compact (%d full, %d runs, %d sites)"
+      % (f_c, len(r_c), len(s_c)))
+check(len(r_f) == 0 and f_f == 11 and not s_f, "mixed-full: %d full events, %d runs, %d sites"
+      % (f_f, len(r_f), len(s_f)))
+check(any(e[1] for _, es in r_c for e in es), "an entry with an activity extension")
+a, b = masked_dump(mixed), masked_dump(mixed_full)
+check(a == b and len(a) >= 16, "dump: compact and full read the same (%d vs %d lines) %s" %
+      (len(a), len(b), [x for x in zip(a, b) if x[0] != x[1]][:2]))
+check(chrome(mixed) == chrome(mixed_full), "convert chrome: compact and full read the same\n%s\n%s"
+      % (chrome(mixed), chrome(mixed_full)))
+check(perfetto(mixed) == perfetto(mixed_full), "convert perfetto: compact and full read the same")
+check(info(mixed) == info(mixed_full), "info: %s vs %s" % (info(mixed), info(mixed_full)))
+
+# llvm-xray reads the runs as custom events; our yaml is still its yaml byte for byte
+for path in (mixed, compact):
+    theirs, mine = path + ".llvm.yaml", path + ".mine.yaml"
+    p = run(xray, "convert", "--output-format=yaml", path, "-o", theirs)
+    run(flightrec, "convert", path, "--format", "yaml", "--ids", "-o", mine)
+    if p.returncode == 0:
+        check(open(theirs).read() == open(mine).read(), "%s: yaml differs from llvm-xray's" % path)
+    run(xray, "account", path)
+
+# ------------------------------------------------------------------ overwrite policy
+ow = record("overwrite", "overwrite.fr")
+out = run(flightrec, "dump", ow).stdout.decode()
+check('"n": "CompactApp:Early", "when": 1' in out, "overwrite: the last Early event decodes")
+check('"when": 0' not in out, "overwrite: the first Early event was overwritten (test premise)")
+samples = re.findall(r'"n": "CompactApp:Sample", "a": (\d+)', out)
+check(len(samples) > 50 and int(samples[-1]) == 19999, "overwrite: the newest Sample events decode (%d, last %s)"
+      % (len(samples), samples[-1:] or None))
+check("undecoded" not in out, "overwrite: every event decodes")
+check(re.search(r"overwritten by newer records: [1-9]", run(flightrec, "info", ow).stdout.decode()) is not None,
+      "overwrite: records were overwritten (test premise)")
+run(xray, "convert", "--output-format=yaml", ow, "-o", ow + ".yaml")
+
+# ------------------------------------------------------------------ dlclose'd library
+dl = record("dlopen", "dlopen.fr", lib)
+out = run(flightrec, "dump", dl).stdout.decode()
+got = re.findall(r'"n": "CompactLib:FromLib", "i": (\d), "where": "in a dlclose\'d library"', out)
+check(got == ["0", "1", "2"], "dlopen: the library's 3 events decode after dlclose (%s)" % got)
+check('"n": "CompactApp:Sample", "a": 7' in out and "undecoded" not in out, "dlopen: main's event")
+
+# ------------------------------------------------------------------ a site the file lacks
+data = bytearray(open(compact, "rb").read())
+at = data.find(b"flightrec\0\x11\xf0")
+check(at > 0, "the sample file has an FR_TE_EVENT_SITE")
+struct.pack_into("<I", data, at + 12, 999)   # its id is now one no event refers to
+lost = os.path.join(work, "lost-site.fr")
+open(lost, "wb").write(data)
+out = run(flightrec, "dump", lost).stdout.decode()
+check(out.count("undecoded: the file has no metadata for this event's site") == N and
+      "CompactApp:Sample" not in out, "a site without metadata: %d events reported, none decoded"
+      % out.count("the file has no metadata"))
+p = run(flightrec, "convert", lost, "--format", "chrome", "-o", lost + ".json", ok=False)
+check(b"2000 structured events could not be decoded" in p.stderr,
+      "chrome reports the events without metadata: %s" % p.stderr[-200:])
+
+if failures:
+    print("%d failures" % len(failures))
+    sys.exit(1)
+print("ok: compact events")
