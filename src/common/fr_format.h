@@ -308,7 +308,9 @@ enum fr_drop_cause {
     FR_DROP_AFTER_EXIT   = 6, /* made by a thread after its exit began (TLS destructors) */
     FR_DROP_UNFINISHED   = 7, /* in the buffer of a thread still inside a record when
                                  recording stopped (that buffer is not written) */
-    FR_DROP_NCAUSES      = 8
+    FR_DROP_STREAM_BEHIND = 8, /* stream=1, discard policy: every buffer was waiting for
+                                  the stream writer (the disk slower than the program) */
+    FR_DROP_NCAUSES      = 9
 };
 /* Each cause's name in messages (the runtime's stderr line, `flightrec info`) and its key
  * in JSON (`flightrec info --json`). */
@@ -324,6 +326,7 @@ static inline struct fr_drop_cause_names fr_drop_cause_name(unsigned cause)
         [FR_DROP_INVALID]      = {"invalid event", "invalid"},
         [FR_DROP_AFTER_EXIT]   = {"after thread exit", "after_exit"},
         [FR_DROP_UNFINISHED]   = {"thread inside a record at stop", "unfinished"},
+        [FR_DROP_STREAM_BEHIND] = {"stream writer behind", "stream_behind"},
     };
     static const struct fr_drop_cause_names unknown = {"unknown cause", "unknown"};
     return cause < FR_DROP_NCAUSES ? names[cause] : unknown;
@@ -333,7 +336,7 @@ struct fr_te_drops {
     uint32_t ncauses;
     uint64_t cause[FR_DROP_NCAUSES];
 } __attribute__((packed));
-_Static_assert(sizeof(struct fr_te_drops) == 72, "drops size");
+_Static_assert(sizeof(struct fr_te_drops) == 80, "drops size");
 _Static_assert(offsetof(struct fr_te_drops, cause) == 8, "drops causes");
 
 /* What follows a payload's fixed part. */

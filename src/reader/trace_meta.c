@@ -232,8 +232,13 @@ static void feed_dump_cause(fr_trace_meta *m, cursor *c)
 /* The session's drops by cause (tid 0); per-thread ones are not kept here. */
 static void feed_drops(fr_trace_meta *m, cursor *c)
 {
+    /* Files of an earlier version carry fewer causes (ncauses, 8 before stream_behind):
+     * read the causes that are there. */
     struct fr_te_drops v;
-    take(c, &v, sizeof v);
+    memset(&v, 0, sizeof v);
+    take(c, &v, offsetof(struct fr_te_drops, cause));
+    size_t have = c->ok ? (c->left / 8 < FR_DROP_NCAUSES ? c->left / 8 : FR_DROP_NCAUSES) : 0;
+    take(c, v.cause, have * 8);
     if (!c->ok || v.tid != 0)
         return;
     m->has_drops = true;

@@ -244,6 +244,7 @@ int fr_pool_create(const struct fr_options *o)
     fr_pool.buffer_size = o->buffer_size;
     fr_pool.nbuf = o->buffers;
     fr_pool.policy = o->policy;
+    fr_pool.stream = o->stream;
     fr_pool.bufs = (struct fr_buffer_desc *)((uint8_t *)m + data_r);
     fr_pool.threads = (struct fr_thread_desc *)((uint8_t *)fr_pool.bufs + bufs);
     fr_pool.scratch = (uint32_t *)((uint8_t *)fr_pool.threads + thr);
@@ -271,6 +272,7 @@ void fr_pool_clear(void)
     fr_pool.recycled_threads = 0;
     fr_pool.recycled_below = 0;
     fr_pool.recycled_bytes = 0;
+    fr_pool.recycled_streamed = 0;
     memset(fr_pool.recycled, 0, sizeof fr_pool.recycled);
 }
 
@@ -285,6 +287,9 @@ static void fold_slot(struct fr_thread_desc *d)
     ADD_R(&fr_pool.recycled[FR_DROP_OVERWRITTEN], LOAD_R(&d->taken_records));
     ADD_R(&fr_pool.recycled_bytes, LOAD_R(&d->bytes_dropped) + LOAD_R(&d->taken_bytes));
     ADD_R(&fr_pool.recycled_below, LOAD_R(&d->calls_below_threshold));
+    ADD_R(&fr_pool.recycled_streamed, LOAD_R(&d->streamed));
+    STORE_R(&d->streamed, 0);
+    STORE_R(&d->overwritten_own, 0);
     ADD_R(&fr_pool.recycled_threads, 1);
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
         STORE_R(&d->dropped[c], 0);
@@ -511,8 +516,9 @@ int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t recor
         if (got < 0)
             got = take_other(slot, h, share);
     }
-    /* Above the share (more threads started since this one grew): hand the oldest back. */
-    while (LOAD_R(&d->refs) - 1 > share) {
+    /* Above the share (more threads started since this one grew): hand the oldest back.
+     * Not when streaming: the stream writer gives them back once they are in the file. */
+    while (!fr_pool.stream && LOAD_R(&d->refs) - 1 > share) {
         uint64_t w;
         int old = own_oldest_full(slot, h->idx, &w);
         if (old < 0)
@@ -537,6 +543,7 @@ int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t recor
         struct fr_buffer_desc *b = &fr_pool.bufs[old];
         *overwritten += LOAD_R(&b->records);
         *overwritten_bytes += body_bytes(b);
+        ADD_R(&d->overwritten_own, LOAD_R(&b->records));
         stamp((uint32_t)old);
         got = 0;
     }
@@ -602,11 +609,11 @@ void fr_pool_thread_figures(uint32_t slot, uint64_t *written, uint64_t dropped[F
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint64_t w = LOAD(&b->own);
         uint32_t st = FR_OWN_STATE(w);
-        if ((st == FR_BUF_FULL || st == FR_BUF_RETIRED) && FR_OWN_SLOT(w) == slot &&
-            LOAD_R(&b->used) >= FR_BUFFER_PREAMBLE)
+        if ((st == FR_BUF_FULL || st == FR_BUF_RETIRED || st == FR_BUF_WRITING) &&
+            FR_OWN_SLOT(w) == slot && LOAD_R(&b->used) >= FR_BUFFER_PREAMBLE)
             n += LOAD_R(&b->records);
     }
-    *written = n;
+    *written = n + LOAD_R(&d->streamed);
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
         dropped[c] = LOAD_R(&d->dropped[c]);
     dropped[FR_DROP_OVERWRITTEN] += LOAD_R(&d->taken_records);

@@ -38,6 +38,8 @@ enum fr_buffer_state {
     FR_BUF_CURRENT = 1, /* its owner thread is writing it: only the owner touches it */
     FR_BUF_FULL    = 2, /* an older buffer of a live owner: complete, may be taken */
     FR_BUF_RETIRED = 3, /* its owner exited: complete, kept for the file */
+    FR_BUF_WRITING = 4, /* stream=1: the stream writer is appending it to the file; no
+                           thread may take it; FREE once written (stream_writer.c) */
 };
 
 /* Ownership word: state | owner slot << 8 | generation << 32. The generation counts
@@ -81,6 +83,11 @@ struct fr_thread_desc {
      * start of its history. */
     uint64_t taken_records;
     uint64_t taken_bytes;
+    /* stream=1 (atomic): records of this slot's buffers already in the file, and the
+     * records its thread overwrote in its own buffers (what taken_* are for others'),
+     * so the stream writer can mark each gap with FR_TE_LOST. */
+    uint64_t streamed;
+    uint64_t overwritten_own;
     char     name[16];
 };
 
@@ -91,6 +98,7 @@ struct fr_pool {
     size_t   buffer_size;
     uint32_t nbuf;
     int      policy;
+    int      stream;            /* stream=1: FULL buffers go to the file and come back FREE */
     struct fr_buffer_desc *bufs;
     struct fr_thread_desc *threads;
     uint32_t *scratch;          /* nbuf entries: the writer sorts a thread's buffers here */
@@ -105,6 +113,7 @@ struct fr_pool {
     uint32_t recycled_threads;
     uint64_t recycled_below;
     uint64_t recycled_bytes;
+    uint64_t recycled_streamed;
     uint64_t recycled[FR_DROP_NCAUSES];
 };
 

@@ -18,6 +18,7 @@
 #include "core/fork.h"
 #include "core/output_path.h"
 #include "core/session.h"
+#include "core/stream_writer.h"
 #include "core/thread_writer.h"
 
 /* Signals are blocked across fork (as LTTng-UST does): a handler that records must not
@@ -52,6 +53,8 @@ static void in_child(void)
         if (fr_expand_output(fr_output_path, FR_OPTIONS_PATH_MAX, fr_opts.output, fr_pid, 1) < 0)
             fr_output_path[0] = 0;
         uint32_t session = fr_writer_new_session();
+        /* stream=1: the child's own file and writer thread (before it records) */
+        fr_stream_after_fork(s == FR_STATE_INITIALIZED);
         if (s == FR_STATE_INITIALIZED)
             __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
     } else if (s == FR_STATE_UNINITIALIZED && fr_pool.map) {

@@ -39,6 +39,7 @@
 #include "core/session.h"
 #include "core/text_out.h"
 #include "core/signal_handlers.h"
+#include "core/stream_writer.h"
 #include "core/thread_writer.h"
 
 pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,6 +165,13 @@ fr_status fr_init(const char *options)
     fr_pid = pid;
     memcpy(fr_output_path, path, sizeof path);
     fr_process_info_read();
+    int so = fr_stream_open(&o, path);   /* stream=1: the file exists from now on */
+    if (so < 0) {
+        fr_pool_destroy();
+        pthread_mutex_unlock(&fr_registry_lock);
+        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        return so == -1 ? FR_ERR_OPTIONS : FR_ERR_IO;
+    }
     uint32_t session = fr_writer_new_session();
     flushing = 0;
     flushed = 0;
@@ -175,6 +183,7 @@ fr_status fr_init(const char *options)
     for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
         if (hooks[i].after_init)
             hooks[i].after_init(&fr_opts);
+    fr_stream_start();   /* after the hooks: the function tables go in its first block */
     return FR_OK;
 }
 
@@ -333,6 +342,7 @@ fr_status fr_reset(void)
          * exiting thread of this session finishes with the pool before it goes. */
         fr_writer_new_session();
         fr_writer_wait_exits();
+        fr_stream_close();   /* stream=1: its end is written while the pool exists */
         fr_pool_destroy();
         r = FR_OK;
     }

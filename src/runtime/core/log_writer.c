@@ -27,6 +27,7 @@
 #include "core/clock.h"
 #include "fr_format.h"
 #include "core/session.h"
+#include "core/stream_writer.h"
 
 static uint8_t out_buffer[64 * 1024];
 
@@ -176,6 +177,29 @@ static void write_block_preamble(struct fr_out *o, int32_t tid, uint16_t cpu, ui
     put_metadata(o, FR_MD_NEW_CPU_ID, nc, sizeof nc);
 }
 
+void fr_out_header(struct fr_out *o)
+{
+    write_header(o);
+}
+
+/* Two passes over the records, the first only counting, so that the block goes out in
+ * order with its true size and nothing is patched afterwards: a reader following a
+ * streamed file never meets a BufferExtents that is still 0. (The counting pass has no
+ * descriptor: its one write fails with EBADF and is ignored.) */
+void fr_out_metadata_block(struct fr_out *o, void (*emit)(struct fr_meta_writer *))
+{
+    static uint8_t none[1];
+    struct fr_out count = { .fd = -1, .buf = none, .offset = o->offset + FR_XRAY_METADATA_SIZE };
+    uint64_t body = count.offset;
+    write_block_preamble(&count, 0, 0, 1);
+    struct fr_meta_writer cw = { &count };
+    emit(&cw);
+    put_extents(o, count.offset - body);
+    write_block_preamble(o, 0, 0, 1);
+    struct fr_meta_writer w = { o };
+    emit(&w);
+}
+
 static void write_metadata_block(struct fr_out *o)
 {
     uint64_t extents_at = o->offset;
@@ -312,6 +336,13 @@ static int open_in_place(const char *path)
 
 static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job);
 
+int fr_create_trace_file(const char *path, char *tmp, size_t cap, int *in_place)
+{
+    struct stat st;
+    *in_place = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+    return *in_place ? open_in_place(path) : open_temp(path, tmp, cap);
+}
+
 static int write_file(struct fr_trace_job *job, const char *path)
 {
     char *tmp = job->tmp;
@@ -401,7 +432,10 @@ int fr_write_trace_job(struct fr_trace_job *job, const char *path)
     int was_pending = sigismember(&pending, SIGXFSZ) == 1;
     pthread_sigmask(SIG_BLOCK, &xfsz, &old);
     job->fd = -1;
-    int err = write_file(job, path);
+    /* stream=1: the file is already there, growing; its end is appended (or, for a
+     * snapshot to the trace's own name, nothing: the stream has what it holds). */
+    int err = fr_stream_owns(path) ? fr_stream_finish(job->thread_block != NULL)
+                                   : write_file(job, path);
     if (!was_pending) {
         struct timespec zero = { 0, 0 };
         while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)

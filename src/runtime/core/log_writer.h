@@ -59,5 +59,16 @@ FR_HIDDEN void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type,
                                 const struct iovec *iov, int iovcnt);
 /* Emits CLOCK, PROCESS, SUMMARY, THREAD_STATS, then every registered source. */
 FR_HIDDEN void fr_meta_emit_all(struct fr_meta_writer *w);
+/* CLOCK, PROCESS and the sources: a streamed file's first metadata block. */
+FR_HIDDEN void fr_meta_emit_start(struct fr_meta_writer *w);
+
+/* Creates the trace file `path` for writing the way every trace file is created: a FIFO
+ * or character device is opened in place (*in_place = 1); anything else gets a new file
+ * O_CREAT|O_EXCL|O_NOFOLLOW under an unguessable temporary name next to it (`tmp`, `cap`
+ * bytes) with file_mode. The descriptor or -errno. */
+FR_HIDDEN int fr_create_trace_file(const char *path, char *tmp, size_t cap, int *in_place);
+/* The file header (32 bytes) and a metadata block of `emit`'s records. */
+FR_HIDDEN void fr_out_header(struct fr_out *o);
+FR_HIDDEN void fr_out_metadata_block(struct fr_out *o, void (*emit)(struct fr_meta_writer *));
 
 #endif

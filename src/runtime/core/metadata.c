@@ -136,6 +136,7 @@ static void totals(struct totals *t)
         t->below += __atomic_load_n(&fr_pool.threads[s].calls_below_threshold, __ATOMIC_RELAXED);
     }
     t->threads += __atomic_load_n(&fr_pool.recycled_threads, __ATOMIC_RELAXED);
+    t->written += __atomic_load_n(&fr_pool.recycled_streamed, __ATOMIC_RELAXED);
     t->below += __atomic_load_n(&fr_pool.recycled_below, __ATOMIC_RELAXED);
     for (int i = 0; i < FR_DROP_NCAUSES; i++) {
         t->cause[i] += __atomic_load_n(&fr_pool.recycled[i], __ATOMIC_RELAXED);
@@ -187,6 +188,22 @@ static void emit_thread_stats(struct fr_meta_writer *w)
         uint64_t c[FR_DROP_NCAUSES];
         fr_pool_thread_figures(s, &wr, c, &by);
         emit_drops(w, d->tid, c);
+    }
+}
+
+/* A streamed file's first metadata block (stream_writer.c): what is known at the start;
+ * the totals come in the final one. */
+void fr_meta_emit_start(struct fr_meta_writer *w)
+{
+    emit_clock(w);
+    emit_process(w);
+    uint32_t n = __atomic_load_n(&nsources, __ATOMIC_ACQUIRE);
+    if (n > MAX_SOURCES)
+        n = MAX_SOURCES;
+    for (uint32_t i = 0; i < n; i++) {
+        fr_meta_source_fn fn = __atomic_load_n(&sources[i].fn, __ATOMIC_ACQUIRE);
+        if (fn)
+            fn(w, sources[i].ctx);
     }
 }
 

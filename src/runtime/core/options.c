@@ -215,6 +215,11 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         else return -1;
         return 0;
     }
+    if (is_key(k, kl, "stream")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->stream = b;
+        return 0;
+    }
     if (is_key(k, kl, "no_file_flush")) {
         if (parse_bool(v, vl, &b)) return -1;
         o->no_file_flush = b;

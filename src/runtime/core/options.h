@@ -29,6 +29,8 @@ struct fr_options {
                                stored as given, parsed by the events part */
     int      clock;         /* enum fr_clock_choice: auto (default), tsc, monotonic */
     bool     no_file_flush; /* XRay compat: finalize/exit do not write a file */
+    bool     stream;        /* a background thread appends each full buffer to `output`
+                               (stream_writer.c): a run of any length in a fixed pool */
     uint32_t file_mode;     /* permission bits of a trace file we create (default 0600) */
     int      user_events;   /* FR_USER_EVENTS_*: the Linux user_events sink (read by the
                                sink itself from FLIGHTREC_OPTIONS at its first use) */

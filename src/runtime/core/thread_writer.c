@@ -22,6 +22,7 @@
 #include "core/session.h"
 #include "core/text_out.h"
 #include "core/signal_handlers.h"
+#include "core/stream_writer.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 uint32_t fr_session;
@@ -119,12 +120,16 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
     uint64_t ow = 0, owb = 0;
+    int left = t->hold.idx >= 0;
     int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records, &ow, &owb);
     t->dropped[FR_DROP_OVERWRITTEN] += ow;
     t->dropped_bytes += owb;
+    if (fr_pool.stream && left)
+        fr_stream_kick();   /* a FULL buffer for the stream writer */
     if (r < 0) {
         detach(t);
-        if (fr_pool.policy == FR_POLICY_DISCARD)
+        /* stream=1: the writer gives buffers back as it writes them: ask again later */
+        if (fr_pool.policy == FR_POLICY_DISCARD && !fr_pool.stream)
             t->exhausted = 1;
         else
             t->retry_countdown = RETRY_AFTER_DROPS;
@@ -219,6 +224,8 @@ static void thread_exit(void *arg)
             prctl(PR_GET_NAME, d->name, 0, 0, 0);
             d->name[15] = 0;
             fr_pool_retire_slot((uint32_t)t->slot);
+            if (fr_pool.stream)
+                fr_stream_kick();
         }
         wait_unpinned(d);
     }
@@ -361,6 +368,14 @@ void fr_writer_after_fork(void)
 
 /* ------------------------------------------------------------------ slow path */
 
+/* Why a record found no buffer: the pool is full (discard policy), or, when streaming,
+ * every buffer is waiting for the stream writer. */
+static int no_buffer_cause(void)
+{
+    return fr_pool.stream && fr_pool.policy == FR_POLICY_DISCARD ? FR_DROP_STREAM_BEHIND
+                                                                  : FR_DROP_FULL;
+}
+
 /* Makes room for a record of `need` bytes at (tsc, cpu): registers the thread, starts
  * a buffer, writes NewCPUId or TSCWrap as needed. `max_delta` is the largest delta the
  * record can carry; `rec` is fr_recording as read by guard_enter. Returns where to
@@ -394,23 +409,23 @@ static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, si
         return NULL;
     }
     if (UNLIKELY(t->exhausted)) {
-        drop(t, FR_DROP_FULL, need);
+        drop(t, no_buffer_cause(), need);
         return NULL;
     }
     if (t->hold.idx < 0) {
         if (t->retry_countdown && --t->retry_countdown) {
-            drop(t, FR_DROP_FULL, need);
+            drop(t, no_buffer_cause(), need);
             return NULL;
         }
         if (switch_buffer(t, tsc, cpu) < 0) {
-            drop(t, FR_DROP_FULL, need);
+            drop(t, no_buffer_cause(), need);
             return NULL;
         }
     }
     size_t extra = (cpu != t->cpu || tsc - t->last_tsc > max_delta) ? FR_XRAY_METADATA_SIZE : 0;
     if ((intptr_t)((uintptr_t)t->end - (uintptr_t)t->pos) < (intptr_t)(need + extra)) {
         if (switch_buffer(t, tsc, cpu) < 0) {
-            drop(t, FR_DROP_FULL, need);
+            drop(t, no_buffer_cause(), need);
             return NULL;
         }
         return t->pos;

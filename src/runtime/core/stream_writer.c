@@ -1,0 +1,558 @@
+/*
+ * stream_writer.c - stream=1: the trace file grows while the program runs.
+ *
+ * File layout (docs/FORMAT.md, "Streamed files"): the header and a first metadata block
+ * (clock, process, the function tables known at init) are written at init; then each
+ * buffer, once its thread left it (FULL) or exited (RETIRED), is appended as one block of
+ * its own and the buffer goes back to the pool (FREE); at the end (finalize + flush, or a
+ * crash dump) the buffers left and a final metadata block (summary, drops by cause,
+ * per-thread counts) are appended. Between two blocks the file is a complete trace: a
+ * reader may follow it as it grows (`flightrec info` on a live file), and one that meets
+ * a block still being written sees a truncated last block.
+ *
+ * Who writes: only one party at a time appends, the writer thread while it runs, the
+ * finisher once it has stopped it (`running` cleared with release, waited for with
+ * acquire), so the file offset needs no lock.
+ *
+ * A buffer being written is in state WRITING (claimed by a compare-and-swap of its
+ * ownership word, docs/BUFFERS.md): no thread may take it meanwhile, so under the
+ * overwrite policy a thread overwrites its oldest buffer *not yet being written*; the
+ * records it overwrites are counted (overwritten) and each gap is marked by FR_TE_LOST
+ * in the thread's next block. Under discard, a thread that finds no free buffer drops
+ * (stream_behind) and asks again after a few records.
+ *
+ * A thread's buffers must reach the file in hand-out order (seq). One scan of the
+ * descriptors is not atomic: it could see a thread's newer buffer FULL and miss an older
+ * one that became FULL after the scan passed it. But a thread leaves a buffer before it
+ * takes the next, so every buffer of a thread older than the newest the first scan saw
+ * is FULL (or taken) by the end of that scan: a second scan, taking only those, makes the
+ * batch complete; it is then sorted by seq.
+ *
+ * Write errors (ENOSPC, EFBIG under `ulimit -f`: SIGXFSZ is blocked in the writer
+ * thread, and the finisher runs inside log_writer.c's block) cut the file back to its
+ * last whole block, are said once on stderr and counted; the writer then stops writing
+ * (the pool keeps records per the policy) and the finish tries once more.
+ *
+ * Async-signal-safe where the finish may run from a crash dump: no malloc, no stdio,
+ * no lock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>   /* rename */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/stream_writer.h"
+#include "core/buffer_pool.h"
+#include "core/clock.h"
+#include "core/crash_dump.h"
+#include "core/log_writer.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/text_out.h"
+#include "fr_format.h"
+
+#define LOAD(p)       __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_R(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v)   __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+uint32_t fr_stream_word;
+uint32_t fr_stream_sleeping;
+
+/* How long the writer sleeps when nobody wakes it (it also picks up buffers of threads
+ * that exited, and anything a missed wake left). */
+#define IDLE_NS (50 * 1000 * 1000)
+/* How long the finish waits for the writer to end its current block: ~10 s. */
+#define STOP_WAIT_MS 10000
+
+struct entry {
+    uint64_t seq, own;
+    uint32_t idx;
+};
+
+static struct {
+    int      owned;    /* this session streams to `path` (atomic) */
+    int      fd;       /* -1 once finished */
+    uint32_t stop;     /* the writer is asked to end (atomic) */
+    uint32_t running;  /* the writer thread is in its loop (atomic) */
+    int32_t  writer_tid;
+    int      broken;   /* a write failed: the writer writes no more */
+    int      error;    /* the first write error (said once) */
+    uint64_t write_errors;
+    uint64_t offset;   /* end of the last whole block */
+    uint64_t blocks;   /* blocks appended: each block's WalltimeMarker sequence */
+    int64_t  base_sec;
+    char     path[FR_OPTIONS_PATH_MAX];
+    /* work area, mapped at open */
+    void    *map;
+    size_t   map_size;
+    struct entry *list;     /* nbuf */
+    uint8_t  *mark;         /* nbuf */
+    uint64_t *maxseq;       /* per slot: 1 + newest seq of the first scan */
+    uint64_t *lost_marked;  /* per slot: records already marked by FR_TE_LOST */
+    int32_t  *lost_tid;     /* per slot: the thread lost_marked belongs to */
+} st = { .fd = -1 };
+
+static uint8_t out_buffer[64 * 1024];
+
+/* ------------------------------------------------------------------ messages */
+
+static void say(const char *what, int err)
+{
+    char msg[FR_OPTIONS_PATH_MAX + 256];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: stream: ");
+    fr_fmt_str(msg, sizeof msg, &len, what);
+    fr_fmt_str(msg, sizeof msg, &len, " ");
+    fr_fmt_str(msg, sizeof msg, &len, st.path);
+    if (err) {
+        fr_fmt_str(msg, sizeof msg, &len, ": ");
+        const char *text = fr_write_error_text(err);
+        if (text) {
+            fr_fmt_str(msg, sizeof msg, &len, text);
+        } else {
+            fr_fmt_str(msg, sizeof msg, &len, "errno ");
+            fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)err);
+        }
+    }
+    fr_fmt_str(msg, sizeof msg, &len, "\n");
+    fr_write_stderr(msg, len);
+}
+
+/* A write failed: cut the file back to its last whole block; say it once. */
+static void failed(int err)
+{
+    st.write_errors++;
+    st.broken = 1;
+    if (ftruncate(st.fd, (off_t)st.offset) == 0)
+        lseek(st.fd, (off_t)st.offset, SEEK_SET);
+    if (st.error)
+        return;
+    st.error = err;
+    char what[160];
+    size_t len = 0;
+    fr_fmt_str(what, sizeof what, &len, "stopped after ");
+    fr_fmt_u64(what, sizeof what, &len, st.blocks);
+    fr_fmt_str(what, sizeof what, &len, " blocks (the file ends at the last whole one; "
+                                        "later records stay in the pool): cannot write");
+    what[len] = 0;
+    say(what, err);
+}
+
+/* ------------------------------------------------------------------ one block */
+
+static void put_md(struct fr_out *o, unsigned kind, const void *payload, size_t len)
+{
+    uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(kind) };
+    memcpy(rec + 1, payload, len);
+    fr_out_put(o, rec, sizeof rec);
+}
+
+/* Records of `slot` overwritten or taken since its last FR_TE_LOST (overwrite policy). */
+static uint64_t new_losses(uint32_t slot, int32_t tid)
+{
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return 0;
+    struct fr_thread_desc *d = &fr_pool.threads[slot];
+    uint64_t now = LOAD_R(&d->taken_records) + LOAD_R(&d->overwritten_own);
+    if (st.lost_tid[slot] != tid || now < st.lost_marked[slot]) {
+        st.lost_tid[slot] = tid;   /* the slot serves another thread now */
+        st.lost_marked[slot] = 0;
+    }
+    return now - st.lost_marked[slot];
+}
+
+/* Appends buffer idx (used bytes, preamble first) as one block; 0 or an errno value.
+ * The block is log_writer.c's thread block with one buffer, except its WalltimeMarker:
+ * (seconds at init + n, n) for the file's n-th block, because llvm-xray 14 orders the
+ * blocks of a thread by "seconds less AND microseconds less"; the time of each record
+ * is in the timestamps and FR_TE_CLOCK. */
+static int append_block(uint32_t idx, uint32_t slot, uint64_t used)
+{
+    const uint8_t *b = fr_pool_buffer(idx);
+    int32_t tid = fr_pool.threads[slot].tid;
+    uint64_t lost = new_losses(slot, tid);
+    uint64_t te = FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope);
+    uint64_t size = used + FR_XRAY_METADATA_SIZE + te + sizeof(struct fr_te_block_start) +
+                    (lost ? te + sizeof(struct fr_te_lost) : 0);
+    struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                        .offset = st.offset };
+    put_md(&o, FR_MD_BUFFER_EXTENTS, &size, 8);
+    fr_out_put(&o, b, FR_XRAY_METADATA_SIZE);                       /* NewBuffer */
+    uint8_t wt[12];
+    int64_t sec = st.base_sec + (int64_t)st.blocks;
+    int32_t usec = (int32_t)(st.blocks & 0x7fffffff);
+    memcpy(wt, &sec, 8);
+    memcpy(wt + 8, &usec, 4);
+    put_md(&o, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
+    fr_out_put(&o, b + 32, FR_XRAY_METADATA_SIZE);                  /* Pid */
+    /* NewCPUId(cpu, 1), BLOCK_START, the real NewCPUId (FORMAT.md, point 3) */
+    uint8_t at_one[FR_XRAY_METADATA_SIZE];
+    uint64_t one = 1;
+    memcpy(at_one, b + FR_BUFFER_HEAD_SKIP, sizeof at_one);
+    memcpy(at_one + 3, &one, 8);
+    fr_out_put(&o, at_one, sizeof at_one);
+    struct fr_te_block_start bs;
+    memcpy(&bs.tsc, b + FR_BUFFER_HEAD_SKIP + 3, 8);
+    fr_out_te_header(&o, FR_TE_BLOCK_START, sizeof bs);
+    fr_out_put(&o, &bs, sizeof bs);
+    fr_out_put(&o, b + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
+    if (lost) {
+        struct fr_te_lost l = { .records = lost };
+        fr_out_te_header(&o, FR_TE_LOST, sizeof l);
+        fr_out_put(&o, &l, sizeof l);
+    }
+    fr_out_put(&o, b + FR_BUFFER_PREAMBLE, used - FR_BUFFER_PREAMBLE);
+    fr_out_flush(&o);
+    if (o.error)
+        return o.error;
+    st.offset = o.offset;
+    st.blocks++;
+    st.lost_marked[slot] += lost;
+    return 0;
+}
+
+/* Claims buffer e (FULL or RETIRED as seen) for writing, appends it, gives it back FREE.
+ * 0, or an errno value (the buffer is then left as it was: its records stay in the pool). */
+static int write_buffer(const struct entry *e)
+{
+    struct fr_buffer_desc *b = &fr_pool.bufs[e->idx];
+    uint32_t slot = FR_OWN_SLOT(e->own), gen = FR_OWN_GEN(e->own);
+    uint64_t w = e->own;
+    if (!__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_WRITING, slot, gen), 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return 0;   /* taken by a thread meanwhile (overwrite policy): counted there */
+    uint64_t used = LOAD_R(&b->used), records = LOAD_R(&b->records);
+    int err = 0;
+    if (used >= FR_BUFFER_PREAMBLE && used <= fr_pool.buffer_size)
+        err = append_block(e->idx, slot, used);
+    else
+        records = 0;
+    if (err) {
+        /* back as it was; RETIRED if its thread exited meanwhile (the exit leaves a
+         * WRITING buffer alone) */
+        uint32_t back = FR_OWN_STATE(e->own) == FR_BUF_RETIRED ||
+                                LOAD(&fr_pool.threads[slot].state) == FR_THREAD_EXITED
+                            ? FR_BUF_RETIRED : FR_BUF_FULL;
+        STORE(&b->own, FR_OWN(back, slot, gen));
+        return err;
+    }
+    __atomic_fetch_add(&fr_pool.threads[slot].streamed, records, __ATOMIC_RELAXED);
+    STORE(&b->own, FR_OWN(FR_BUF_FREE, 0, gen));   /* release: our reads came first */
+    fr_pool_unref_slot(slot);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ one pass */
+
+static void add(uint32_t *n, uint32_t idx, uint64_t w)
+{
+    uint64_t seq = LOAD_R(&fr_pool.bufs[idx].seq);
+    st.list[*n] = (struct entry){ seq, w, idx };
+    (*n)++;
+    st.mark[idx] = 1;
+}
+
+static int is_done(uint64_t w)
+{
+    uint32_t s = FR_OWN_STATE(w);
+    return (s == FR_BUF_FULL || s == FR_BUF_RETIRED) && FR_OWN_SLOT(w) < FR_MAX_THREADS;
+}
+
+/* Heap sort by seq (no qsort: it may allocate, and this may run in a signal handler). */
+static void sift(struct entry *a, uint32_t i, uint32_t n)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && a[c + 1].seq > a[c].seq)
+            c++;
+        if (a[i].seq >= a[c].seq)
+            return;
+        struct entry t = a[i];
+        a[i] = a[c];
+        a[c] = t;
+        i = c;
+    }
+}
+
+static void sort_by_seq(struct entry *a, uint32_t n)
+{
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift(a, i, n);
+    for (uint32_t k = n; k-- > 1;) {
+        struct entry t = a[0];
+        a[0] = a[k];
+        a[k] = t;
+        sift(a, 0, k);
+    }
+}
+
+/* Appends every buffer ready for the file, each thread's in order. `finishing`: run by
+ * the finisher (does not look at `stop`). 0 or the first write error. */
+static int pass(int finishing)
+{
+    uint32_t n = 0, nbuf = fr_pool.nbuf;
+    for (uint32_t i = 0; i < nbuf; i++) {
+        uint64_t w = LOAD(&fr_pool.bufs[i].own);
+        if (!is_done(w))
+            continue;
+        add(&n, i, w);
+        uint64_t next = st.list[n - 1].seq + 1;
+        if (next > st.maxseq[FR_OWN_SLOT(w)])
+            st.maxseq[FR_OWN_SLOT(w)] = next;
+    }
+    for (uint32_t i = 0; i < nbuf; i++) {
+        uint64_t w = LOAD(&fr_pool.bufs[i].own);
+        if (st.mark[i] || !is_done(w) || LOAD_R(&fr_pool.bufs[i].seq) >= st.maxseq[FR_OWN_SLOT(w)])
+            continue;
+        add(&n, i, w);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        st.mark[st.list[k].idx] = 0;
+        st.maxseq[FR_OWN_SLOT(st.list[k].own)] = 0;
+    }
+    sort_by_seq(st.list, n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (!finishing && LOAD(&st.stop))
+            return 0;
+        int err = write_buffer(&st.list[k]);
+        if (err) {
+            failed(err);
+            return err;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the thread */
+
+void fr_stream_wake(void)
+{
+    int saved = errno;   /* may run in a signal handler */
+    syscall(SYS_futex, &fr_stream_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "flightrec-strm", 0, 0, 0);
+    __atomic_store_n(&st.writer_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
+    while (!LOAD(&st.stop)) {
+        uint32_t seen = __atomic_load_n(&fr_stream_word, __ATOMIC_SEQ_CST);
+        if (!st.broken)
+            pass(0);
+        if (LOAD(&st.stop))
+            break;
+        /* Sleep until a thread publishes a buffer (the word changes) or IDLE_NS pass.
+         * A kick between reading `seen` and the wait makes the wait return at once. */
+        __atomic_store_n(&fr_stream_sleeping, 1, __ATOMIC_SEQ_CST);
+        struct timespec idle = { 0, IDLE_NS };
+        if (!LOAD(&st.stop))
+            syscall(SYS_futex, &fr_stream_word, FUTEX_WAIT_PRIVATE, seen, &idle, NULL, 0);
+        __atomic_store_n(&fr_stream_sleeping, 0, __ATOMIC_SEQ_CST);
+    }
+    STORE(&st.running, 0);
+    return NULL;
+}
+
+/* Asks the writer to end and waits (bounded) until it has: 0, or -1 if it did not. */
+static int stop_writer(void)
+{
+    if (!LOAD(&st.running))
+        return 0;
+    if (LOAD_R(&st.writer_tid) == (int32_t)gettid())
+        return -1;   /* a fault in the writer itself: it will not come back */
+    __atomic_store_n(&st.stop, 1, __ATOMIC_SEQ_CST);
+    fr_stream_kick();
+    fr_stream_wake();
+    for (int i = 0; i < STOP_WAIT_MS && LOAD(&st.running); i++) {
+        struct timespec ms = { 0, 1000 * 1000 };
+        nanosleep(&ms, NULL);
+    }
+    return LOAD(&st.running) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ life */
+
+static int map_work(uint32_t nbuf)
+{
+    size_t size = (size_t)nbuf * (sizeof(struct entry) + 1) +
+                  (size_t)FR_MAX_THREADS * (2 * sizeof(uint64_t) + sizeof(int32_t)) + 64;
+    size = (size + 4095) & ~(size_t)4095;
+    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    st.map = m;
+    st.map_size = size;
+    st.maxseq = (uint64_t *)m;
+    st.lost_marked = st.maxseq + FR_MAX_THREADS;
+    st.list = (struct entry *)(st.lost_marked + FR_MAX_THREADS);
+    st.lost_tid = (int32_t *)(st.list + nbuf);
+    st.mark = (uint8_t *)(st.lost_tid + FR_MAX_THREADS);
+    return 0;
+}
+
+static void unmap_work(void)
+{
+    if (st.map)
+        munmap(st.map, st.map_size);
+    st.map = NULL;
+}
+
+/* Creates the file for this session; 0 or -2 (said why). */
+static int create(const char *path)
+{
+    size_t plen = strlen(path);
+    if (plen >= sizeof st.path)
+        return -2;
+    memcpy(st.path, path, plen + 1);
+    st.fd = -1;
+    st.stop = st.running = 0;
+    st.broken = st.error = 0;
+    st.write_errors = st.offset = st.blocks = 0;
+    if (!st.map && map_work(fr_pool.nbuf) < 0) {
+        say("cannot start streaming to", ENOMEM);
+        return -2;
+    }
+    char tmp[FR_OPTIONS_PATH_MAX + 32];
+    int in_place = 0;
+    int fd = fr_create_trace_file(path, tmp, sizeof tmp, &in_place);
+    if (fd >= 0 && !in_place && rename(tmp, path) != 0) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        fd = -err;
+    }
+    if (fd < 0) {
+        say("cannot create", -fd);
+        return -2;
+    }
+    st.fd = fd;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    st.base_sec = now.tv_sec;
+    __atomic_store_n(&st.owned, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int fr_stream_open(const struct fr_options *o, const char *path)
+{
+    if (!o->stream)
+        return 0;
+    if (o->no_file_flush) {
+        static const char msg[] = "flightrec: stream=1 cannot go with no_file_flush=1 "
+                                  "(a streamed trace is always written)\n";
+        fr_write_stderr(msg, sizeof msg - 1);
+        return -1;
+    }
+    return create(path);
+}
+
+void fr_stream_start(void)
+{
+    if (!LOAD(&st.owned) || st.fd < 0)
+        return;
+    struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer };
+    fr_out_header(&o);
+    fr_out_metadata_block(&o, fr_meta_emit_start);
+    fr_out_flush(&o);
+    if (o.error) {
+        failed(o.error);
+        return;
+    }
+    st.offset = o.offset;
+    /* The writer gets no signal of the program's: they go to the program's threads, and
+     * SIGXFSZ (a write past `ulimit -f`) fails the write with EFBIG instead of killing. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    pthread_t t;
+    __atomic_store_n(&st.running, 1, __ATOMIC_SEQ_CST);
+    int r = pthread_create(&t, &a, writer_main, NULL);
+    pthread_attr_destroy(&a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        __atomic_store_n(&st.running, 0, __ATOMIC_SEQ_CST);
+        say("cannot start the writer thread (the file gets what the pool holds at the "
+            "end) for", r);
+    }
+}
+
+int fr_stream_owns(const char *path)
+{
+    return LOAD(&st.owned) && strcmp(path, st.path) == 0;
+}
+
+int fr_stream_finish(int snapshot)
+{
+    if (snapshot || st.fd < 0)
+        return 0;   /* the stream has it; or finished already: nothing more to write */
+    if (stop_writer() < 0) {
+        say("the writer thread did not stop; the file ends at its last whole block:", 0);
+        return EBUSY;
+    }
+    /* Everything recorded is in FULL or RETIRED buffers now (the stop published each
+     * thread's current one): those, then the totals. One more try after an error. */
+    st.broken = 0;
+    int err = pass(1);
+    if (!err) {
+        struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                            .offset = st.offset };
+        fr_out_metadata_block(&o, fr_meta_emit_all);
+        fr_out_flush(&o);
+        if (o.error) {
+            err = o.error;
+            failed(err);
+        } else {
+            st.offset = o.offset;
+        }
+    }
+    close(st.fd);
+    st.fd = -1;
+    return err;
+}
+
+void fr_stream_close(void)
+{
+    if (!LOAD(&st.owned))
+        return;
+    fr_stream_finish(0);
+    __atomic_store_n(&st.owned, 0, __ATOMIC_RELEASE);
+    unmap_work();
+}
+
+void fr_stream_after_fork(int recording)
+{
+    if (!LOAD(&st.owned))
+        return;
+    /* The parent's descriptor and thread: not ours (the thread does not exist here). */
+    if (st.fd >= 0)
+        close(st.fd);
+    st.fd = -1;
+    __atomic_store_n(&st.owned, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st.running, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&fr_stream_sleeping, 0, __ATOMIC_RELAXED);
+    if (!recording)
+        return;
+    if (!fr_output_path[0] || create(fr_output_path) < 0) {
+        /* no file of its own: the child's trace is written at its exit, as without stream */
+        fr_pool.stream = 0;
+        return;
+    }
+    fr_stream_start();
+}

@@ -1,0 +1,55 @@
+/*
+ * stream_writer.h - stream=1: a background thread appends each buffer that fills to the
+ * trace file while the program runs, and hands the buffer back to the pool, so a run of
+ * any length is kept in a fixed pool (docs/BUFFERS.md, "Streaming").
+ *
+ * The record paths never wait for it and make no system call for it: a thread that
+ * leaves a buffer (the slow path, once per buffer) bumps a counter and, only when the
+ * writer sleeps, wakes it with one futex call.
+ */
+#ifndef FLIGHTREC_STREAM_WRITER_H
+#define FLIGHTREC_STREAM_WRITER_H
+
+#include <stdint.h>
+#include "core/visibility.h"
+
+struct fr_options;
+
+/* Bumped (atomic) each time a buffer is published for the writer; the futex word. */
+extern FR_HIDDEN uint32_t fr_stream_word;
+/* 1 while the writer sleeps on fr_stream_word (atomic). */
+extern FR_HIDDEN uint32_t fr_stream_sleeping;
+
+FR_HIDDEN void fr_stream_wake(void);
+
+/* After a thread left a buffer (slow path, thread exit): async-signal-safe. */
+static inline void fr_stream_kick(void)
+{
+    __atomic_add_fetch(&fr_stream_word, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&fr_stream_sleeping, __ATOMIC_SEQ_CST))
+        fr_stream_wake();
+}
+
+/* fr_init, before recording starts: when o->stream, creates the file `path` (safely:
+ * log_writer.c fr_create_trace_file, then renamed into place at once). 0 (also when
+ * not streaming), -1 bad combination of options, -2 the file cannot be created (said
+ * on stderr). */
+FR_HIDDEN int fr_stream_open(const struct fr_options *o, const char *path);
+/* fr_init, once recording and the front ends' hooks have started: writes the file
+ * header and the first metadata block, and starts the writer thread. */
+FR_HIDDEN void fr_stream_start(void);
+/* Whether `path` is the file being streamed this session (then the flush appends). */
+FR_HIDDEN int fr_stream_owns(const char *path);
+/* The end of the stream, after recording stopped (finalize, or a crash dump's stop):
+ * stops the writer, appends every buffer not yet written and the final metadata block
+ * (totals, drops), closes the file. `snapshot`: a snapshot aimed at the trace's own
+ * name (signal_flush with the program's handler): nothing to do, the stream holds it.
+ * Async-signal-safe. 0 or an errno value. */
+FR_HIDDEN int fr_stream_finish(int snapshot);
+/* fr_reset, before the pool is unmapped: finishes the stream if needed, frees its state. */
+FR_HIDDEN void fr_stream_close(void);
+/* fork child: the parent's file and thread are not the child's. `recording`: the child
+ * records (its own file, per the output naming rules, and its own writer thread). */
+FR_HIDDEN void fr_stream_after_fork(int recording);
+
+#endif
