@@ -55,3 +55,10 @@ if(TARGET crash_prog)
   # LD_PRELOAD of a shim built without ASan in front of an ASan program does not load.
   set_tests_properties(crash_faults PROPERTIES TIMEOUT 60 LABELS no_asan ENVIRONMENT "${CRASH_ENV}")
 endif()
+
+# stream=1 (issue 9, streaming): the file grows while the program runs, in a fixed pool.
+add_executable(stream_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/stream_prog.c)
+target_link_libraries(stream_prog PRIVATE flightrec Threads::Threads)
+add_test(NAME crash_stream COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_stream.sh $<TARGET_FILE:flightrec_cli>
+         ${LLVM_XRAY} $<TARGET_FILE:stream_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_stream.d)
+set_tests_properties(crash_stream PROPERTIES TIMEOUT 120 LABELS concurrency)

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# crash_stream.sh FLIGHTREC LLVM_XRAY STREAM_PROG WORKDIR - stream=1 (issue 9, streaming):
+#  1. discard, a program slower than the disk, 10x the pool: every record in the file
+#     (our reader and llvm-xray count the same), nothing dropped;
+#  2. discard, as fast as it goes, 10x the pool: written + dropped (stream_behind only)
+#     == made, exactly; peak RSS no higher than a run that makes no records, plus 2 MiB;
+#  3. overwrite, as fast as it goes: written + overwritten == made;
+#  4. `flightrec info` on the file while the program still runs;
+#  5. fork: the child's own file, every record in each file;
+#  6. ENOSPC on a small tmpfs (root only, else Skipped at the end): a message, the
+#     program's own exit status, a file valid up to its last whole block.
+set -uo pipefail
+fr=$1 xray=$2 prog=$3 work=$4
+rm -rf "$work"; mkdir -p "$work"; cd "$work"
+unset FLIGHTREC_OPTIONS
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+field() { sed -n "s/^$1: //p" "$2"; }   # field KEY FILE
+made_of() { sed -n 's/^made //p' "$1"; }
+
+# Checks FILE with both readers: llvm-xray's verifier, our reader's counts. Sets
+# written, dropped, recs (enter + exit records our reader read).
+check_file() {
+  local f=$1 what=$2
+  "$xray" fdr-dump -verify "$f" >/dev/null 2>x.err || fail "$what: llvm-xray fdr-dump -verify: $(head -c 300 x.err)"
+  "$fr" info "$f" >info.txt 2>info.err || fail "$what: flightrec info failed: $(head -c 300 info.err)"
+  written=$(field "records written" info.txt)
+  dropped=$(field "records dropped" info.txt)
+  recs=$(( $(field "  enter" info.txt) + $(field "  exit" info.txt) ))
+  [ -n "$written" ] && [ "$recs" = "$written" ] || fail "$what: reader read $recs records, summary says '$written'"
+}
+
+# 1. discard, slower than the disk: pool 512 KiB (64 x 8 KiB), 5 MiB of records, the
+#    program pausing 4 ms every 1024 records (about a buffer): every record kept.
+opts="start=1 stream=1 policy=discard buffers=64 buffer_size=8k"
+FLIGHTREC_OPTIONS="$opts output=$work/slow.fr" timeout 60 "$prog" 2 165000 4000 1024 >out.txt 2>err.txt ||
+  fail "slow: exit $? ($(head -c 300 err.txt))"
+made=$(made_of out.txt)
+check_file slow.fr slow
+[ "$written" = "$made" ] && [ "$dropped" = 0 ] || fail "slow: made $made, written $written, dropped $dropped"
+size=$(stat -c %s slow.fr)
+echo "slow: $made records made, $written in the file of $size bytes"
+[ "$size" -gt $((5 << 20)) ] || fail "slow: file of $size bytes, want more than 10x the 512 KiB pool"
+n=$("$xray" convert --output-format=yaml slow.fr | grep -c 'kind: function-')
+[ "$n" = "$made" ] || fail "slow: llvm-xray convert reads $n function records, made $made"
+rm -f slow.fr
+
+# 2. discard, as fast as it goes: pool 4 MiB, 40 MiB of records.
+opts="start=1 stream=1 policy=discard buffers=64 buffer_size=64k"
+FLIGHTREC_OPTIONS="$opts output=$work/idle.fr" timeout 60 "$prog" 1 0 >idle.txt 2>err.txt || fail "idle: exit $?"
+FLIGHTREC_OPTIONS="$opts output=$work/fast.fr" timeout 60 "$prog" 2 1320000 >out.txt 2>err.txt ||
+  fail "fast: exit $? ($(head -c 300 err.txt))"
+made=$(made_of out.txt)
+check_file fast.fr fast
+behind=$(field "  stream writer behind" info.txt); behind=${behind:-0}
+[ $((written + dropped)) = "$made" ] && [ "$dropped" = "$behind" ] ||
+  fail "fast: made $made, written $written, dropped $dropped (stream_behind $behind)"
+[ "$dropped" = 0 ] || grep -q "records dropped (policy=discard; $dropped stream writer behind)" err.txt ||
+  fail "fast: no drop line on stderr: $(head -c 300 err.txt)"
+hwm=$(sed -n 's/^hwm_kib //p' out.txt) hwm0=$(sed -n 's/^hwm_kib //p' idle.txt)
+echo "peak RSS: $hwm KiB for $made records ($(stat -c %s fast.fr) bytes of trace), $hwm0 KiB making none; pool 4096 KiB"
+[ "$hwm" -le $((hwm0 + 2048)) ] || fail "fast: peak RSS $hwm KiB, $hwm0 KiB without records"
+[ "$(stat -c %s fast.fr)" -gt $((40 << 20)) ] || [ "$dropped" != 0 ] || fail "fast: file smaller than 10x the pool"
+rm -f fast.fr
+
+# 3. overwrite, as fast as it goes: what was overwritten is counted, and marked.
+opts="start=1 stream=1 policy=overwrite buffers=16 buffer_size=16k"
+FLIGHTREC_OPTIONS="$opts output=$work/over.fr" timeout 60 "$prog" 3 400000 >out.txt 2>err.txt ||
+  fail "overwrite: exit $? ($(head -c 300 err.txt))"
+made=$(made_of out.txt)
+check_file over.fr overwrite
+over=$(field "  overwritten by newer records" info.txt); over=${over:-0}
+[ $((written + dropped)) = "$made" ] && [ "$dropped" = "$over" ] ||
+  fail "overwrite: made $made, written $written, dropped $dropped (overwritten $over)"
+if [ "$over" != 0 ]; then
+  m=$(field "lost-record markers" info.txt)
+  [ "${m:-0}" -gt 0 ] || fail "overwrite: $over records overwritten, no FR_TE_LOST marker"
+fi
+
+# 4. flightrec info on the live file: the program has made its records and waits.
+rm -f ready go
+FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=64 buffer_size=8k output=$work/live.fr" \
+  timeout 60 "$prog" 1 100000 1000 1024 "$work" >out.txt 2>err.txt &
+pid=$!
+for _ in $(seq 3000); do [ -e ready ] && break; sleep 0.01; done
+[ -e ready ] || fail "live: the program did not get ready"
+sleep 0.2   # the writer's last full buffers
+"$fr" info live.fr >live.txt 2>live.err || fail "live: flightrec info on the live file: $(head -c 300 live.err)"
+kill -0 $pid 2>/dev/null || fail "live: the program was not running any more"
+n=$(field records live.txt)
+[ "${n:-0}" -gt 150000 ] || fail "live: $n records read from the live file, want most of 200000"
+grep -q '^records written' live.txt && fail "live: a summary before the end"
+"$xray" fdr-dump -verify live.fr >/dev/null 2>x.err || fail "live: llvm-xray on the live file: $(head -c 300 x.err)"
+touch go
+wait $pid || fail "live: exit $?"
+made=$(made_of out.txt)
+check_file live.fr "live, at the end"
+[ "$written" = "$made" ] || fail "live: made $made, written $written"
+
+# 5. fork: the child streams to its own file (output.PID).
+FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=32 buffer_size=8k output=$work/fork.fr" \
+  timeout 60 "$prog" 1 200000 1000 1024 "" fork >out.txt 2>err.txt || fail "fork: exit $? ($(head -c 300 err.txt))"
+child=$(ls fork.fr.* 2>/dev/null | head -1)
+if [ -z "$child" ]; then
+  fail "fork: no file of the child's: $(ls)"
+else
+  check_file "$child" "fork, child"
+  [ "$written" = "$(sed -n 's/^child made //p' out.txt)" ] || fail "fork: child wrote $written"
+fi
+check_file fork.fr "fork, parent"
+[ "$written" = "$(made_of out.txt)" ] || fail "fork: parent wrote $written, made $(made_of out.txt)"
+
+# 6. ENOSPC: a 512 KiB tmpfs, 10 MiB of records.
+if [ "$(id -u)" != 0 ] || ! mkdir full || ! mount -t tmpfs -o size=512k tmpfs full 2>/dev/null; then
+  echo "cannot mount a small tmpfs (not root?): ENOSPC part not run"
+  [ $status = 0 ] && exit 77
+  exit $status
+fi
+trap 'umount "$work/full"' EXIT
+FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=16 buffer_size=64k output=$work/full/s.fr" \
+  timeout 60 "$prog" 2 650000 >out.txt 2>err.txt; rc=$?
+[ $rc = 0 ] || fail "ENOSPC: exit $rc, want 0 ($(head -c 300 err.txt))"
+grep -q "flightrec: stream: stopped after [0-9]* blocks (the file ends at the last whole one; later records stay in the pool): cannot write $work/full/s.fr: no space left on device" err.txt ||
+  fail "ENOSPC: no clear message: $(head -c 400 err.txt)"
+[ "$(grep -c 'flightrec: stream: stopped' err.txt)" = 1 ] || fail "ENOSPC: the message more than once"
+"$xray" fdr-dump -verify full/s.fr >/dev/null 2>x.err || fail "ENOSPC: llvm-xray rejects the file: $(head -c 300 x.err)"
+"$fr" info full/s.fr >info.txt 2>info.err || fail "ENOSPC: flightrec info: $(head -c 300 info.err)"
+grep -q truncated info.txt && fail "ENOSPC: the file ends inside a block"
+n=$(field records info.txt)
+[ "${n:-0}" -gt 0 ] || fail "ENOSPC: no record in the file"
+exit $status
