@@ -4,6 +4,10 @@
  * timestamped in-memory event can cost). Prints both and their ratio, for 1 and 2
  * threads (each thread measures itself; the pool is an overwrite ring so it never
  * runs out). Target: ratio <= 1.5.
+ * Then one thread's record with stream=1 (a writer thread appending each buffer to a
+ * file, STREAM_FILE, default /tmp/record_bench_stream.fr, removed after) against the
+ * default (no stream) in the same run, sessions alternated round by round, best of each.
+ * Target: ratio <= 1.1.
  * usage: record_bench [records per thread per round (default 4000000)]
  */
 #define _GNU_SOURCE
@@ -12,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include "flightrec.h"
 
 #define ROUNDS 7
@@ -95,6 +100,39 @@ static void run(int threads)
            threads, f, r, r / f);
 }
 
+/* ns per record of one session made with `opts`. */
+static double session_ns(const char *opts)
+{
+    if (fr_init(opts) != FR_OK)
+        exit(1);
+    record_loop(records / 8);
+    uint64_t t0 = now_ns();
+    record_loop(records);
+    double ns = (double)(now_ns() - t0) / (double)records;
+    fr_finalize();
+    fr_flush();
+    fr_reset();
+    return ns;
+}
+
+static void stream_row(void)
+{
+    const char *file = getenv("STREAM_FILE") ? getenv("STREAM_FILE") : "/tmp/record_bench_stream.fr";
+    char stream_opts[4200];
+    snprintf(stream_opts, sizeof stream_opts,
+             "policy=overwrite buffers=64 buffer_size=64k stream=1 output=%s", file);
+    double plain = 1e30, streamed = 1e30;
+    for (int k = 0; k < ROUNDS; k++) {
+        double a = session_ns("policy=overwrite buffers=64 buffer_size=64k output=/dev/null");
+        double b = session_ns(stream_opts);
+        if (a < plain) plain = a;
+        if (b < streamed) streamed = b;
+    }
+    unlink(file);
+    printf("record_bench stream=1 threads=1 default=%.2f ns  stream=%.2f ns  ratio=%.2f (target <= 1.1)\n",
+           plain, streamed, streamed / plain);
+}
+
 int main(int argc, char **argv)
 {
     records = argc > 1 ? atol(argv[1]) : 4000000;
@@ -104,5 +142,6 @@ int main(int argc, char **argv)
     run(2);
     fr_finalize();
     fr_reset();
+    stream_row();
     return 0;
 }

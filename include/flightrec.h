@@ -48,6 +48,22 @@
  *                      recording goes on; `flightrec snapshot PID` sends it. Default none.
  *   snapshot_output=PATTERN   snapshot file names ("%p" pid, "%n" snapshot number;
  *                      default: the trace's name followed by ".%n")
+ *   stream=1           a background thread appends each buffer to `output` as it fills and
+ *                      hands it back to the pool, so a run of any length is kept in a
+ *                      fixed pool. The file is created at fr_init (as above: an O_EXCL
+ *                      temporary, renamed over `output` at once; fr_init fails with
+ *                      FR_ERR_IO if it cannot be) and grows in place; after each whole
+ *                      block it is a valid trace (`flightrec info` and llvm-xray read it
+ *                      while the program runs); its end (the buffers left, the totals) is
+ *                      appended at exit, fr_finalize + fr_flush, fr_reset or a crash dump.
+ *                      Recording never waits for the disk: when the disk is slower than
+ *                      the program, discard drops new records (counted "stream writer
+ *                      behind"), overwrite overwrites the oldest buffer not yet written
+ *                      (counted "overwritten", gaps marked). A write error (disk full)
+ *                      is said once on stderr; the file then ends at its last whole
+ *                      block. A fork child streams to its own file (the output naming
+ *                      rules). A snapshot (fr_snapshot, snapshot_signal=) holds what is
+ *                      in the pool. Not with no_file_flush=1. Default 0.
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  *   user_events=auto|on|off   the Linux user_events sink (flightrec/events.h): auto
  *                      (default) uses it where the kernel has it and is silent where not;

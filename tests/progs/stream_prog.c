@@ -110,6 +110,13 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
     printf("made %ld\n", 2 * pairs * threads + short_made);
     printf("hwm_kib %ld\n", vm_hwm_kib());
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    printf("sanitizer 1\n");   /* its shadow memory grows with what the program touches */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+    printf("sanitizer 1\n");
+#endif
+#endif
     fflush(stdout);
     if (waitdir) {
         char path[4096];

@@ -47,6 +47,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,6 +348,7 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "flightrec-strm", 0, 0, 0);
+    setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
     __atomic_store_n(&st.writer_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
     while (!LOAD(&st.stop)) {
         uint32_t seen = __atomic_load_n(&fr_stream_word, __ATOMIC_SEQ_CST);
