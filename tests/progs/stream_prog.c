@@ -1,5 +1,5 @@
 /*
- * stream_prog.c - a program for tests/stream.sh (stream=1): THREADS threads each make
+ * stream_prog.c - a program for tests/crash_stream.sh (stream=1): THREADS threads each make
  * PAIRS enter/exit pairs through the public API, optionally pausing PAUSE_US every
  * EVERY records (a program slower than the disk), while short threads come and go.
  * Recording starts from FLIGHTREC_OPTIONS (start=1 stream=1 ...).
