@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """analysis_stack_bench.py - `flightrec stack` against `llvm-xray stack` on a trace with
 many distinct stacks (bench/analysis_gen.c with variety 1: 20 M function records,
-4 threads, ~440,000 distinct stacks), in the same run, best of 3 on both sides: wall
+4 threads, ~440,000 distinct stacks), in the same run, best of 3 interleaved rounds on both sides: wall
 time, CPU time (user + sys) and peak RSS, and the ratios. `flightrec account` on the same
 file is shown for scale. Targets (issue 12): stack >= 30x llvm-xray, <= 64 MB.
 usage: analysis_stack_bench.py FLIGHTREC ANALYSIS_GEN LLVM_XRAY WORKDIR [RECORDS]
@@ -31,22 +31,26 @@ def run(cmd):
     return wall, out.decode()
 
 
-def best_of_3(cmd):
-    """best wall, best CPU and largest peak RSS of 3 runs, through GNU time"""
-    walls, cpus, rss = [], [], []
+def one_run(cmd):
+    """wall, CPU (user + sys) and peak RSS (KiB) of one run, through GNU time"""
     tf = os.path.join(work, "time")
-    for _ in range(3):
-        wall, out = run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf, *cmd])
-        u, s, m = open(tf).read().split()[-3:]
-        walls.append(wall)
-        cpus.append(float(u) + float(s))
-        rss.append(int(m))
-    return min(walls), min(cpus), max(rss), out
+    wall, out = run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf, *cmd])
+    u, s, m = open(tf).read().split()[-3:]
+    return wall, float(u) + float(s), int(m)
 
 
-ours = best_of_3([flightrec, "stack", trace, "--top", "10"])
-theirs = best_of_3([llvm_xray, "stack", "-instr_map=" + mapf, trace])
-account = best_of_3([flightrec, "account", trace])
+# Like for like: 3 rounds, each running every command once (interleaved, so that a slow
+# moment of a shared machine hits all of them); each keeps its best wall and CPU time and
+# its largest peak RSS. (Each command's 3 runs used to follow each other.)
+cmds = {"ours": [flightrec, "stack", trace, "--top", "10"],
+        "theirs": [llvm_xray, "stack", "-instr_map=" + mapf, trace],
+        "account": [flightrec, "account", trace]}
+runs = {k: [] for k in cmds}
+for _ in range(3):
+    for k, cmd in cmds.items():
+        runs[k].append(one_run(cmd))
+ours, theirs, account = ((min(r[0] for r in runs[k]), min(r[1] for r in runs[k]),
+                          max(r[2] for r in runs[k])) for k in ("ours", "theirs", "account"))
 stacks = subprocess.run([flightrec, "stack", trace, "-f", "folded", "--value", "calls"],
                         capture_output=True, text=True, check=True).stdout.count("\n")
 print("trace: %s, %s function records, %d distinct stacks, %.1f MB; load %s"

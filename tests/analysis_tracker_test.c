@@ -345,11 +345,44 @@ static void test_many_threads(void **state)
  * several threads, and a batch boundary crossed many times. */
 static fr_call seen_calls[200000];
 static size_t n_seen;
+/* calls and enters in the order of the callbacks, for the batched enters mode */
+static fr_call seen_events[200000];
+static size_t n_events;
 static void collect_one(const fr_call *c, void *ctx)
 {
     (void)ctx;
-    assert_true(n_seen < 200000);
+    assert_true(n_seen < 200000 && n_events < 200000);
     seen_calls[n_seen++] = *c;
+    seen_events[n_events++] = *c;
+}
+static void collect_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
+{
+    (void)ctx;
+    assert_true(n_events < 200000);
+    seen_events[n_events++] = (fr_call){.tid = tid, .function_id = stack[depth], .enter_tsc = tsc,
+                                        .depth = depth, .flags = FR_CALL_ENTER};
+}
+/* Checks a batch of the enters mode against seen_events; ctx: the count checked so far. */
+static void check_events(const fr_call *calls, size_t n, void *ctx)
+{
+    size_t *checked = ctx;
+    for (size_t i = 0; i < n; i++, (*checked)++) {
+        assert_true(*checked < n_events);
+        const fr_call *a = &seen_events[*checked], *b = &calls[i];
+        assert_null(b->stack);
+        assert_int_equal(a->tid, b->tid);
+        assert_int_equal(a->function_id, b->function_id);
+        assert_int_equal(a->enter_tsc, b->enter_tsc);
+        assert_int_equal(a->depth, b->depth);
+        assert_int_equal(a->flags, b->flags);
+        if (a->flags & FR_CALL_ENTER)
+            continue;
+        assert_int_equal(a->exit_tsc, b->exit_tsc);
+        assert_int_equal(a->child_ticks, b->child_ticks);
+        assert_int_equal(a->has_arg, b->has_arg);
+        if (a->has_arg)
+            assert_int_equal(a->arg, b->arg);
+    }
 }
 static size_t n_checked;      /* default counter of check_batch (ctx NULL) */
 static void check_batch(const fr_call *calls, size_t n, void *ctx)
@@ -375,8 +408,13 @@ static void check_batch(const fr_call *calls, size_t n, void *ctx)
 static void test_batched_mode_matches_callbacks(void **state)
 {
     (void)state;
-    n_seen = n_checked = 0;
-    fr_call_tracker *t1 = fr_call_tracker_new(collect_one, NULL, NULL);
+    n_seen = n_checked = n_events = 0;
+    fr_call_tracker *t1 = fr_call_tracker_new(collect_one, collect_enter, NULL);
+    /* t4, t5: the batched enters mode (calls and enters in one stream, as the stack
+     * aggregation reads them), fed as t2 and as t3 */
+    size_t n_checked4 = 0, n_checked5 = 0;
+    fr_call_tracker *t4 = fr_call_tracker_new_batched_enters(check_events, &n_checked4);
+    fr_call_tracker *t5 = fr_call_tracker_new_batched_enters(check_events, &n_checked5);
     fr_call_tracker *t2 = fr_call_tracker_new_batched(check_batch, NULL);
     /* t3: the same records, runs of plain function records of one thread given as
      * fr_function_record batches (as account reads them), of varied lengths */
@@ -419,9 +457,11 @@ static void test_batched_mode_matches_callbacks(void **state)
         /* the model stack above is only a guide for generating; the trackers decide */
         fr_call_tracker_feed(t1, &rec);
         fr_call_tracker_feed(t2, &rec);
+        fr_call_tracker_feed(t4, &rec);
         int plain = rec.kind <= FR_REC_TAIL_EXIT;
         if (n_run && (!plain || rec.tid != run_tid || n_run == run_max)) {
             fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
+            fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
             n_run = 0;
             run_max = 1 + (r >> 3) % 700;
         }
@@ -431,13 +471,33 @@ static void test_batched_mode_matches_callbacks(void **state)
                                                 .kind = rec.kind};
         } else {
             fr_call_tracker_feed(t3, &rec);
+            fr_call_tracker_feed(t5, &rec);
         }
     }
-    if (n_run)
+    if (n_run) {
         fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
+        fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
+    }
     fr_call_tracker_finish(t1);
     fr_call_tracker_finish(t2);
     fr_call_tracker_finish(t3);
+    fr_call_tracker_finish(t4);
+    fr_call_tracker_finish(t5);
+    assert_int_equal(n_checked4, n_events);
+    assert_int_equal(n_checked5, n_events);
+    assert_true(n_events > n_seen + 50000);
+    for (int k = 0; k < 2; k++) {
+        const fr_call_tracker_stats *x = fr_call_tracker_get_stats(t1),
+                                    *y = fr_call_tracker_get_stats(k ? t5 : t4);
+        assert_int_equal(x->calls, y->calls);
+        assert_int_equal(x->unmatched_exits, y->unmatched_exits);
+        assert_int_equal(x->closed_by_unwind, y->closed_by_unwind);
+        assert_int_equal(x->open_at_end, y->open_at_end);
+        assert_int_equal(x->discarded_at_lost, y->discarded_at_lost);
+        assert_int_equal(x->max_depth, y->max_depth);
+    }
+    fr_call_tracker_free(t4);
+    fr_call_tracker_free(t5);
     assert_int_equal(n_checked, n_seen);
     assert_int_equal(n_checked3, n_seen);
     assert_true(n_seen > 50000);

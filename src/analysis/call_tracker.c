@@ -49,6 +49,7 @@ struct fr_call_tracker {
     fr_call_fn  on_call;
     fr_enter_fn on_enter;
     fr_calls_fn on_calls;            /* batched mode */
+    bool        enters;              /* batched mode: enters in the batch too */
     void       *ctx;
     fr_call    *batch;               /* batched mode: BATCH completed calls */
     size_t      n_batch;
@@ -92,6 +93,13 @@ fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx)
     t->on_calls = on_calls;
     /* one spare entry: the fast path writes a call for every record */
     t->batch = fr_xcalloc(BATCH + 1, sizeof *t->batch);
+    return t;
+}
+
+fr_call_tracker *fr_call_tracker_new_batched_enters(fr_calls_fn on_calls, void *ctx)
+{
+    fr_call_tracker *t = fr_call_tracker_new_batched(on_calls, ctx);
+    t->enters = true;
     return t;
 }
 
@@ -199,6 +207,19 @@ static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_r
     };
     if (th->depth > t->stats.max_depth)
         t->stats.max_depth = th->depth;
+    if (t->enters) {
+        if (t->n_batch == BATCH)
+            flush_batch(t);
+        t->batch[t->n_batch++] = (fr_call){
+            .tid = th->tid,
+            .function_id = rec->function_id,
+            .enter_tsc = rec->tsc,
+            .depth = d,
+            .arg = rec->arg,
+            .has_arg = rec->kind == FR_REC_ENTER_ARG,
+            .flags = FR_CALL_ENTER,
+        };
+    }
     if (t->on_enter)
         t->on_enter(th->tid, rec->tsc, th->ids, d, t->ctx);
 }
@@ -307,7 +328,7 @@ static void feed_general(fr_call_tracker *t, const fr_record *rec)
 
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
 {
-    if (t->on_calls && feed_fast(t, rec->kind, rec->tid, rec->function_id, rec->tsc, rec->arg))
+    if (t->on_calls && !t->enters && feed_fast(t, rec->kind, rec->tid, rec->function_id, rec->tsc, rec->arg))
         return;
     feed_general(t, rec);
 }
@@ -329,8 +350,9 @@ static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_func
  * the tracker's fields, every store to a frame or a call (which the compiler must assume
  * may alias them) forced them back to memory, and the loop ran out of registers. The
  * locals are written back before any record takes the general path, and at the end. */
-static void feed_functions_batched(fr_call_tracker *t, int32_t tid,
-                                   const fr_function_record *recs, size_t n)
+static inline __attribute__((always_inline))
+void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
+                            size_t n, const bool enters)
 {
     size_t i = 0;
     while (i < n) {
@@ -364,15 +386,23 @@ static void feed_functions_batched(fr_call_tracker *t, int32_t tid,
             fr_call *c = &batch[n_batch];
             c->tid = tid;
             c->function_id = id;
-            c->enter_tsc = f->enter_tsc;
             c->exit_tsc = exit_tsc;
             c->child_ticks = f->child_ticks;
-            c->depth = d - 1;
             c->arg = f->arg;
             c->has_arg = f->has_arg;
-            c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT;
+            if (enters) {   /* an enter stays in the batch too: its depth, tsc and flag */
+                c->enter_tsc = is_exit ? f->enter_tsc : tsc;
+                c->depth = d - is_exit;
+                c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT |
+                           (1u - is_exit) * FR_CALL_ENTER;
+                n_batch++;
+            } else {
+                c->enter_tsc = f->enter_tsc;
+                c->depth = d - 1;
+                c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT;
+                n_batch += is_exit;
+            }
             frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
-            n_batch += is_exit;
             calls += is_exit;
             /* as an enter (no argument in a batch): frame d */
             ids[d] = id;
@@ -394,7 +424,10 @@ void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n)
 {
     if (t->on_calls) {
-        feed_functions_batched(t, tid, recs, n);
+        if (t->enters)
+            feed_functions_batched(t, tid, recs, n, true);
+        else
+            feed_functions_batched(t, tid, recs, n, false);
         return;
     }
     for (size_t i = 0; i < n; i++)

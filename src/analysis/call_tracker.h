@@ -26,6 +26,7 @@ enum fr_call_flags {
     FR_CALL_CLOSED_BY_UNWIND = 1u << 0,
     FR_CALL_OPEN_AT_END      = 1u << 1,
     FR_CALL_TAIL_EXIT        = 1u << 2,
+    FR_CALL_ENTER            = 1u << 3,   /* not a call: an enter (batched enters mode) */
 };
 
 typedef struct fr_call {
@@ -68,6 +69,13 @@ fr_call_tracker *fr_call_tracker_new(fr_call_fn on_call, fr_enter_fn on_enter, v
  * (see call_tracker.c). Same matching rules and statistics as above. */
 typedef void (*fr_calls_fn)(const fr_call *calls, size_t n, void *ctx);
 fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx);
+/* Batched mode that also hands over each enter, in record order among the calls, as an
+ * fr_call with flags FR_CALL_ENTER: .tid, .function_id, .depth (the new frame's, 0 =
+ * root), .enter_tsc, .arg and .has_arg are set, the other fields mean nothing. For
+ * consumers that need each call's stack, or its begin, without a callback per record
+ * (the stack aggregation, Perfetto's slices): an open frame's enter is always in an
+ * earlier batch entry than any enter or call of the frames above it. */
+fr_call_tracker *fr_call_tracker_new_batched_enters(fr_calls_fn on_calls, void *ctx);
 /* Feed every record; non-function records are ignored (FR_TE_LOST resets the thread). */
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
 /* Same as feeding each of recs[0..n-1] as an fr_record of thread tid (the batch read of

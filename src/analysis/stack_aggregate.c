@@ -3,20 +3,24 @@
  *
  * The calling-context tree is a prefix tree: a node per distinct path, holding only its
  * parent's index and its function id (the path is the chain of parents). Memory per node:
- *  - the node, 64 bytes, in an anonymous mapping that doubles with mremap (the kernel
+ *  - the node, 32 bytes, in an anonymous mapping that doubles with mremap (the kernel
  *    moves the pages: growing never copies nodes nor needs twice the memory for a
  *    moment, as realloc would; pages become memory only when nodes reach them);
  *  - one slot of a hash table that finds a child from (parent, function id): the slot
  *    holds only the node's index and a 6-bit tag of the key's hash (4 bytes; the key is
  *    read from the node when the tag matches), the table is kept at most 3/4 full, so
  *    5.3 to 10.7 bytes a node.
- * Per thread, node_at[d] is the node of the frame open at depth d: written by the enter
- * callback, read when the call completes. It stays right while the frame is open, since
+ * The slot of a node is placed by the hash of its whole path (root first), computed from
+ * its parent's path hash and its function id, not from the parent's index: so the slot of
+ * a frame's node is known from the records alone, before the parent's node has been
+ * found. On a trace with many stacks nearly every slot and node read misses the cache;
+ * fr_stack_agg_on_batch prefetches them a chunk of records ahead (see there), which a
+ * lookup keyed by the parent's index (or a cache of children in the parent's node, as
+ * before) cannot do: each lookup would wait for the one before.
+ * Per thread, at[d] is the node (and path hash) of the frame open at depth d: written at
+ * the enter, read when the call completes. It stays right while the frame is open, since
  * only enters at a depth <= d (which need that frame closed first) overwrite it. So each
- * call costs one lookup, whatever its depth; and each node (one cache line) remembers the
- * last FR_STACK_HINTS children looked up from it, which answers the lookups of functions
- * with few callees from the caller's node, already in cache, without the hash table's
- * cache miss. The child's node is prefetched at the enter, for its exit.
+ * call costs one lookup, whatever its depth.
  */
 #define _GNU_SOURCE   /* mremap */
 #include "stack_aggregate.h"
@@ -36,12 +40,20 @@
 #define SLOT_INDEX_MASK ((1u << SLOT_INDEX_BITS) - 1)
 #define MAX_NODES  (SLOT_INDEX_MASK - 1)    /* 67 M stacks, 2 GiB of nodes */
 
+/* A frame's node and its path hash. */
+struct frame_node {
+    uint64_t hash;
+    uint32_t node;
+};
+
 struct thread_nodes {
     int32_t   tid;
     uint32_t  root;        /* parent of the thread's depth-0 nodes */
-    uint32_t  known;       /* node_at[0..known-1] were written by enters */
+    uint64_t  root_hash;   /* its path hash */
+    uint32_t  known;       /* at[0..known-1] were written by enters */
     size_t    cap;
-    uint32_t *node_at;
+    struct frame_node *at; /* per depth, the open frame's node */
+    uint64_t *pre;         /* per depth, fr_stack_agg_on_batch's guess of at[].hash */
 };
 
 struct fr_stack_agg {
@@ -59,7 +71,7 @@ struct fr_stack_agg {
     struct thread_nodes *last;
 };
 
-_Static_assert(sizeof(fr_stack_node) == 64, "a node is one cache line");
+_Static_assert(sizeof(fr_stack_node) == 32, "two nodes a cache line");
 
 static inline fr_stack_node *node_at(const fr_stack_agg *sa, uint32_t i)
 {
@@ -115,7 +127,8 @@ void fr_stack_agg_free(fr_stack_agg *sa)
     if (!sa)
         return;
     for (size_t i = 0; i < sa->n_threads; i++) {
-        free(sa->threads[i]->node_at);
+        free(sa->threads[i]->at);
+        free(sa->threads[i]->pre);
         free(sa->threads[i]);
     }
     free(sa->threads);
@@ -125,10 +138,14 @@ void fr_stack_agg_free(fr_stack_agg *sa)
     free(sa);
 }
 
-static inline uint64_t hash_of(uint32_t parent, uint32_t function_id)
+/* The hash of a node's path (root first), from its parent's: where the node's slot is.
+ * A function of the path alone, so that the slot of a frame's node is known from the
+ * records, before the parent's node has been read from memory (see the top). */
+#define PATH_SEED 0x243F6A8885A308D3ull   /* the hash of the empty path (FR_STACK_ROOT) */
+static inline uint64_t path_hash(uint64_t parent_hash, uint32_t function_id)
 {
-    uint64_t key = (uint64_t)parent << 32 | function_id;
-    return key * 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((parent_hash << 23 | parent_hash >> 41) ^ function_id) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
 }
 
 static inline uint32_t tag_of(uint64_t hash)
@@ -136,15 +153,15 @@ static inline uint32_t tag_of(uint64_t hash)
     return (uint32_t)(hash >> 26) & ~SLOT_INDEX_MASK;   /* hash bits 58..63, placed at 26..31 */
 }
 
-/* The child (parent, function_id), or FR_STACK_ROOT; *slot: where it is or would go. */
+/* The child (parent, function_id) whose path hashes to hash, or FR_STACK_ROOT; *slot:
+ * where it is or would go. */
 static inline uint32_t lookup(const fr_stack_agg *sa, uint32_t parent, uint32_t function_id,
-                              uint32_t *slot)
+                              uint64_t hash, uint32_t *slot)
 {
     uint32_t mask = (1u << sa->slot_bits) - 1;
-    uint64_t h = hash_of(parent, function_id);
-    uint32_t tag = tag_of(h);
+    uint32_t tag = tag_of(hash);
     /* the slot from bits below the tag's, so that both vary independently */
-    for (uint32_t s = (uint32_t)(h >> (58 - sa->slot_bits)) & mask;; s = (s + 1) & mask) {
+    for (uint32_t s = (uint32_t)(hash >> (58 - sa->slot_bits)) & mask;; s = (s + 1) & mask) {
         uint32_t v = sa->slots[s];
         if (!v) {
             *slot = s;
@@ -164,24 +181,31 @@ static void grow_slots(fr_stack_agg *sa)
     uint32_t bits = sa->slot_bits + 1;
     uint32_t *slots = map_region(sizeof *slots << bits);   /* zeroed */
     uint32_t mask = (1u << bits) - 1;
+    /* the nodes' path hashes, parents first (a parent has a smaller index) */
+    uint64_t *hash = fr_xcalloc(sa->n ? sa->n : 1, sizeof *hash);
     for (size_t i = 0; i < sa->n; i++) {
         const fr_stack_node *nd = node_at(sa, (uint32_t)i);
-        uint64_t h = hash_of(nd->parent, nd->function_id);
+        uint64_t h = path_hash(nd->parent == FR_STACK_ROOT ? PATH_SEED : hash[nd->parent],
+                               nd->function_id);
+        hash[i] = h;
         uint32_t s = (uint32_t)(h >> (58 - bits)) & mask;
         while (slots[s])
             s = (s + 1) & mask;
         slots[s] = ((uint32_t)i + 1) | tag_of(h);
     }
+    free(hash);
     munmap(sa->slots, sizeof *sa->slots << sa->slot_bits);
     sa->slots = slots;
     sa->slot_bits = bits;
 }
 
-static uint32_t add_node(fr_stack_agg *sa, uint32_t parent, uint32_t function_id, uint32_t slot)
+__attribute__((noinline))
+static uint32_t add_node(fr_stack_agg *sa, uint32_t parent, uint32_t function_id, uint64_t hash,
+                         uint32_t slot)
 {
     if ((sa->n + 1) * 4 > ((size_t)3 << sa->slot_bits)) {
         grow_slots(sa);
-        lookup(sa, parent, function_id, &slot);
+        lookup(sa, parent, function_id, hash, &slot);
     }
     if (sa->n == sa->cap_nodes) {   /* the kernel moves the pages: no copy, no 2x peak */
         size_t old = sa->cap_nodes * sizeof *sa->nodes;
@@ -198,45 +222,36 @@ static uint32_t add_node(fr_stack_agg *sa, uint32_t parent, uint32_t function_id
     }
     uint32_t i = (uint32_t)sa->n++;
     *node_at(sa, i) = (fr_stack_node){.parent = parent, .function_id = function_id};
-    sa->slots[slot] = (i + 1) | tag_of(hash_of(parent, function_id));
+    sa->slots[slot] = (i + 1) | tag_of(hash);
     return i;
 }
 
-static uint32_t child_of(fr_stack_agg *sa, uint32_t parent, uint32_t function_id)
+/* child_of's rare path: (parent, function_id) has no node yet. */
+__attribute__((noinline))
+static struct frame_node child_of_new(fr_stack_agg *sa, struct frame_node parent,
+                                      uint32_t function_id, uint64_t h, uint32_t slot)
 {
-    fr_stack_node *p = NULL;
-    if (parent != FR_STACK_ROOT) {
-        /* The caller's node was touched when it was entered: likely in cache, unlike a
-         * hash slot and the child's node. */
-        p = node_at(sa, parent);
-        for (int k = 0; k < FR_STACK_HINTS; k++)
-            if (p->hints[k].function_id == function_id && p->hints[k].child)
-                return p->hints[k].child - 1;
-    }
-    uint32_t slot;
-    uint32_t i = lookup(sa, parent, function_id, &slot);
-    if (i == FR_STACK_ROOT && sa->n < sa->limit)
-        i = add_node(sa, parent, function_id, slot);
-    if (i != FR_STACK_ROOT) {
-        if (p) {   /* replaces the hints in turn: a free one first, then round robin */
-            p = node_at(sa, parent);   /* add_node may have moved the nodes */
-            int k = 0;
-            while (k < FR_STACK_HINTS - 1 && p->hints[k].child)
-                k++;
-            if (p->hints[k].child) {
-                memmove(&p->hints[0], &p->hints[1], sizeof p->hints[0] * (FR_STACK_HINTS - 1));
-                k = FR_STACK_HINTS - 1;
-            }
-            p->hints[k].child = i + 1;
-            p->hints[k].function_id = function_id;
-        }
-        return i;
-    }
+    if (sa->n < sa->limit)
+        return (struct frame_node){h, add_node(sa, parent.node, function_id, h, slot)};
     /* Full: the stack continues in its deepest node's "other" child. */
-    if (parent != FR_STACK_ROOT && node_at(sa, parent)->function_id == FR_STACK_OTHER)
+    if (parent.node != FR_STACK_ROOT && node_at(sa, parent.node)->function_id == FR_STACK_OTHER)
         return parent;
-    i = lookup(sa, parent, FR_STACK_OTHER, &slot);
-    return i != FR_STACK_ROOT ? i : add_node(sa, parent, FR_STACK_OTHER, slot);
+    h = path_hash(parent.hash, FR_STACK_OTHER);
+    uint32_t i = lookup(sa, parent.node, FR_STACK_OTHER, h, &slot);
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_OTHER, h, slot)};
+}
+
+/* The node of function_id called from the frame parent, created if new, and its path
+ * hash. */
+static inline __attribute__((always_inline))
+struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t function_id)
+{
+    uint32_t slot;
+    uint64_t h = path_hash(parent.hash, function_id);
+    uint32_t i = lookup(sa, parent.node, function_id, h, &slot);
+    if (__builtin_expect(i != FR_STACK_ROOT, 1))
+        return (struct frame_node){h, i};
+    return child_of_new(sa, parent, function_id, h, slot);
 }
 
 static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
@@ -249,11 +264,14 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
         struct thread_nodes *th = fr_xcalloc(1, sizeof *th);
         th->tid = tid;
         th->root = FR_STACK_ROOT;
+        th->root_hash = PATH_SEED;
         if (sa->thread_roots) {   /* whatever the limit: one per thread */
             uint32_t fid = FR_STACK_THREAD | (uint32_t)tid, slot;
-            th->root = lookup(sa, FR_STACK_ROOT, fid, &slot);
+            uint64_t h = path_hash(PATH_SEED, fid);
+            th->root = lookup(sa, FR_STACK_ROOT, fid, h, &slot);
             if (th->root == FR_STACK_ROOT)
-                th->root = add_node(sa, FR_STACK_ROOT, fid, slot);
+                th->root = add_node(sa, FR_STACK_ROOT, fid, h, slot);
+            th->root_hash = h;
         }
         sa->threads = fr_xgrow(sa->threads, &sa->cap_threads, sa->n_threads + 1,
                                sizeof *sa->threads, 16);
@@ -265,13 +283,25 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     return sa->last;
 }
 
-static uint32_t node_of_stack(fr_stack_agg *sa, const struct thread_nodes *th,
-                              const uint32_t *stack, uint32_t depth)
+static struct frame_node node_of_stack(fr_stack_agg *sa, const struct thread_nodes *th,
+                                       const uint32_t *stack, uint32_t depth)
 {
-    uint32_t node = th->root;
+    struct frame_node f = {th->root_hash, th->root};
     for (uint32_t d = 0; d <= depth; d++)
-        node = child_of(sa, node, stack[d]);
-    return node;
+        f = child_of(sa, f, stack[d]);
+    return f;
+}
+
+static inline void grow_frames(struct thread_nodes *th, uint32_t depth)
+{
+    if (__builtin_expect(depth >= th->cap, 0)) {
+        size_t cap = th->cap;
+        th->at = fr_xgrow(th->at, &cap, (size_t)depth + 1, sizeof *th->at, 64);
+        th->pre = fr_xrealloc(th->pre, cap * sizeof *th->pre);
+        /* at[] is read (as a prefetch hint) before frames are entered: no garbage */
+        memset(th->at + th->cap, 0, (cap - th->cap) * sizeof *th->at);
+        th->cap = cap;
+    }
 }
 
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
@@ -279,15 +309,21 @@ void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uin
     (void)tsc;
     fr_stack_agg *sa = ctx;
     struct thread_nodes *th = thread_of(sa, tid);
-    if (depth >= th->cap)
-        th->node_at = fr_xgrow(th->node_at, &th->cap, (size_t)depth + 1, sizeof *th->node_at, 64);
-    uint32_t parent = depth == 0 ? th->root
-                    : depth <= th->known ? th->node_at[depth - 1]
-                    : node_of_stack(sa, th, stack, depth - 1);
-    uint32_t node = child_of(sa, parent, stack[depth]);
-    __builtin_prefetch(node_at(sa, node), 1);
-    th->node_at[depth] = node;
+    grow_frames(th, depth);
+    struct frame_node parent = depth == 0 ? (struct frame_node){th->root_hash, th->root}
+                             : depth <= th->known ? th->at[depth - 1]
+                             : node_of_stack(sa, th, stack, depth - 1);
+    th->at[depth] = child_of(sa, parent, stack[depth]);
     th->known = depth + 1;
+}
+
+static inline void count_call(fr_stack_agg *sa, uint32_t node, const fr_call *c)
+{
+    fr_stack_node *s = node_at(sa, node);
+    s->calls++;
+    s->total_ticks += fr_call_duration(c);
+    s->self_ticks += fr_call_self(c);
+    sa->merged_calls += s->function_id == FR_STACK_OTHER;
 }
 
 void fr_stack_agg_on_call(const fr_call *c, void *ctx)
@@ -296,18 +332,90 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
     struct thread_nodes *th = thread_of(sa, c->tid);
     uint32_t node;
     if (c->depth < th->known) {
-        node = th->node_at[c->depth];
+        node = th->at[c->depth].node;
         /* The deeper entries belong to frames closed by now. */
         th->known = c->depth;
     } else {
-        node = node_of_stack(sa, th, c->stack, c->depth);
+        node = node_of_stack(sa, th, c->stack, c->depth).node;
     }
-    fr_stack_node *s = node_at(sa, node);
-    s->calls++;
-    s->total_ticks += fr_call_duration(c);
-    s->self_ticks += fr_call_self(c);
-    if (s->function_id == FR_STACK_OTHER)
-        sa->merged_calls++;
+    count_call(sa, node, c);
+}
+
+/* The batched tracker's stream (fr_call_tracker_new_batched_enters): the work of
+ * fr_stack_agg_on_enter and fr_stack_agg_on_call without a callback per record, nor the
+ * stack array: an enter's parent is at[depth - 1], written by the enter of the frame
+ * still open below it (the tracker hands over every open frame's enter first).
+ *
+ * On a trace with many stacks, nearly every hash slot and node read is a cache miss, and
+ * in a plain loop each waits for the one before. So a chunk of the stream is taken in
+ * three passes: the first computes each enter's path hash from the records alone (the
+ * thread's pre[] stack) and prefetches its slot, and each exit's node; the second reads
+ * the slots, now in cache, and prefetches the nodes they point to; the third does the
+ * real work (the same as the callbacks) on data that is mostly in cache by then. The
+ * first two passes only guess (a probe past a collision, an "other" node), and a wrong
+ * guess costs only a useless prefetch. */
+#define CHUNK 256
+
+static inline struct thread_nodes *thread_cached(fr_stack_agg *sa, struct thread_nodes *th,
+                                                 int32_t tid)
+{
+    return th && th->tid == tid ? th : thread_of(sa, tid);
+}
+
+static void batch_chunk(fr_stack_agg *sa, const fr_call *calls, size_t n)
+{
+    uint64_t hashes[CHUNK];
+    struct thread_nodes *th = NULL;
+    const uint32_t shift = 58 - sa->slot_bits, mask = (1u << sa->slot_bits) - 1;
+    for (size_t i = 0; i < n; i++) {
+        const fr_call *c = &calls[i];
+        th = thread_cached(sa, th, c->tid);
+        uint32_t d = c->depth;
+        grow_frames(th, d);
+        if (c->flags & FR_CALL_ENTER) {
+            uint64_t h = path_hash(d ? th->pre[d - 1] : th->root_hash, c->function_id);
+            th->pre[d] = h;
+            hashes[i] = h;
+            __builtin_prefetch(&sa->slots[(uint32_t)(h >> shift) & mask]);
+        } else {
+            __builtin_prefetch(node_at(sa, th->at[d].node), 1);
+        }
+    }
+    /* (thread_of may have added a thread's root node, and grown the table) */
+    const uint32_t shift2 = 58 - sa->slot_bits, mask2 = (1u << sa->slot_bits) - 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(calls[i].flags & FR_CALL_ENTER))
+            continue;
+        /* the first slot with the key's tag, as lookup will probe */
+        const uint32_t tag = tag_of(hashes[i]);
+        for (uint32_t s = (uint32_t)(hashes[i] >> shift2) & mask2;; s = (s + 1) & mask2) {
+            uint32_t v = sa->slots[s];
+            if (!v)
+                break;
+            if ((v & ~SLOT_INDEX_MASK) == tag) {
+                __builtin_prefetch(node_at(sa, (v & SLOT_INDEX_MASK) - 1), 1);
+                break;
+            }
+        }
+    }
+    th = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const fr_call *c = &calls[i];
+        th = thread_cached(sa, th, c->tid);
+        uint32_t d = c->depth;
+        if (c->flags & FR_CALL_ENTER) {
+            struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
+            th->at[d] = child_of(sa, parent, c->function_id);
+            continue;
+        }
+        count_call(sa, th->at[d].node, c);
+    }
+}
+
+void fr_stack_agg_on_batch(const fr_call *calls, size_t n, void *ctx)
+{
+    for (size_t i = 0; i < n; i += CHUNK)
+        batch_chunk(ctx, calls + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
 size_t fr_stack_agg_count(const fr_stack_agg *sa)
@@ -340,8 +448,10 @@ uint32_t fr_stack_agg_path(const fr_stack_agg *sa, uint32_t index, uint32_t *ids
 uint32_t fr_stack_agg_find(const fr_stack_agg *sa, const uint32_t *stack, uint32_t n)
 {
     uint32_t node = FR_STACK_ROOT, slot;
+    uint64_t h = PATH_SEED;
     for (uint32_t d = 0; d < n; d++) {
-        node = lookup(sa, node, stack[d], &slot);
+        h = path_hash(h, stack[d]);
+        node = lookup(sa, node, stack[d], h, &slot);
         if (node == FR_STACK_ROOT)
             return FR_STACK_ROOT;
     }
