@@ -36,9 +36,8 @@ static void feed(fr_analysis *a, fr_record_kind kind, int32_t tid, uint32_t id, 
  *   140  exit c         c 40 (self 20)
  *   200 exit main       main 200 (self 200-50-10-40 = 100)
  */
-static fr_analysis *build(void)
+static void feed_the_stream(fr_analysis *a)
 {
-    fr_analysis *a = fr_analysis_new(FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH | FR_ANALYZE_STACKS);
     EN(1, 1, 0);
     EN(2, 1, 0);
     EN(1, 2, 10);
@@ -58,6 +57,12 @@ static fr_analysis *build(void)
     EX(1, 4, 140);
     EX(1, 1, 200);
     fr_analysis_finish(a);
+}
+
+static fr_analysis *build(void)
+{
+    fr_analysis *a = fr_analysis_new(FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH | FR_ANALYZE_STACKS);
+    feed_the_stream(a);
     return a;
 }
 
@@ -190,25 +195,7 @@ static void test_stacks_bounded(void **state)
     (void)state;
     fr_analysis *a = fr_analysis_new(FR_ANALYZE_STACKS);
     fr_stack_agg_set_limit(a->stacks, 3);
-    EN(1, 1, 0);
-    EN(2, 1, 0);
-    EN(1, 2, 10);
-    EN(2, 3, 5);
-    EN(1, 3, 20);
-    EX(2, 3, 25);
-    EX(1, 3, 50);
-    EX(2, 1, 30);
-    EX(1, 2, 60);
-    EN(1, 2, 70);
-    EX(1, 2, 80);
-    EN(1, 4, 100);
-    EN(1, 4, 110);
-    EN(1, 3, 115);
-    EN(1, 5, 120);
-    EX(1, 4, 130);
-    EX(1, 4, 140);
-    EX(1, 1, 200);
-    fr_analysis_finish(a);
+    feed_the_stream(a);
     const fr_stack_agg *sa = a->stacks;
     assert_int_equal(fr_stack_agg_count(sa), 5);
     uint32_t other1 = fr_stack_agg_find(sa, (uint32_t[]){1, FR_STACK_OTHER}, 2);
