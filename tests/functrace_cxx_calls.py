@@ -24,7 +24,7 @@ import re
 import sys
 
 import frtest
-from frtest import fatal
+from frtest import fatal, skip
 
 LAMBDA = re.compile(r"^app::run\(\)::(\$_\d+|\{lambda\(int\)#\d+\})::operator\(\)\(int\) const$")
 
@@ -278,8 +278,7 @@ def main():
     if gcc:
         from shutil import which
         if not which("g++"):
-            print("SKIP: no g++")
-            return 77
+            skip("no g++")
         build = os.path.dirname(fr)
         program = os.path.join(work, "cxx_calls_gcc")
         run(["g++", "-g", "-O2", "-std=c++17", "-finstrument-functions", "-pthread", source, "-o",
