@@ -23,6 +23,22 @@ for spec in "segv 139" "term 143"; do
   [ "$n" = 303 ] || fail "short writes, $mode: $n records, want 303"
 done
 
+# stream=1 (1 KiB buffers: the worker's are appended while the program runs) through
+# the same short writes and EINTR, then a crash dump that appends the rest: every record.
+for spec in "segv 139 fatal" "term 143 termination"; do
+  set -- $spec
+  mode=$1 want=$2 cause=$3
+  LD_PRELOAD=$shim FLIGHTREC_OPTIONS="start=1 stream=1 buffers=16 buffer_size=1k crash_dump=1 signal_flush=1 output=$work/stream-$mode.fr" \
+    timeout 30 "$prog" "$mode" >out.txt 2>err.txt; rc=$?
+  [ "$rc" = "$want" ] || fail "stream, short writes, $mode: exit $rc, want $want ($(head -c 300 err.txt))"
+  "$xray" fdr-dump -verify "stream-$mode.fr" >/dev/null 2>x.err || fail "stream, short writes, $mode: invalid: $(head -c 300 x.err)"
+  "$fr" info "stream-$mode.fr" >info.txt
+  n=$(sed -n 's/^records: //p' info.txt) blocks=$(sed -n 's/^blocks: //p' info.txt)
+  [ "$n" = 303 ] || fail "stream, short writes, $mode: $n records, want 303"
+  [ "${blocks:-0}" -gt 4 ] || fail "stream, short writes, $mode: $blocks blocks, want the streamed layout (2 metadata blocks, one block per buffer: 3)"
+  grep -q "^written on: $cause signal" info.txt || fail "stream, $mode: no dump cause: $(grep written info.txt)"
+done
+
 if [ "$(id -u)" != 0 ] || ! mkdir full || ! mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
   [ $status = 0 ] || exit $status
   echo "SKIP: cannot mount a small tmpfs (not root?): the ENOSPC part was not run"
