@@ -8,7 +8,8 @@
  *   typed      the core's fr_log_typed_event with a payload of the same size, for
  *              comparison: what the recorder itself costs
  *   enabled    FR_EVENT with two integer fields and a short string, into the flight
- *              recorder (EventHeader bytes in an XRay typed event); target < 2x floor
+ *              recorder (a compact entry of an FR_TE_EVENT_RUN: site id, time delta,
+ *              the values; the site's metadata is in the file once); target < 2x floor
  *
  * usage: events_bench [iterations]   (best of 5 rounds each)
  */

@@ -20,6 +20,7 @@ if(FLIGHTREC_TESTS)
 $<TARGET_FILE:reader_tb_sample> ${FR_FUZZ_ANALYSIS_WORK}/corpus/sample.xray && \
 $<TARGET_FILE:reader_tb_sample> ${FR_FUZZ_ANALYSIS_WORK}/corpus/small.xray small && \
 ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_seeds.py ${FR_FUZZ_ANALYSIS_WORK}/corpus && \
+$<TARGET_FILE:events_compact> mixed ${FR_FUZZ_ANALYSIS_WORK}/corpus/compact-events.xray 2>/dev/null && \
 cd ${FR_FUZZ_ANALYSIS_WORK} && $<TARGET_FILE:fuzz_analysis> -max_total_time=30 -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus")
   set_tests_properties(fuzz_analysis PROPERTIES TIMEOUT 120 LABELS fuzz)
 endif()
