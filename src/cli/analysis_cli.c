@@ -58,7 +58,8 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
                  a.st_ino == b.st_ino))
                 return fr_cli_usage_error(command, "'%s' is given twice", paths[i]);
         }
-    int rc = fr_cli_open(&c->trace, command, paths[0], binary);
+    /* Durations only: no first pass to find the time origin. */
+    int rc = fr_cli_open_durations(&c->trace, command, paths[0], binary);
     if (rc)
         return rc;
     /* FR_TE_LOST must reach the call tracker (it resets a thread's stack). */
@@ -78,7 +79,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
      * in the same executable; durations stay in ticks of one rate. */
     for (size_t i = 1; i < n_paths && !c->trace.failed; i++) {
         fr_cli_trace more;
-        rc = fr_cli_open(&more, command, paths[i], binary);
+        rc = fr_cli_open_durations(&more, command, paths[i], binary);
         if (rc)
             return rc;
         int bad = 0;

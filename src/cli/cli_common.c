@@ -363,7 +363,7 @@ static uint64_t earliest_tsc(fr_reader *r, uint64_t first)
 
 /* Reads the leading metadata blocks; returns the offset where they end. Notes the
  * first thread block's TSC. */
-static uint64_t prescan_metadata(fr_cli_trace *t)
+static uint64_t prescan_metadata(fr_cli_trace *t, bool find_origin)
 {
     char err[512];
     fr_reader *r = open_reader(t, err, sizeof err);
@@ -384,7 +384,7 @@ static uint64_t prescan_metadata(fr_cli_trace *t)
          * not always the earliest (a thread that started first may flush its buffer
          * last): then the origin is the earliest timestamp in the file, found by a first
          * pass, so that no time is negative. */
-        if (!t->meta.has_clock)
+        if (!t->meta.has_clock && find_origin)
             t->start_tsc = earliest_tsc(r, rec.tsc);
     }
     fr_reader_close(r);
@@ -392,7 +392,8 @@ static uint64_t prescan_metadata(fr_cli_trace *t)
     return end;
 }
 
-int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary)
+static int open_trace(fr_cli_trace *t, const char *command, const char *path, const char *binary,
+                      bool find_origin)
 {
     memset(t, 0, sizeof *t);
     t->command = command;
@@ -414,7 +415,7 @@ int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const ch
     t->info = fr_reader_info(t->reader);
     /* An empty file has no metadata block to read. */
     if (t->info->file_size > 0)
-        t->meta_end = prescan_metadata(t);
+        t->meta_end = prescan_metadata(t, find_origin);
 
     t->symbols = fr_symbols_new();
     if (!t->symbols) {
@@ -442,6 +443,17 @@ int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const ch
     }
     t->progress = isatty(STDERR_FILENO) && t->info->file_size > 0;
     return FR_EXIT_OK;
+}
+
+int fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary)
+{
+    return open_trace(t, command, path, binary, true);
+}
+
+int fr_cli_open_durations(fr_cli_trace *t, const char *command, const char *path,
+                          const char *binary)
+{
+    return open_trace(t, command, path, binary, false);
 }
 
 static uint64_t now_ns(void)

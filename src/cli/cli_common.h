@@ -41,7 +41,8 @@ typedef struct fr_cli_trace {
     fr_symbols   *symbols;
     uint64_t      ticks_per_second; /* FR_TE_CLOCK's if present, else the header's; 0 unknown */
     uint64_t      start_tsc;    /* time origin: FR_TE_CLOCK base, else the earliest
-                                   timestamp in the file (a first pass at open) */
+                                   timestamp in the file (a first pass at open; not
+                                   with fr_cli_open_durations) */
     bool          has_start;
     bool          return_meta;  /* fr_cli_next also returns our FR_TE_* metadata records
                                    (default false: they are consumed into .meta) */
@@ -67,6 +68,11 @@ typedef struct fr_cli_trace {
  * the executable recorded in the trace if it exists (silently skipped if it does not).
  * Returns FR_EXIT_OK, or prints a message and returns FR_EXIT_BAD_INPUT. */
 int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
+/* The same, for a command that shows no time relative to the origin (account, stack,
+ * graph: durations only): a file without a clock event is then not read a first time to
+ * find its earliest timestamp, and start_tsc is its first thread block's. */
+int  fr_cli_open_durations(fr_cli_trace *t, const char *command, const char *path,
+                           const char *binary);
 /* Next record (FR_READ_OK / FR_READ_EOF / FR_READ_ERROR: message already printed).
  * A cut trace (fr_reader_truncation) ends with FR_READ_EOF after a warning on stderr,
  * "flightrec CMD: warning: FILE: offset N: the file ends inside ...": not an error, the
