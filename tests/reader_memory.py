@@ -6,6 +6,8 @@ exits 1 with a warning, docs/CLI.md) take
 the same peak memory on a 40x larger trace (64 K vs 2.6 M records), within 1 MiB."""
 import os, subprocess, sys
 
+from frtest import check, finish
+
 gen, flightrec, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 
@@ -20,7 +22,6 @@ def peak_kib(args, want_rc=0):
     return int(p.stderr.strip().splitlines()[-1])
 
 
-ok = True
 sizes = {}
 for n in (65536, 2621440):
     path = os.path.join(work, "trace_%d.xray" % n)
@@ -31,7 +32,5 @@ for n in (65536, 2621440):
 for n, (size, info, dump) in sorted(sizes.items()):
     print("%d records, %d bytes: info peak %d KiB, dump peak %d KiB" % (n, size, info, dump))
 (_, i0, d0), (_, i1, d1) = sizes[65536], sizes[2621440]
-if i1 - i0 > 1024 or d1 - d0 > 1024:
-    print("memory grows with the trace")
-    ok = False
-sys.exit(0 if ok else 1)
+check(i1 - i0 <= 1024 and d1 - d0 <= 1024, "memory grows with the trace")
+finish()

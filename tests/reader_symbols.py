@@ -9,6 +9,8 @@ fr_symbols on a C++ binary with XRay sleds, checked against llvm-xray and the so
    with a load bias) resolves to the symbol, a named one keeps its name."""
 import re, subprocess, sys
 
+from frtest import check, finish
+
 tool, xray, binary, src = sys.argv[1:5]
 ext = subprocess.run([xray, "extract", "-s", binary], check=True, capture_output=True,
                      text=True).stdout
@@ -34,23 +36,17 @@ for line in out.splitlines():
     else:
         loc = f[-1]
         got[int(f[0])] = (" ".join(f[1:-1]), loc)
-ok = True
-if sorted(got) != sorted(want):
-    print("ids: ours %s, llvm-xray %s" % (sorted(got), sorted(want)))
-    ok = False
+check(sorted(got) == sorted(want), "ids: ours %s, llvm-xray %s" % (sorted(got), sorted(want)))
 marker_of = {"shapes::Circle::area() const": "area", "int twice<int>(int)": "twice",
              "long twice<long>(long)": "twice", "plain_c_like(int)": "plain",
              "c_linkage": "clink", "main": "main"}
 for fid, (addr, name) in sorted(want.items()):
     ours, loc = got.get(fid, ("?", "?"))
     print("%d: llvm-xray %r, ours %r at %s" % (fid, name, ours, loc))
-    if ours != name:
-        ok = False
+    check(ours == name, "%d: named %r, llvm-xray %r" % (fid, ours, name))
     key = marker_of.get(name)
-    if key is None or not loc.endswith("reader_cxx_prog.cpp:%d" % markers[key]):
-        print("  expected reader_cxx_prog.cpp:%s" % (markers.get(key, "?")))
-        ok = False
-if meta.get(1000) != want[1][1] or meta.get(1001) != "given" or meta.get(1002) != "#1002":
-    print("trace tables: %r, expected %r / 'given' / '#1002'" % (meta, want[1][1]))
-    ok = False
-sys.exit(0 if ok else 1)
+    check(key is not None and loc.endswith("reader_cxx_prog.cpp:%d" % markers[key]),
+          "%d: %s at %s, expected reader_cxx_prog.cpp:%s" % (fid, name, loc, markers.get(key, "?")))
+check(meta.get(1000) == want[1][1] and meta.get(1001) == "given" and meta.get(1002) == "#1002",
+      "trace tables: %r, expected %r / 'given' / '#1002'" % (meta, want[1][1]))
+finish()
