@@ -19,5 +19,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_decode_dat(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const struct subcommand subcommands[] = {
     {"convert",    cmd_convert,    "to Perfetto, Chrome JSON, folded stacks, SVG flame graph, YAML"},
     {"decode-dat", cmd_decode_dat, "decode an EventHeader interceptor corpus (.dat) to JSON"},
     {"snapshot",   cmd_snapshot,   "make a running traced process write a snapshot"},
+    {"recover",    cmd_recover,    "the trace of a killed process, from its backing file"},
 };
 
 static void usage(FILE *out)

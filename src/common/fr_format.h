@@ -283,7 +283,8 @@ struct fr_te_dump_cause {
     uint64_t inconsistent;      /* records a snapshot could not capture consistently (0 for
                                    a dump that stopped recording first) */
 } __attribute__((packed));
-enum { FR_DUMP_FATAL_SIGNAL = 1, FR_DUMP_TERMINATION_SIGNAL = 2, FR_DUMP_SNAPSHOT = 3 };
+enum { FR_DUMP_FATAL_SIGNAL = 1, FR_DUMP_TERMINATION_SIGNAL = 2, FR_DUMP_SNAPSHOT = 3,
+       FR_DUMP_RECOVERED = 4 /* `flightrec recover` from a backing file (docs/BACKING.md) */ };
 _Static_assert(sizeof(struct fr_te_dump_cause) == 40, "dump cause size");
 _Static_assert(offsetof(struct fr_te_dump_cause, cause) == 4, "dump cause cause");
 _Static_assert(offsetof(struct fr_te_dump_cause, signal) == 8, "dump cause signal");

@@ -98,7 +98,8 @@ static const char *dump_cause_name(uint32_t cause)
 {
     return cause == FR_DUMP_FATAL_SIGNAL ? "fatal signal"
          : cause == FR_DUMP_TERMINATION_SIGNAL ? "termination signal"
-         : cause == FR_DUMP_SNAPSHOT ? "snapshot" : "unknown cause";
+         : cause == FR_DUMP_SNAPSHOT ? "snapshot"
+         : cause == FR_DUMP_RECOVERED ? "recovered from a backing file" : "unknown cause";
 }
 
 static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
@@ -124,6 +125,8 @@ static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
     fprintf(out, ", thread %d", m->dump_tid);
     if (m->dump_cause == FR_DUMP_SNAPSHOT)
         fprintf(out, ", records not captured consistently %" PRIu64, m->dump_inconsistent);
+    if (m->dump_cause == FR_DUMP_RECOVERED)
+        fprintf(out, ", records not recovered %" PRIu64, m->dump_inconsistent);
     fputc('\n', out);
 }
 

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "core/backing_file.h"
 #include "core/buffer_pool.h"
 #include "core/session.h"
 #include "core/text_out.h"
@@ -232,12 +233,15 @@ int fr_pool_create(const struct fr_options *o)
     size_t total = data_r + bufs + thr + scratch;
     if (total < data || check_budget(total) != 0)
         return errno = ENOMEM, -1;
-    /* Descriptors always; the data too when the pool is small. */
+    /* Descriptors always; the data too when the pool is small. A backing file's pool
+     * is reserved and faulted in whole (backing_file.c). */
     int all = data_r <= PREFAULT_MAX;
-    void *m = map_pool(total, all ? 0 : data_r, all ? total : total - data_r);
+    void *m = o->backing[0] ? fr_backing_create(o, total, 0, NULL)
+                            : map_pool(total, all ? 0 : data_r, all ? total : total - data_r);
     if (m == MAP_FAILED)
-        return -1;
+        return errno = EIO, -1;
     memset(&fr_pool, 0, sizeof fr_pool);
+    fr_pool.backed = o->backing[0] != 0;
     fr_pool.map = m;
     fr_pool.map_size = total;
     fr_pool.data = m;
@@ -254,8 +258,14 @@ int fr_pool_create(const struct fr_options *o)
 void fr_pool_destroy(void)
 {
     /* A thread left inside a record may still store into the pool: its memory stays. */
-    if (fr_pool.map && !LOAD(&fr_pool.stuck))
-        munmap(fr_pool.map, fr_pool.map_size);
+    if (fr_pool.backed)
+        fr_backing_remove();   /* the session ends here: written, or thrown away */
+    if (fr_pool.map && !LOAD(&fr_pool.stuck)) {
+        if (fr_pool.backed)
+            fr_backing_unmap();
+        else
+            munmap(fr_pool.map, fr_pool.map_size);
+    }
     memset(&fr_pool, 0, sizeof fr_pool);
 }
 
@@ -375,10 +385,17 @@ void fr_pool_unpin(uint32_t slot)
 
 /* ------------------------------------------------------------------ buffers */
 
-/* A buffer just won (CAS to CURRENT): the newest of its new owner. */
+/* A buffer just won (CAS to CURRENT): the newest of its new owner. In a backing file a
+ * reused buffer is zeroed (what its previous holder wrote, `used` bytes): the end of
+ * the records of a buffer still CURRENT when the process died is where its zeros begin
+ * (docs/BACKING.md). Only the new holder writes a buffer's bytes, so this is ours. */
 static void stamp(uint32_t idx)
 {
     struct fr_buffer_desc *b = &fr_pool.bufs[idx];
+    if (fr_pool.backed && FR_OWN_GEN(LOAD_R(&b->own)) > 1) {
+        uint64_t used = LOAD_R(&b->used);
+        memset(fr_pool_buffer(idx), 0, used && used <= fr_pool.buffer_size ? used : fr_pool.buffer_size);
+    }
     STORE_R(&b->seq, ADD_R(&fr_pool.next_seq, 1));
     STORE_R(&b->used, 0);
     STORE_R(&b->records, 0);

@@ -108,6 +108,9 @@ struct fr_pool {
     uint32_t hint;              /* where the next free-buffer scan starts (atomic) */
     uint64_t next_seq;          /* atomic */
     uint32_t stuck;             /* threads left inside a record at finalize (atomic) */
+    int      backed;            /* the pool is a file's (backing=): a reused buffer is
+                                   zeroed first, threads publish their counters at each
+                                   buffer change (docs/BACKING.md) */
     /* Threads whose slot was recycled (no records left in the pool), and drops that
      * belong to no slot (thread limit, records after a thread's exit): atomic. */
     uint32_t recycled_threads;

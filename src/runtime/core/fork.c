@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "flightrec.h"
+#include "core/backing_file.h"
 #include "core/buffer_pool.h"
 #include "core/recorder.h"
 #include "core/fork.h"
@@ -44,6 +45,10 @@ static void in_child(void)
 {
     fr_state s = fr_lifecycle_fork_child();
     fr_writer_after_fork();
+    /* A backing file's mapping is shared with the parent: before anything is cleared or
+     * written, the child gets its own file (if it records) or private zero pages. */
+    if (fr_pool.backed && fr_backing_fork_child(s == FR_STATE_INITIALIZED) < 0)
+        fr_pool.backed = 0;
     if (s == FR_STATE_INITIALIZED || s == FR_STATE_FINALIZED) {
         /* Only this thread exists here; the parent's records stay the parent's (the
          * pool is MADV_WIPEONFORK: the child's copy is zero pages anyway). */
@@ -55,6 +60,10 @@ static void in_child(void)
         uint32_t session = fr_writer_new_session();
         /* stream=1: the child's own file and writer thread (before it records) */
         fr_stream_after_fork(s == FR_STATE_INITIALIZED);
+        if (fr_pool.backed) {
+            fr_backing_fill_header(session);
+            fr_backing_write_meta();
+        }
         if (s == FR_STATE_INITIALIZED)
             __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
     } else if (s == FR_STATE_UNINITIALIZED && fr_pool.map) {

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "flightrec.h"
 #include "core/recorder.h"
+#include "core/backing_file.h"
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/cpu_id.h"
@@ -82,8 +83,10 @@ void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *h)
     }
     hooks[i] = *h;
     /* Registered after an init (constructor order): act now. */
-    if (fr_get_state() == FR_STATE_INITIALIZED && h->after_init)
+    if (fr_get_state() == FR_STATE_INITIALIZED && h->after_init) {
         h->after_init(&fr_opts);
+        fr_backing_write_meta();   /* what the hook set up (function tables) */
+    }
 }
 
 /* ------------------------------------------------------------------ one-time setup */
@@ -157,9 +160,10 @@ fr_status fr_init(const char *options)
     fr_cpu_init();
     pthread_mutex_lock(&fr_registry_lock);
     if (fr_pool_create(&o) < 0) {
+        int io = errno == EIO;   /* the backing file, said on stderr */
         pthread_mutex_unlock(&fr_registry_lock);
         __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
-        return FR_ERR_NOMEM;
+        return io ? FR_ERR_IO : FR_ERR_NOMEM;
     }
     fr_opts = o;
     fr_pid = pid;
@@ -173,6 +177,7 @@ fr_status fr_init(const char *options)
         return so == -1 ? FR_ERR_OPTIONS : FR_ERR_IO;
     }
     uint32_t session = fr_writer_new_session();
+    fr_backing_fill_header(session);
     flushing = 0;
     flushed = 0;
     pthread_mutex_unlock(&fr_registry_lock);
@@ -184,6 +189,7 @@ fr_status fr_init(const char *options)
         if (hooks[i].after_init)
             hooks[i].after_init(&fr_opts);
     fr_stream_start();   /* after the hooks: the function tables go in its first block */
+    fr_backing_write_meta();   /* after the hooks: function tracing's tables are known */
     return FR_OK;
 }
 
@@ -208,6 +214,7 @@ fr_status fr_finalize(void)
         nanosleep(&grace, NULL);
     }
     fr_writer_stop_threads(STOP_MAX_YIELDS);
+    fr_backing_set_state(FR_BACKING_STOPPED);
     __atomic_store_n(&flushed, fr_opts.no_file_flush, __ATOMIC_RELEASE);
     __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
     return FR_OK;
@@ -237,6 +244,9 @@ void fr_lifecycle_dump_done(const char *written)
     if (written) {
         memcpy(last_output, written, sizeof last_output);
         __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
+        fr_backing_remove();   /* the dump is the trace */
+    } else {
+        fr_backing_set_state(FR_BACKING_STOPPED);
     }
     __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
 }
@@ -296,6 +306,11 @@ fr_status fr_flush(void)
             fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
             fr_fmt_str(msg, sizeof msg, &len, ": ");
             fr_fmt_str(msg, sizeof msg, &len, strerror(err));
+            if (fr_backing_path[0]) {
+                fr_fmt_str(msg, sizeof msg, &len, " (the records stay in ");
+                fr_fmt_str(msg, sizeof msg, &len, fr_backing_path);
+                fr_fmt_str(msg, sizeof msg, &len, ": flightrec recover turns it into a trace)");
+            }
             fr_fmt_str(msg, sizeof msg, &len, "\n");
             fr_write_stderr(msg, len);
             r = FR_ERR_IO;
@@ -303,6 +318,7 @@ fr_status fr_flush(void)
             memcpy(last_output, fr_output_path, sizeof last_output);
             __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
             __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
+            fr_backing_remove();   /* the trace is written: the file has served */
             report_drops();
         }
     }

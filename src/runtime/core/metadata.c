@@ -191,12 +191,8 @@ static void emit_thread_stats(struct fr_meta_writer *w)
     }
 }
 
-/* A streamed file's first metadata block (stream_writer.c): what is known at the start;
- * the totals come in the final one. */
-void fr_meta_emit_start(struct fr_meta_writer *w)
+static void emit_sources(struct fr_meta_writer *w)
 {
-    emit_clock(w);
-    emit_process(w);
     uint32_t n = __atomic_load_n(&nsources, __ATOMIC_ACQUIRE);
     if (n > MAX_SOURCES)
         n = MAX_SOURCES;
@@ -207,20 +203,23 @@ void fr_meta_emit_start(struct fr_meta_writer *w)
     }
 }
 
+/* What is known at the start, without totals: a streamed file's first metadata block
+ * (stream_writer.c), and a backing file's metadata (backing_file.c, where the recovering
+ * side adds the totals it counts). */
+void fr_meta_emit_start(struct fr_meta_writer *w)
+{
+    emit_clock(w);
+    emit_process(w);
+    emit_sources(w);
+}
+
 void fr_meta_emit_all(struct fr_meta_writer *w)
 {
     emit_clock(w);
     emit_process(w);
     emit_summary(w);
     emit_thread_stats(w);
-    uint32_t n = __atomic_load_n(&nsources, __ATOMIC_ACQUIRE);
-    if (n > MAX_SOURCES)
-        n = MAX_SOURCES;
-    for (uint32_t i = 0; i < n; i++) {
-        fr_meta_source_fn fn = __atomic_load_n(&sources[i].fn, __ATOMIC_ACQUIRE);
-        if (fn)
-            fn(w, sources[i].ctx);
-    }
+    emit_sources(w);
 }
 
 /* Totals for fr_get_stats and the flush message (exact once finalized). */

@@ -204,6 +204,13 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         o->snapshot_signal = sig;
         return 0;
     }
+    if (is_key(k, kl, "backing")) {
+        if (vl == 1 && v[0] == '0') {   /* backing=0: none (turns off one set earlier) */
+            o->backing[0] = 0;
+            return 0;
+        }
+        return copy_string(o->backing, sizeof o->backing, v, vl);
+    }
     if (is_key(k, kl, "snapshot_output"))
         return copy_string(o->snapshot_output, sizeof o->snapshot_output, v, vl);
     if (is_key(k, kl, "events"))

@@ -32,6 +32,8 @@ struct fr_options {
     bool     stream;        /* a background thread appends each full buffer to `output`
                                (stream_writer.c): a run of any length in a fixed pool */
     uint32_t file_mode;     /* permission bits of a trace file we create (default 0600) */
+    char     backing[FR_OPTIONS_PATH_MAX]; /* "" or the pool's file (MAP_SHARED), "%p" ->
+                                              pid: it outlives SIGKILL (docs/BACKING.md) */
     int      user_events;   /* FR_USER_EVENTS_*: the Linux user_events sink (read by the
                                sink itself from FLIGHTREC_OPTIONS at its first use) */
 };

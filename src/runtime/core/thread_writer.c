@@ -115,6 +115,8 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
     t->run_hdr = t->run_end = NULL;
 }
 
+static void publish_counters(struct fr_thread *t, struct fr_thread_desc *d);
+
 /* Leaves the current buffer and starts the one the pool's policy gives; 0 or -1 (no
  * buffer: caller drops). */
 static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
@@ -126,6 +128,14 @@ static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
     t->dropped_bytes += owb;
     if (fr_pool.stream && left)
         fr_stream_kick();   /* a FULL buffer for the stream writer */
+    if (fr_pool.backed) {
+        /* A backing file outlives SIGKILL, the TLS does not: the counters and the name
+         * as of this buffer change are what `flightrec recover` will know. */
+        struct fr_thread_desc *d = &fr_pool.threads[t->slot];
+        publish_counters(t, d);
+        prctl(PR_GET_NAME, d->name, 0, 0, 0);
+        d->name[15] = 0;
+    }
     if (r < 0) {
         detach(t);
         /* stream=1: the writer gives buffers back as it writes them: ask again later */
@@ -489,6 +499,7 @@ static inline int try_rewind(struct fr_thread *t, uint32_t id, uint64_t tsc)
         tsc - t->last_tsc >= t->threshold_ticks)
         return 0;
     t->pos -= 8;
+    memset(t->pos, 0, 8);   /* a backing file must not show the cancelled enter */
     t->last_tsc -= w >> 32;
     t->records--;
     t->enter_run--;

@@ -1,0 +1,172 @@
+/*
+ * cmd_recover.c - `flightrec recover BACKING -o TRACE`: the trace of a process that died
+ * without writing one (SIGKILL, the OOM killer, _exit), from the backing file it
+ * recorded into (option backing=PATH; docs/BACKING.md). The work is
+ * src/reader/backing_recover.c; here: the file, the output, and what is said.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "backing_recover.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "fr_backing.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flightrec recover BACKING -o TRACE\n"
+            "Writes the trace of a process that died without writing its own (SIGKILL, the\n"
+            "OOM killer, _exit) from the backing file it recorded into (the runtime's\n"
+            "backing=PATH option; flightrec record uses one by default and recovers by\n"
+            "itself). Whole records only: a record the process was writing when it died is\n"
+            "cut; what could not be recovered is counted (printed, and in the trace's drop\n"
+            "counts as 'unfinished').\n"
+            "  -o, --output TRACE   the trace file to write ('-': standard output)\n"
+            "  -q, --quiet          print nothing on success\n"
+            "Exit status: 0 written, 1 not a usable backing file (truncated, corrupt, not\n"
+            "one) or the trace cannot be written, 2 bad usage.\n");
+}
+
+static int read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    int fd = *(int *)ctx;
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;   /* shorter than when we looked: changed under us */
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static const char *state_name(uint32_t s)
+{
+    return s == FR_BACKING_RECORDING ? "recording when it ended"
+         : s == FR_BACKING_STOPPED ? "stopped, trace not written"
+         : s == FR_BACKING_WRITTEN ? "it wrote its own trace" : "unknown state";
+}
+
+int cmd_recover(int argc, char **argv)
+{
+    const char *in_path = NULL, *out_path = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (fr_cli_is_help(argv[i])) {
+            usage(stdout);
+            return FR_EXIT_OK;
+        }
+        if ((m = fr_cli_option("recover", argc, argv, &i, "--output", &out_path)) ||
+            (m = fr_cli_option("recover", argc, argv, &i, "-o", &out_path))) {
+            if (m < 0)
+                return FR_EXIT_USAGE;
+            continue;
+        }
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+            quiet = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return fr_cli_usage_error("recover", "unknown option '%s'", argv[i]);
+        } else if (in_path) {
+            return fr_cli_usage_error("recover", "one backing file at a time ('%s' and '%s')",
+                                      in_path, argv[i]);
+        } else {
+            in_path = argv[i];
+        }
+    }
+    if (!in_path)
+        return fr_cli_usage_error("recover", "no backing file given");
+    if (!out_path)
+        return fr_cli_usage_error("recover", "no output given (-o TRACE)");
+
+    int fd = open(in_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fr_cli_input_error("recover", "cannot open %s: %s", in_path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fr_cli_input_error("recover", "%s: not a regular file", in_path);
+    }
+    /* The trace goes to a temporary next to TRACE, renamed when whole: a failed recover
+     * leaves no half trace behind. */
+    int to_stdout = !strcmp(out_path, "-");
+    char *tmp = NULL;
+    FILE *out = stdout;
+    if (!to_stdout) {
+        if (asprintf(&tmp, "%s.recover-%d.tmp", out_path, (int)getpid()) < 0) {
+            close(fd);
+            return fr_cli_input_error("recover", "out of memory");
+        }
+        int ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        out = ofd < 0 ? NULL : fdopen(ofd, "w");
+        if (!out) {
+            int e = errno;
+            if (ofd >= 0)
+                close(ofd);
+            close(fd);
+            free(tmp);
+            return fr_cli_input_error("recover", "cannot write %s: %s", out_path, strerror(e));
+        }
+    }
+    fr_recover_input in = { .read = read_at, .ctx = &fd, .size = (uint64_t)st.st_size };
+    fr_recover_report rep;
+    char err[512] = "";
+    int rc = fr_recover(&in, out, &rep, err, sizeof err);
+    close(fd);
+    if (!to_stdout) {
+        if (fclose(out) != 0 && rc == FR_RECOVER_OK) {
+            snprintf(err, sizeof err, "cannot write %s: %s", out_path, strerror(errno));
+            rc = FR_RECOVER_IO;
+        }
+        if (rc == FR_RECOVER_OK && rename(tmp, out_path) != 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", out_path, strerror(errno));
+            rc = FR_RECOVER_IO;
+        }
+        if (rc != FR_RECOVER_OK)
+            unlink(tmp);
+        free(tmp);
+    } else if (fflush(stdout) != 0 && rc == FR_RECOVER_OK) {
+        snprintf(err, sizeof err, "error writing standard output");
+        rc = FR_RECOVER_IO;
+    }
+    if (rc != FR_RECOVER_OK)
+        return fr_cli_input_error("recover", "%s: %s", in_path, err);
+    if (rep.pid && (kill((pid_t)rep.pid, 0) == 0 || errno == EPERM) && rep.state == FR_BACKING_RECORDING)
+        fprintf(stderr, "flightrec recover: warning: process %u is still running (or its pid "
+                        "was reused): the trace is a view of a moving target\n", rep.pid);
+    if (quiet)
+        return FR_EXIT_OK;
+    fprintf(stderr, "flightrec recover: %s: process %u (%s), %s\n", in_path, rep.pid,
+            rep.exe[0] ? rep.exe : "?", state_name(rep.state));
+    fprintf(stderr, "flightrec recover: %llu records of %u thread%s from %llu buffers (%llu being "
+                    "written) -> %s\n", (unsigned long long)rep.records, rep.threads,
+            rep.threads == 1 ? "" : "s", (unsigned long long)rep.buffers,
+            (unsigned long long)rep.current_buffers, to_stdout ? "standard output" : out_path);
+    if (rep.torn || rep.lost_records || rep.bad_buffers || rep.bytes_cut)
+        fprintf(stderr, "flightrec recover: not recovered: %llu torn last record%s cut, %llu "
+                        "records unreadable, %llu buffer%s skipped, %llu bytes cut\n",
+                (unsigned long long)rep.torn, rep.torn == 1 ? "" : "s",
+                (unsigned long long)rep.lost_records, (unsigned long long)rep.bad_buffers,
+                rep.bad_buffers == 1 ? "" : "s", (unsigned long long)rep.bytes_cut);
+    if (rep.meta_missing)
+        fprintf(stderr, "flightrec recover: the process left no metadata (it died during its "
+                        "start-up?): no function names, clock and process from the header\n");
+    else if (rep.meta_ignored)
+        fprintf(stderr, "flightrec recover: %llu bytes of metadata left out (not whole "
+                        "records)\n", (unsigned long long)rep.meta_ignored);
+    return FR_EXIT_OK;
+}

@@ -1,0 +1,287 @@
+/*
+ * backing_file.c - the pool in a MAP_SHARED mapping of a file (backing=PATH), so that
+ * what a process recorded outlives it when it dies without writing its trace (SIGKILL,
+ * the OOM killer, _exit). The record path is the same: the same stores into a mapping;
+ * only where the mapping's pages come from differs. Layout: src/common/fr_backing.h;
+ * policies (fork, normal exit, removal): docs/BACKING.md.
+ *
+ * The file is created as every file we create (docs/THREAT_MODEL.md): O_CREAT|O_EXCL|
+ * O_NOFOLLOW, mode from file_mode= (0600 by default), never an existing file or link.
+ * Its space is reserved with fallocate, so a full tmpfs refuses at init instead of
+ * killing the program with SIGBUS at its first record on an unbacked page.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "core/backing_file.h"
+#include "core/buffer_pool.h"
+#include "core/clock.h"
+#include "core/log_writer.h"
+#include "core/output_path.h"
+#include "core/recorder.h"
+#include "core/session.h"
+#include "core/text_out.h"
+#include "fr_backing.h"
+
+char fr_backing_path[FR_OPTIONS_PATH_MAX];
+
+static struct {
+    uint8_t *base;      /* the header; the pool is at base + FR_BACKING_POOL_OFFSET */
+    size_t   size;
+    dev_t    dev;
+    ino_t    ino;
+    pid_t    pid;       /* the process that created it: only it removes it */
+} bk;
+
+/* The runtime's descriptors are the file's (fr_backing.h): same sizes, same offsets. */
+_Static_assert(sizeof(struct fr_buffer_desc) == sizeof(struct fr_backing_buffer_desc), "buffer desc");
+_Static_assert(offsetof(struct fr_buffer_desc, used) == offsetof(struct fr_backing_buffer_desc, used), "used");
+_Static_assert(sizeof(struct fr_thread_desc) == sizeof(struct fr_backing_thread_desc), "thread desc");
+_Static_assert(offsetof(struct fr_thread_desc, dropped) == offsetof(struct fr_backing_thread_desc, dropped), "dropped");
+_Static_assert(offsetof(struct fr_thread_desc, taken_records) == offsetof(struct fr_backing_thread_desc, taken_records), "taken");
+_Static_assert(offsetof(struct fr_thread_desc, name) == offsetof(struct fr_backing_thread_desc, name), "name");
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static void say(const char *what, const char *path, int err)
+{
+    char msg[FR_OPTIONS_PATH_MAX + 256];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: backing file ");
+    fr_fmt_str(msg, sizeof msg, &len, path);
+    fr_fmt_str(msg, sizeof msg, &len, ": ");
+    fr_fmt_str(msg, sizeof msg, &len, what);
+    if (err) {
+        fr_fmt_str(msg, sizeof msg, &len, ": ");
+        fr_fmt_str(msg, sizeof msg, &len, strerrorname_np(err) ? strerrorname_np(err) : "error");
+    }
+    fr_fmt_str(msg, sizeof msg, &len, "\n");
+    fr_write_stderr(msg, len);
+}
+
+/* O_EXCL on PATH; if it exists (the same pid before an exec left its file), PATH.1 ..
+ * PATH.9: a name someone else planted is never opened, only skipped. */
+static int create_file(const char *path, mode_t mode, char *used, size_t cap)
+{
+    size_t n = strlen(path);
+    if (n + 3 > cap)
+        return -ENAMETOOLONG;
+    for (int k = 0; k < 10; k++) {
+        memcpy(used, path, n + 1);
+        if (k) {
+            used[n] = '.';
+            used[n + 1] = (char)('0' + k);
+            used[n + 2] = 0;
+        }
+        int fd;
+        do
+            fd = open(used, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        while (fd < 0 && errno == EINTR);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
+void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_pid, void *fixed)
+{
+    char path[FR_OPTIONS_PATH_MAX];
+    if (fr_expand_output(path, sizeof path, o->backing, (int32_t)getpid(), force_pid) < 0) {
+        say("path too long", o->backing, 0);
+        return MAP_FAILED;
+    }
+    char used[FR_OPTIONS_PATH_MAX];
+    int fd = create_file(path, (mode_t)o->file_mode, used, sizeof used);
+    if (fd < 0) {
+        say("cannot create it", path, -fd);
+        return MAP_FAILED;
+    }
+    const size_t huge = FR_BACKING_POOL_OFFSET;
+    size_t size = huge + pool_size;
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : 0;
+    /* Reserve the space now: a page the file system cannot give later is a SIGBUS in
+     * the program's next record. */
+    if (!err && (err = posix_fallocate(fd, 0, (off_t)size)) == EOPNOTSUPP)
+        err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    uint8_t *m = MAP_FAILED;
+    if (!err) {
+        /* the header and the pool in one mapping whose pool part is 2 MiB aligned */
+        uint8_t *at = fixed ? (uint8_t *)fixed - huge : NULL;
+        if (!at) {
+            uint8_t *raw = mmap(NULL, size + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+                                MAP_NORESERVE, -1, 0);
+            if (raw != MAP_FAILED) {
+                at = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+                if (at > raw)
+                    munmap(raw, (size_t)(at - raw));
+                size_t tail = size + huge - (size_t)(at - raw) - size;
+                if (tail)
+                    munmap(at + size, tail);
+            }
+        }
+        if (at)
+            m = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+        if (m == MAP_FAILED) {
+            err = errno ? errno : ENOMEM;
+            if (at && !fixed)
+                munmap(at, size);
+        }
+    }
+    if (err) {
+        say("cannot size or map it", used, err);
+        unlink(used);
+        close(fd);
+        return MAP_FAILED;
+    }
+    madvise(m + huge, pool_size, MADV_HUGEPAGE);   /* advice: tmpfs may give 2 MiB pages */
+    if (madvise(m + huge, pool_size, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < pool_size; off += 4096)
+            ((volatile uint8_t *)m)[huge + off] = 0;
+    close(fd);   /* the mapping keeps the file; a program may close descriptors it
+                    did not open, so none is kept */
+    bk.base = m;
+    bk.size = size;
+    bk.dev = st.st_dev;
+    bk.ino = st.st_ino;
+    bk.pid = getpid();
+    memcpy(fr_backing_path, used, sizeof used);
+    return m + huge;
+}
+
+void fr_backing_fill_header(uint32_t session)
+{
+    if (!bk.base)
+        return;
+    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
+    memset(h, 0, sizeof *h);
+    h->version = FR_BACKING_VERSION;
+    h->header_size = sizeof *h;
+    h->map_size = bk.size;
+    h->data_off = (uint64_t)((uint8_t *)fr_pool.data - bk.base);
+    h->bufs_off = (uint64_t)((uint8_t *)fr_pool.bufs - bk.base);
+    h->threads_off = (uint64_t)((uint8_t *)fr_pool.threads - bk.base);
+    h->meta_off = bk.size;
+    h->buffer_size = fr_pool.buffer_size;
+    h->buffers = fr_pool.nbuf;
+    h->max_threads = FR_MAX_THREADS;
+    h->buffer_desc_size = sizeof(struct fr_buffer_desc);
+    h->thread_desc_size = sizeof(struct fr_thread_desc);
+    h->policy = (uint32_t)fr_pool.policy;
+    h->state = FR_BACKING_RECORDING;
+    h->pid = fr_process.pid;
+    h->ppid = fr_process.ppid;
+    h->clock_flags = fr_clock.flags;
+    h->session = session;
+    h->ticks_per_second = fr_clock.ticks_per_second;
+    h->threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0;
+    h->realtime_ns = fr_clock.realtime_ns;
+    h->exe_len = fr_process.exe_len <= sizeof h->exe ? fr_process.exe_len : sizeof h->exe;
+    memcpy(h->exe, fr_process.exe, h->exe_len);
+    /* the magic last: a reader that sees it sees a whole header */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(h->magic, FR_BACKING_MAGIC, 8);
+}
+
+/* Opens the file we created for writing again: by name, but only if the name still
+ * leads to it (same device and inode), never through a link. -1 if not. */
+static int reopen(void)
+{
+    int fd;
+    do
+        fd = open(fr_backing_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != bk.dev || st.st_ino != bk.ino)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+void fr_backing_write_meta(void)
+{
+    static int busy;   /* one writer at a time (init, a late hook, a dlopen) */
+    if (!bk.base || !fr_backing_path[0] || getpid() != bk.pid ||
+        __atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+        return;
+    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
+    static uint8_t buf[16 * 1024];
+    int fd = reopen();
+    /* meta_len 0 while the bytes change: a reader never takes half old, half new */
+    __atomic_store_n(&h->meta_len, 0, __ATOMIC_RELEASE);
+    if (fd >= 0 && lseek(fd, (off_t)h->meta_off, SEEK_SET) == (off_t)h->meta_off) {
+        struct fr_out o = { .fd = fd, .buf = buf, .cap = sizeof buf };
+        struct fr_meta_writer w = { &o };
+        fr_meta_emit_start(&w);
+        fr_out_flush(&o);
+        if (!o.error && o.offset <= FR_BACKING_META_MAX)
+            __atomic_store_n(&h->meta_len, o.offset, __ATOMIC_RELEASE);
+        else
+            say("cannot write the metadata (a recovered trace will lack names)", fr_backing_path,
+                o.error);
+    } else {
+        say("cannot reopen it for the metadata (a recovered trace will lack names)",
+            fr_backing_path, fd < 0 ? errno : 0);
+    }
+    if (fd >= 0)
+        close(fd);
+    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+void fr_backing_set_state(uint32_t state)
+{
+    if (bk.base)
+        __atomic_store_n(&((struct fr_backing_header *)bk.base)->state, state, __ATOMIC_RELEASE);
+}
+
+void fr_backing_remove(void)
+{
+    if (!bk.base || !fr_backing_path[0] || getpid() != bk.pid)
+        return;
+    fr_backing_set_state(FR_BACKING_WRITTEN);
+    struct stat st;
+    if (lstat(fr_backing_path, &st) == 0 && st.st_dev == bk.dev && st.st_ino == bk.ino)
+        unlink(fr_backing_path);
+    fr_backing_path[0] = 0;
+}
+
+int fr_backing_fork_child(int want_file)
+{
+    if (!bk.base)
+        return 0;
+    uint8_t *old = bk.base;
+    size_t old_size = bk.size;
+    bk.base = NULL;
+    fr_backing_path[0] = 0;
+    if (want_file && fr_backing_create(&fr_opts, old_size - FR_BACKING_POOL_OFFSET, 1,
+                                       old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
+        return 0;
+    /* Never keep writing into the parent's file: zero pages of our own instead. */
+    if (mmap(old, old_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+             MAP_NORESERVE, -1, 0) == MAP_FAILED) {
+        fr_write_stderr("flightrec: fork child: cannot replace the parent's backing mapping\n", 67);
+        _exit(127);
+    }
+    if (want_file)
+        fr_write_stderr("flightrec: fork child records without a backing file\n", 53);
+    bk.base = NULL;
+    return -1;
+}
+
+void fr_backing_unmap(void)
+{
+    if (bk.base)
+        munmap(bk.base, bk.size);
+    bk.base = NULL;
+    bk.size = 0;
+    fr_backing_path[0] = 0;
+}

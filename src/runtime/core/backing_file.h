@@ -1,0 +1,45 @@
+/*
+ * backing_file.h - the pool in a file (option backing=PATH): created safely, mapped
+ * MAP_SHARED, described by a header (src/common/fr_backing.h) so that `flightrec
+ * recover` can turn it into a trace after the process died without writing one.
+ * docs/BACKING.md says what the file holds and when it is removed.
+ */
+#ifndef FLIGHTREC_BACKING_FILE_H
+#define FLIGHTREC_BACKING_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/options.h"
+#include "core/visibility.h"
+#include "fr_backing.h"
+
+/* The file in use ("" when the pool is not backed). */
+extern FR_HIDDEN char fr_backing_path[FR_OPTIONS_PATH_MAX];
+
+/* Creates the file for a pool of `pool_size` bytes (o->backing with %p expanded to this
+ * process's pid; ".PID" appended when `force_pid` and the pattern has no %p) and maps
+ * it. `fixed`: the address to map the pool at (a fork child replaces its parent's
+ * mapping), or NULL. Returns the pool's address (2 MiB aligned) or MAP_FAILED after
+ * saying why on stderr. Async-signal-safe enough for a fork child (no malloc, no stdio). */
+FR_HIDDEN void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_pid,
+                                  void *fixed);
+/* Fills the header from the pool, clock and process facts (after fr_process_info_read). */
+FR_HIDDEN void fr_backing_fill_header(uint32_t session);
+/* (Re)writes the metadata block's fixed records (clock, process, sources: function
+ * tracing's objects and names) after the pool: at init, and when a source's tables grow
+ * (a lifecycle hook registered after init, a dlopen). */
+FR_HIDDEN void fr_backing_write_meta(void);
+FR_HIDDEN void fr_backing_set_state(uint32_t state);
+/* The trace was written: the file has served its purpose and is removed (only if the
+ * name still leads to the file we created). Async-signal-safe. */
+FR_HIDDEN void fr_backing_remove(void);
+/* Unmaps the whole file mapping (header and pool). */
+FR_HIDDEN void fr_backing_unmap(void);
+/* fork child: the mapping is still the parent's file (MAP_SHARED is inherited). When
+ * `want_file` (the child goes on recording), maps a file of the child's own (backing= with the child's pid, ".PID" appended when the
+ * pattern has no %p) at the same address; if that fails, zero anonymous memory there
+ * (the child records without a backing file, said on stderr); else zero anonymous memory
+ * quietly. 0, or -1 (unbacked). */
+FR_HIDDEN int fr_backing_fork_child(int want_file);
+
+#endif
