@@ -64,6 +64,16 @@
  *                      block. A fork child streams to its own file (the output naming
  *                      rules). A snapshot (fr_snapshot, snapshot_signal=) holds what is
  *                      in the pool. Not with no_file_flush=1. Default 0.
+ *   backing=PATH       the pool and what a trace needs besides the records live in a
+ *                      MAP_SHARED mapping of the file PATH ("%p": pid), created
+ *                      O_EXCL|O_NOFOLLOW with file_mode: when the process dies without
+ *                      writing its trace (SIGKILL, the OOM killer, _exit), `flightrec
+ *                      recover PATH -o trace.fr` makes the trace from it. Records cost
+ *                      the same (use a tmpfs such as /dev/shm). The file is removed once
+ *                      the trace is written (normal exit, flush, crash dump) and kept
+ *                      otherwise; a fork child records into a file of its own (PATH with
+ *                      its pid for %p, else PATH.PID). backing=0: none (default; on
+ *                      under `flightrec record`). docs/BACKING.md.
  *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
  *   user_events=auto|on|off   the Linux user_events sink (flightrec/events.h): auto
  *                      (default) uses it where the kernel has it and is silent where not;

@@ -63,3 +63,12 @@ target_link_libraries(stream_prog PRIVATE flightrec Threads::Threads)
 add_test(NAME crash_stream COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_stream.sh $<TARGET_FILE:flightrec_cli>
          ${LLVM_XRAY} $<TARGET_FILE:stream_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_stream.d)
 set_tests_properties(crash_stream PROPERTIES TIMEOUT 120 LABELS concurrency)
+
+# backing=PATH + flightrec recover: SIGKILL, _exit, fork, torn records, hostile files.
+if(TARGET crash_prog)
+  crash_xray_program(crash_backing_prog crash_backing_prog.c "flightrec;Threads::Threads")
+  add_test(NAME crash_backing COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/crash_backing.py
+           $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} $<TARGET_FILE:crash_backing_prog>
+           ${CMAKE_CURRENT_BINARY_DIR}/crash_backing.d)
+  set_tests_properties(crash_backing PROPERTIES TIMEOUT 120)
+endif()

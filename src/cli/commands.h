@@ -6,6 +6,8 @@
 #ifndef FLIGHTREC_CLI_COMMANDS_H
 #define FLIGHTREC_CLI_COMMANDS_H
 
+#include <stddef.h>
+
 enum { FR_EXIT_OK = 0, FR_EXIT_BAD_INPUT = 1, FR_EXIT_USAGE = 2 };
 
 int cmd_record(int argc, char **argv);
@@ -20,5 +22,12 @@ int cmd_decode_dat(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+
+/* recover's work, also run by record for a process that left a backing file: the
+ * trace of the backing file IN into OUT ("-": stdout). FR_RECOVER_* (backing_recover.h);
+ * on failure err says why. rep may be NULL. */
+struct fr_recover_report;
+int fr_recover_file(const char *in, const char *out, struct fr_recover_report *rep, char *err,
+                    size_t errcap);
 
 #endif

@@ -122,7 +122,8 @@ static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
                 m->dump_code);
     if (m->dump_cause == FR_DUMP_FATAL_SIGNAL)
         fprintf(out, ", address 0x%" PRIx64, m->dump_address);
-    fprintf(out, ", thread %d", m->dump_tid);
+    if (m->dump_cause != FR_DUMP_RECOVERED)
+        fprintf(out, ", thread %d", m->dump_tid);
     if (m->dump_cause == FR_DUMP_SNAPSHOT)
         fprintf(out, ", records not captured consistently %" PRIu64, m->dump_inconsistent);
     if (m->dump_cause == FR_DUMP_RECOVERED)

@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backing_recover.h"
 #include "commands.h"
 #include "core/options.h"
 #include "program_facts.h"
@@ -51,7 +52,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
             "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
-            "                        [--no-check] -- PROGRAM [ARGS...]\n"
+            "                        [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
             "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
             "flightrec-%%p.fr; %%p is the program's pid). PROGRAM is built with clang\n"
             "-fxray-instrument -fxray-instruction-threshold=1 (with or without\n"
@@ -71,7 +72,13 @@ static void usage(FILE *out)
             "                        range N-M\n"
             "  --no-check            run PROGRAM even if it seems to have no\n"
             "                        instrumentation or cannot be traced\n"
+            "  --no-backing          no backing file: a process killed by SIGKILL (or the\n"
+            "                        OOM killer) or ending with _exit leaves no trace\n"
             "  -h, --help            this text\n"
+            "Each process records into a backing file in a private directory (/dev/shm, or\n"
+            "$TMPDIR, /tmp): when one dies without writing its trace (SIGKILL, the OOM\n"
+            "killer, _exit), its trace is recovered from that file at the end (as\n"
+            "'flightrec recover' does).\n"
             "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
             "the caller's FLIGHTREC_OPTIONS.\n"
             "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
@@ -265,6 +272,93 @@ static int check_output_dir(const char *path)
     return ok ? 0 : -1;
 }
 
+/* ---------------------------------------------------------------- backing files */
+
+/* A private directory (0700) for the processes' backing files: tmpfs when there is one
+ * (a mapping of a disk file costs page faults after each writeback), else $TMPDIR or
+ * /tmp. NULL if none could be made (then record runs without backing files). */
+static char *make_backing_dir(void)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    const char *cands[] = {"/dev/shm", tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        char *dir;
+        if (!cands[i] || !plain_value(cands[i]) ||   /* it travels in FLIGHTREC_OPTIONS */
+            asprintf(&dir, "%s/flightrec-record-XXXXXX", cands[i]) < 0)
+            continue;
+        if (mkdtemp(dir))
+            return dir;
+        free(dir);
+    }
+    return NULL;
+}
+
+/* The pid in a backing file's name "PID.bk" or "PID.bk.N" (an exec'd image of the same
+ * pid); 0 if the name is not one. */
+static pid_t backing_pid(const char *name)
+{
+    char *end;
+    long pid = strtol(name, &end, 10);
+    if (pid <= 0 || end == name || strncmp(end, ".bk", 3) || (end[3] && (end[3] != '.' || !end[4])))
+        return 0;
+    return (pid_t)pid;
+}
+
+/* A process that left its backing file wrote no trace (the file goes when the trace is
+ * written): its trace is recovered to where the process would have written it (TRACE
+ * for the recorded process after the rename below, PATTERN with its pid for others; a
+ * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
+static void recover_leftovers(const char *dir, const char *pattern)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    int kept = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *bk = NULL, *target = NULL;
+        pid_t pid = backing_pid(e->d_name);
+        if (!pid || asprintf(&bk, "%s/%s", dir, e->d_name) < 0 ||
+            !(target = expand_output(pattern, pid))) {
+            free(bk);
+            kept++;
+            continue;
+        }
+        struct stat st;
+        if (stat(target, &st) == 0) {
+            char *alt;
+            if (asprintf(&alt, "%s.recovered", target) >= 0) {
+                free(target);
+                target = alt;
+            }
+        }
+        fr_recover_report rep;
+        char err[512];
+        int rc = fr_recover_file(bk, target, &rep, err, sizeof err);
+        if (rc == FR_RECOVER_OK) {
+            fprintf(stderr, "flightrec record: process %d wrote no trace: recovered %llu records "
+                            "of %u thread%s from its backing file",
+                    (int)pid, (unsigned long long)rep.records, rep.threads,
+                    rep.threads == 1 ? "" : "s");
+            if (rep.torn || rep.lost_records)
+                fprintf(stderr, " (%llu torn, %llu unreadable records cut)",
+                        (unsigned long long)rep.torn, (unsigned long long)rep.lost_records);
+            fprintf(stderr, "\n");
+            unlink(bk);
+        } else {
+            fprintf(stderr, "flightrec record: process %d wrote no trace and its backing file %s "
+                            "could not be recovered: %s (kept)\n", (int)pid, bk, err);
+            kept++;
+        }
+        free(bk);
+        free(target);
+    }
+    closedir(d);
+    if (!kept)
+        rmdir(dir);
+}
+
 int cmd_record(int argc, char **argv)
 {
     enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
@@ -284,7 +378,7 @@ int cmd_record(int argc, char **argv)
         {"--buffer-size", BUFFER_SIZE}, {"--buffers", BUFFERS},
         {"--threshold-us", THRESHOLD}, {"--filter", FILTER},
     };
-    int check = 1, i;
+    int check = 1, backing = 1, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -295,6 +389,9 @@ int cmd_record(int argc, char **argv)
             return FR_EXIT_OK;
         } else if (!strcmp(a, "--no-check")) {
             check = 0;
+            continue;
+        } else if (!strcmp(a, "--no-backing")) {
+            backing = 0;
             continue;
         } else if (a[0] != '-') {
             break;   /* PROGRAM without "--" */
@@ -425,9 +522,16 @@ int cmd_record(int argc, char **argv)
     }
     /* Crash dumps and the flush on SIGTERM/SIGINT/SIGHUP are on under record; first, so
      * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
+    /* Backing files too (a caller's backing= in FLIGHTREC_OPTIONS comes later and wins;
+     * backing=0 turns them off). */
+    char *backing_dir = backing ? make_backing_dir() : NULL;
+    if (backing && !backing_dir)
+        fprintf(stderr, "flightrec record: warning: no directory for backing files (%s): a "
+                        "process killed by SIGKILL will leave no trace\n", strerror(errno));
     char *options = NULL;
-    if (asprintf(&options, "crash_dump=1 signal_flush=1%s%s", env && *env ? " " : "",
-                 env ? env : "") < 0)
+    if (asprintf(&options, "crash_dump=1 signal_flush=1%s%s%s%s%s",
+                 backing_dir ? " backing=" : "", backing_dir ? backing_dir : "",
+                 backing_dir ? "/%p.bk" : "", env && *env ? " " : "", env ? env : "") < 0)
         options = NULL;
     int bad = append_option(&options, "start", "1") || append_option(&options, "output", pattern) ||
               append_option(&options, "patch", filter ? filter : "all");
@@ -484,6 +588,8 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: %s was killed by signal %d (%s)\n", program,
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
+    if (backing_dir)
+        recover_leftovers(backing_dir, pattern);
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
     bool renamed = false;
@@ -511,5 +617,6 @@ int cmd_record(int argc, char **argv)
     free(options);
     free(abs_output);
     free(program);
+    free(backing_dir);
     return rc;
 }

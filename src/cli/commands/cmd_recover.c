@@ -61,6 +61,66 @@ static const char *state_name(uint32_t s)
          : s == FR_BACKING_WRITTEN ? "it wrote its own trace" : "unknown state";
 }
 
+int fr_recover_file(const char *in_path, const char *out_path, fr_recover_report *rep_out,
+                    char *errbuf, size_t errcap)
+{
+    fr_recover_report rep_local, *rep_p = rep_out ? rep_out : &rep_local;
+    int fd = open(in_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(errbuf, errcap, "cannot open it: %s", strerror(errno));
+        return FR_RECOVER_BAD;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(errbuf, errcap, "not a regular file");
+        return FR_RECOVER_BAD;
+    }
+    /* The trace goes to a temporary next to TRACE, renamed when whole: a failed recover
+     * leaves no half trace behind. */
+    int to_stdout = !strcmp(out_path, "-");
+    char *tmp = NULL;
+    FILE *out = stdout;
+    if (!to_stdout) {
+        if (asprintf(&tmp, "%s.recover-%d.tmp", out_path, (int)getpid()) < 0) {
+            close(fd);
+            snprintf(errbuf, errcap, "out of memory");
+            return FR_RECOVER_IO;
+        }
+        int ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        out = ofd < 0 ? NULL : fdopen(ofd, "w");
+        if (!out) {
+            int e = errno;
+            if (ofd >= 0)
+                close(ofd);
+            close(fd);
+            free(tmp);
+            snprintf(errbuf, errcap, "cannot write %s: %s", out_path, strerror(e));
+            return FR_RECOVER_IO;
+        }
+    }
+    fr_recover_input in = { .read = read_at, .ctx = &fd, .size = (uint64_t)st.st_size };
+    int rc = fr_recover(&in, out, rep_p, errbuf, errcap);
+    close(fd);
+    if (!to_stdout) {
+        if (fclose(out) != 0 && rc == FR_RECOVER_OK) {
+            snprintf(errbuf, errcap, "cannot write %s: %s", out_path, strerror(errno));
+            rc = FR_RECOVER_IO;
+        }
+        if (rc == FR_RECOVER_OK && rename(tmp, out_path) != 0) {
+            snprintf(errbuf, errcap, "cannot write %s: %s", out_path, strerror(errno));
+            rc = FR_RECOVER_IO;
+        }
+        if (rc != FR_RECOVER_OK)
+            unlink(tmp);
+        free(tmp);
+    } else if (fflush(stdout) != 0 && rc == FR_RECOVER_OK) {
+        snprintf(errbuf, errcap, "error writing standard output");
+        rc = FR_RECOVER_IO;
+    }
+    return rc;
+}
+
 int cmd_recover(int argc, char **argv)
 {
     const char *in_path = NULL, *out_path = NULL;
@@ -93,63 +153,20 @@ int cmd_recover(int argc, char **argv)
     if (!out_path)
         return fr_cli_usage_error("recover", "no output given (-o TRACE)");
 
-    int fd = open(in_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fr_cli_input_error("recover", "cannot open %s: %s", in_path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return fr_cli_input_error("recover", "%s: not a regular file", in_path);
-    }
-    /* The trace goes to a temporary next to TRACE, renamed when whole: a failed recover
-     * leaves no half trace behind. */
-    int to_stdout = !strcmp(out_path, "-");
-    char *tmp = NULL;
-    FILE *out = stdout;
-    if (!to_stdout) {
-        if (asprintf(&tmp, "%s.recover-%d.tmp", out_path, (int)getpid()) < 0) {
-            close(fd);
-            return fr_cli_input_error("recover", "out of memory");
-        }
-        int ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        out = ofd < 0 ? NULL : fdopen(ofd, "w");
-        if (!out) {
-            int e = errno;
-            if (ofd >= 0)
-                close(ofd);
-            close(fd);
-            free(tmp);
-            return fr_cli_input_error("recover", "cannot write %s: %s", out_path, strerror(e));
-        }
-    }
-    fr_recover_input in = { .read = read_at, .ctx = &fd, .size = (uint64_t)st.st_size };
     fr_recover_report rep;
     char err[512] = "";
-    int rc = fr_recover(&in, out, &rep, err, sizeof err);
-    close(fd);
-    if (!to_stdout) {
-        if (fclose(out) != 0 && rc == FR_RECOVER_OK) {
-            snprintf(err, sizeof err, "cannot write %s: %s", out_path, strerror(errno));
-            rc = FR_RECOVER_IO;
-        }
-        if (rc == FR_RECOVER_OK && rename(tmp, out_path) != 0) {
-            snprintf(err, sizeof err, "cannot write %s: %s", out_path, strerror(errno));
-            rc = FR_RECOVER_IO;
-        }
-        if (rc != FR_RECOVER_OK)
-            unlink(tmp);
-        free(tmp);
-    } else if (fflush(stdout) != 0 && rc == FR_RECOVER_OK) {
-        snprintf(err, sizeof err, "error writing standard output");
-        rc = FR_RECOVER_IO;
-    }
+    int rc = fr_recover_file(in_path, out_path, &rep, err, sizeof err);
     if (rc != FR_RECOVER_OK)
         return fr_cli_input_error("recover", "%s: %s", in_path, err);
+    int to_stdout = !strcmp(out_path, "-");
     if (rep.pid && (kill((pid_t)rep.pid, 0) == 0 || errno == EPERM) && rep.state == FR_BACKING_RECORDING)
         fprintf(stderr, "flightrec recover: warning: process %u is still running (or its pid "
                         "was reused): the trace is a view of a moving target\n", rep.pid);
     if (quiet)
         return FR_EXIT_OK;
+    for (char *c = rep.exe; *c; c++)   /* a path from the file: no terminal controls */
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+            *c = '?';
     fprintf(stderr, "flightrec recover: %s: process %u (%s), %s\n", in_path, rep.pid,
             rep.exe[0] ? rep.exe : "?", state_name(rep.state));
     fprintf(stderr, "flightrec recover: %llu records of %u thread%s from %llu buffers (%llu being "
