@@ -107,8 +107,15 @@ check_trace "kill -TERM" killed.fr 15 SIGTERM "termination signal" 102 201
 grep -q "code 0," <("$fr" info killed.fr) || fail "kill -TERM: si_code SI_USER (0) not recorded"
 
 # Without crash_dump the recorder installs nothing: no trace, same status.
-FLIGHTREC_OPTIONS="crash_dump=0 signal_flush=0" timeout 30 "$fr" record -o off.fr -- "$prog" segv >out.txt 2>err.txt; rc=$?
+FLIGHTREC_OPTIONS="crash_dump=0 signal_flush=0" timeout 30 "$fr" record --no-backing -o off.fr -- "$prog" segv >out.txt 2>err.txt; rc=$?
 [ "$rc" = 139 ] || fail "crash_dump=0: exit $rc, want 139"
 [ -e off.fr ] && fail "crash_dump=0: a trace was written"
+# ... and with record's backing file (on by default) the trace is recovered after the
+# death instead (docs/BACKING.md): the same records, the crashing function's entry last.
+FLIGHTREC_OPTIONS="crash_dump=0 signal_flush=0" timeout 30 "$fr" record -o rec.fr -- "$prog" segv >out.txt 2>err.txt; rc=$?
+[ "$rc" = 139 ] || fail "crash_dump=0 + backing: exit $rc, want 139"
+grep -q "wrote no trace: recovered 303 records of 2 threads" err.txt || fail "crash_dump=0 + backing: not recovered: $(head -c 400 err.txt)"
+[ -s rec.fr ] && "$xray" fdr-dump -verify rec.fr >/dev/null 2>&1 || fail "crash_dump=0 + backing: no valid trace"
+"$fr" info rec.fr | grep -q "^written on: recovered from a backing file" || fail "crash_dump=0 + backing: info"
 
 exit $status

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -308,7 +309,7 @@ static pid_t backing_pid(const char *name)
  * written): its trace is recovered to where the process would have written it (TRACE
  * for the recorded process after the rename below, PATTERN with its pid for others; a
  * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
-static void recover_leftovers(const char *dir, const char *pattern)
+static void recover_leftovers(const char *dir, const char *pattern, time_t started)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -325,13 +326,21 @@ static void recover_leftovers(const char *dir, const char *pattern)
             kept++;
             continue;
         }
+        /* An image of this pid before an exec: the process went on (the exec'd image has
+         * the next name, PID.bk.N+1, or wrote its trace already). That part is not
+         * recovered, as without a backing file (docs/BACKING.md). */
+        const char *suffix = strstr(e->d_name, ".bk") + 3;
+        char *next = NULL;
         struct stat st;
-        if (stat(target, &st) == 0) {
-            char *alt;
-            if (asprintf(&alt, "%s.recovered", target) >= 0) {
-                free(target);
-                target = alt;
-            }
+        int later = asprintf(&next, "%s/%d.bk.%ld", dir, (int)pid,
+                             *suffix ? strtol(suffix + 1, NULL, 10) + 1 : 1) >= 0 &&
+                    stat(next, &st) == 0;
+        free(next);
+        if (later || (stat(target, &st) == 0 && st.st_mtime >= started - 1)) {
+            unlink(bk);
+            free(bk);
+            free(target);
+            continue;
         }
         fr_recover_report rep;
         char err[512];
@@ -524,6 +533,28 @@ int cmd_record(int argc, char **argv)
      * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
     /* Backing files too (a caller's backing= in FLIGHTREC_OPTIONS comes later and wins;
      * backing=0 turns them off). */
+    if (backing) {
+        /* Under `ulimit -f` smaller than a backing file the runtime could not make one
+         * (and would not start): the run goes on without them. */
+        struct fr_options est;
+        fr_options_defaults(&est);
+        fr_options_parse(&est, env, NULL);
+        char pair[96];
+        if (buffer_size && snprintf(pair, sizeof pair, "buffer_size=%s", buffer_size) > 0)
+            fr_options_parse(&est, pair, NULL);
+        if (buffers && snprintf(pair, sizeof pair, "buffers=%s", buffers) > 0)
+            fr_options_parse(&est, pair, NULL);
+        unsigned long long need = (unsigned long long)est.buffers * (est.buffer_size + 64) +
+                                  (8ull << 20);
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            rl.rlim_cur < need) {
+            fprintf(stderr, "flightrec record: note: no backing files under ulimit -f (%llu "
+                            "bytes, they need %llu): a process killed by SIGKILL will leave "
+                            "no trace\n", (unsigned long long)rl.rlim_cur, need);
+            backing = 0;
+        }
+    }
     char *backing_dir = backing ? make_backing_dir() : NULL;
     if (backing && !backing_dir)
         fprintf(stderr, "flightrec record: warning: no directory for backing files (%s): a "
@@ -589,7 +620,7 @@ int cmd_record(int argc, char **argv)
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
     if (backing_dir)
-        recover_leftovers(backing_dir, pattern);
+        recover_leftovers(backing_dir, pattern, started);
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
     bool renamed = false;

@@ -12,6 +12,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -109,9 +112,24 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
     struct stat st;
     int err = fstat(fd, &st) != 0 ? errno : 0;
     /* Reserve the space now: a page the file system cannot give later is a SIGBUS in
-     * the program's next record. */
+     * the program's next record. Under `ulimit -f` a file past the limit raises SIGXFSZ,
+     * which would kill the program: blocked here, so that it fails with EFBIG (and the
+     * signal we caused is taken back, as log_writer.c does). */
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    sigemptyset(&pending);
+    sigpending(&pending);
+    int was_pending = sigismember(&pending, SIGXFSZ) == 1;
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
     if (!err && (err = posix_fallocate(fd, 0, (off_t)size)) == EOPNOTSUPP)
         err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    if (!was_pending) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     uint8_t *m = MAP_FAILED;
     if (!err) {
         /* the header and the pool in one mapping whose pool part is 2 MiB aligned */
