@@ -2,7 +2,7 @@
 """recover_seeds.py OUTDIR - seed inputs for fuzz_recover in its compact view of a backing
 file (fuzz/fuzz_recover.c): a 4096-byte header, then the regions the header's offsets name,
 laid out so that the view's cyclic mapping is the identity: two buffers (one FULL, one
-CURRENT), two thread slots, a CLOCK record as metadata. One seed as is, one with a torn
+CURRENT), two thread slots (168 bytes: 9 drop causes), a CLOCK record as metadata. One seed as is, one with a torn
 last event, one without metadata."""
 import os, struct, sys
 
@@ -42,8 +42,8 @@ def seed(name, torn=False, meta=True):
              struct.pack("<QQQQ", 1 | (1 << 8) | (1 << 32), 2, 0, 0))
     slots = b""
     for s, tid in enumerate((100, 101)):
-        slot = struct.pack("<IiIIQQ", 1, tid, 2, 0, 0, 0) + struct.pack("<8Q", *([0] * 8))
-        slot += struct.pack("<QQQQ", 0, 0, 0, 0) + b"worker%d".ljust(16, b"\0") % s
+        slot = struct.pack("<IiIIQQ", 1, tid, 2, 0, 0, 0) + struct.pack("<9Q", *([0] * 9))
+        slot += struct.pack("<6Q", 0, 0, 0, 0, 0, 0) + b"worker%d".ljust(16, b"\0") % s
         slots += slot
     metab = te(0xF001, struct.pack("<IIQQqq", 1, 0, 2400000000, 0, 10**18, 10**9)) if meta else b""
     data_off = 4096
@@ -51,7 +51,7 @@ def seed(name, torn=False, meta=True):
     threads_off = bufs_off + len(descs)
     map_size = threads_off + len(slots)
     hdr = struct.pack("<8sIIQQQQQQQIIIIIIIIIIQQqH", b"FRBACKv1", 1, 1168, map_size, data_off,
-                      bufs_off, threads_off, map_size, len(metab), BS, NB, NT, 32, 144, 0, 1,
+                      bufs_off, threads_off, map_size, len(metab), BS, NB, NT, 32, 168, 0, 1,
                       99, 1, 3, 1, 2400000000, 0, 10**18, 4) + b"/bin"
     blob = hdr.ljust(4096, b"\0") + data + descs + slots + metab + b"\0"
     open(os.path.join(out, name), "wb").write(blob)

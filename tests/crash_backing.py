@@ -127,7 +127,7 @@ def current_buffer(data, tid):
     for i in range(h["buffers"]):
         own, seq, used, recs = struct.unpack_from("<QQQQ", data, h["bufs_off"] + 32 * i)
         slot = (own >> 8) & 0xffffff
-        state, t = struct.unpack_from("<Ii", data, h["threads_off"] + 144 * slot)
+        state, t = struct.unpack_from("<Ii", data, h["threads_off"] + h["tdsize"] * slot)
         if own & 0xff == 1 and t == tid:
             at = h["data_off"] + i * h["buffer_size"]
             end, _ = parse_end(data[at:at + h["buffer_size"]], 64)
@@ -306,7 +306,7 @@ r = subprocess.run([fr, "recover", "/dev/null", "-o", "null.fr"], capture_output
 if r.returncode != 1:
     fail(f"/dev/null: exit {r.returncode}, want 1")
 rng = random.Random(9)
-regions = [(0, 200), (h["bufs_off"], 32 * h["buffers"]), (h["threads_off"], 144 * 4),
+regions = [(0, 200), (h["bufs_off"], 32 * h["buffers"]), (h["threads_off"], h["tdsize"] * 4),
            (h["data_off"], 2 * h["buffer_size"]), (h["meta_off"], h["meta_len"])]
 for k in range(40):
     d = bytearray(good)
