@@ -12,6 +12,7 @@ usage: events_compact.py EVENTS_COMPACT LIB FLIGHTREC LLVM_XRAY WORKDIR
     records (the encoding before) read the same in `flightrec dump`, `info`, `convert
     --format chrome` and `--format perfetto` (timestamps, offsets, thread ids masked);
   - overwrite policy: a site whose first event was overwritten still decodes;
+  - snapshots taken while a thread appends to its run read whole (our reader, llvm-xray);
   - a dlclose'd library's events decode after the flush;
   - a site id the file does not describe is reported, never decoded;
   - llvm-xray reads the files, and `convert --format yaml` is still byte for byte its
@@ -215,6 +216,18 @@ check("undecoded" not in out, "overwrite: every event decodes")
 check(re.search(r"overwritten by newer records: [1-9]", run(flightrec, "info", ow).stdout.decode()) is not None,
       "overwrite: records were overwritten (test premise)")
 run(xray, "convert", "--output-format=yaml", ow, "-o", ow + ".yaml")
+
+# ------------------------------------------------------------------ snapshots while writing
+snap = record("snapshot", "snap.fr", 12)
+bad = []
+for i in range(12):
+    path = "%s.%d" % (snap, i)
+    p = run(flightrec, "dump", path, ok=False)
+    text = p.stdout.decode()
+    x = subprocess.run([xray, "account", path], capture_output=True) if i % 4 == 0 else p
+    if p.returncode != 0 or b"cut short" in p.stderr or "undecoded" in text or x.returncode != 0:
+        bad.append((i, p.returncode, p.stderr[-200:], x.stderr[-200:]))
+check(not bad, "snapshots while a thread appends to its run: %d of 12 unreadable: %s" % (len(bad), bad[:2]))
 
 # ------------------------------------------------------------------ dlclose'd library
 dl = record("dlopen", "dlopen.fr", lib)

@@ -11,6 +11,7 @@
  *                records that were the only encoding before compact events
  *   overwrite    overwrite policy, 2 small buffers: site "Early" fires first, then
  *                20000 "Sample" events overwrite its buffer, then "Early" once more
+ *   snapshot N   N snapshots (OUTPUT.0 ...) while a thread writes Sample events
  *   dlopen LIB   LIB (events_compact_lib) registers its provider, emits 3 events, is
  *                dlclose'd; then the main program emits one event and flushes
  * Prints nothing; exits non-zero on a failure of the runtime's API.
@@ -18,6 +19,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,32 @@ static void *mixed_worker(void *arg)
         sample(100 + i);
     FR_EVENT(app, "Worker", FR_ACTIVITY(act2), FR_RELATED_ACTIVITY(act1), FR_I64("n", -5));
     return NULL;
+}
+
+static atomic_int stop_writer;
+static void *snapshot_writer(void *arg)
+{
+    (void)arg;
+    for (uint32_t i = 0; !atomic_load(&stop_writer); i++)
+        sample(i);
+    return NULL;
+}
+
+/* Snapshots while a thread appends to its event run: each file must end its runs at
+ * whole entries (snapshot.c cuts a run that grew after the thread's position was read). */
+static int snapshots(const char *out, int n)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, snapshot_writer, NULL))
+        return 1;
+    char path[4096];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s.%d", out, i);
+        if (fr_snapshot(path) != FR_OK)
+            return 1;
+    }
+    atomic_store(&stop_writer, 1);
+    return pthread_join(t, NULL) != 0;
 }
 
 static int mixed(void)
@@ -81,7 +109,8 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     char options[4096];
     snprintf(options, sizeof options, "output=%s%s", argv[2],
-             !strcmp(mode, "overwrite") ? " buffer_size=4096 buffers=2 policy=overwrite" : "");
+             !strcmp(mode, "overwrite")  ? " buffer_size=4096 buffers=2 policy=overwrite"
+             : !strcmp(mode, "snapshot") ? " buffer_size=524288 buffers=2 policy=overwrite" : "");
     if (fr_init(options) != FR_OK)
         return 1;
     size_t ml = strlen(mode);
@@ -98,6 +127,9 @@ int main(int argc, char **argv)
             sample((uint32_t)i);
     } else if (!strcmp(mode, "mixed")) {
         if (mixed())
+            return 1;
+    } else if (!strcmp(mode, "snapshot") && argc > 3) {
+        if (snapshots(argv[2], atoi(argv[3])))
             return 1;
     } else if (!strcmp(mode, "overwrite")) {
         FR_EVENT(app, "Early", FR_U32("when", 0));
