@@ -281,47 +281,39 @@ static void count_batch(const fr_call *c, size_t n, void *ctx)
     count_calls += (int)n;
 }
 
+/* Enters beyond FR_CALL_TRACKER_MAX_DEPTH are ignored and counted, through each way of
+ * feeding a tracker: record by record in callback mode, record by record in batched mode
+ * (whose fast path must stop at the bound too), and as fr_function_record runs through
+ * fr_call_tracker_feed_functions (whose loop has its own bound check). */
+enum feeding { CALLBACKS, BATCHED, FUNCTION_RUNS };
+
 static void test_depth_is_bounded(void **state)
 {
     (void)state;
-    count_calls = 0;
-    fr_call_tracker *t = fr_call_tracker_new(count_on_call, NULL, NULL);
+    enum { N = FR_CALL_TRACKER_MAX_DEPTH + 10 };
+    static fr_function_record enters[N];
     uint64_t tsc = 0;
-    for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
-        ENTER(1, 1 + (i & 7), tsc++);
-    const fr_call_tracker_stats *st = fr_call_tracker_get_stats(t);
-    assert_int_equal(st->too_deep, 10);
-    assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_finish(t);
-    assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_free(t);
-
-    /* the same in batched mode, whose fast path must stop at the bound too */
-    count_calls = 0;
-    t = fr_call_tracker_new_batched(count_batch, NULL);
-    for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
-        ENTER(1, 1 + (i & 7), tsc++);
-    st = fr_call_tracker_get_stats(t);
-    assert_int_equal(st->too_deep, 10);
-    assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_finish(t);
-    assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_free(t);
-
-    /* and through fr_call_tracker_feed_functions, whose loop has its own bound check */
-    count_calls = 0;
-    t = fr_call_tracker_new_batched(count_batch, NULL);
-    static fr_function_record enters[FR_CALL_TRACKER_MAX_DEPTH + 10];
-    for (uint32_t i = 0; i < FR_CALL_TRACKER_MAX_DEPTH + 10; i++)
-        enters[i] = (fr_function_record){.tsc = tsc++, .function_id = 1 + (i & 7),
-                                         .kind = FR_REC_ENTER};
-    fr_call_tracker_feed_functions(t, 1, enters, FR_CALL_TRACKER_MAX_DEPTH + 10);
-    st = fr_call_tracker_get_stats(t);
-    assert_int_equal(st->too_deep, 10);
-    assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_finish(t);
-    assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
-    fr_call_tracker_free(t);
+    for (enum feeding how = CALLBACKS; how <= FUNCTION_RUNS; how++) {
+        print_message("feeding: %d\n", (int)how);
+        count_calls = 0;
+        fr_call_tracker *t = how == CALLBACKS ? fr_call_tracker_new(count_on_call, NULL, NULL)
+                                              : fr_call_tracker_new_batched(count_batch, NULL);
+        if (how == FUNCTION_RUNS) {
+            for (uint32_t i = 0; i < N; i++)
+                enters[i] = (fr_function_record){.tsc = tsc++, .function_id = 1 + (i & 7),
+                                                 .kind = FR_REC_ENTER};
+            fr_call_tracker_feed_functions(t, 1, enters, N);
+        } else {
+            for (uint32_t i = 0; i < N; i++)
+                ENTER(1, 1 + (i & 7), tsc++);
+        }
+        const fr_call_tracker_stats *st = fr_call_tracker_get_stats(t);
+        assert_int_equal(st->too_deep, 10);
+        assert_int_equal(st->max_depth, FR_CALL_TRACKER_MAX_DEPTH);
+        fr_call_tracker_finish(t);
+        assert_int_equal(count_calls, FR_CALL_TRACKER_MAX_DEPTH);
+        fr_call_tracker_free(t);
+    }
 }
 
 static void test_many_threads(void **state)
