@@ -434,6 +434,12 @@ void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
         feed_function_general(t, tid, &recs[i]);
 }
 
+void fr_call_tracker_flush(fr_call_tracker *t)
+{
+    if (t->on_calls)
+        flush_batch(t);
+}
+
 void fr_call_tracker_finish(fr_call_tracker *t)
 {
     for (size_t i = 0; i < t->n_threads; i++) {

@@ -82,6 +82,9 @@ void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
  * fr_reader_next_functions): the hot loop of account, without a full record per call. */
 void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n);
+/* Batched modes: delivers what is batched so far now (for a consumer that writes other
+ * records of the trace in order between the calls). */
+void fr_call_tracker_flush(fr_call_tracker *t);
 /* Closes every open frame at its thread's last timestamp (and delivers the last batch). */
 void fr_call_tracker_finish(fr_call_tracker *t);
 const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t);

@@ -74,6 +74,11 @@ struct thread_slot {
     int32_t  tid, pid;
     uint32_t open;          /* slices begun and not ended on this thread's track */
     uint8_t  used, described;
+    /* The bytes of this thread's slice packets after the timestamp, which do not change
+     * (see put_slice), for packet sequence tail_seq (0: not made yet). */
+    uint8_t  end_len, begin_len, begin_te_len_at;
+    uint32_t tail_seq;
+    uint8_t  end_tail[24], begin_tail[24];
 };
 
 struct open_span { uint8_t id[16]; uint64_t uuid; };
@@ -493,35 +498,70 @@ static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
     return q;
 }
 
-/* The packets of nearly every record, a slice's begin (name already interned, iid != 0)
- * or end (iid 0), written in one go: the same bytes as packet_open + pb_open + pb_uint +
- * pb_close, whose lengths are known to fit one byte (at most 3 varints of 10 bytes). */
-static inline void fast_slice(struct cv_perfetto *p, uint64_t ts, unsigned type, uint64_t uuid,
-                              uint64_t iid)
+/* The packets of nearly every record, a slice's begin (name already interned) or end,
+ * written in one go: the same bytes as packet_open + pb_open + pb_uint + pb_close, whose
+ * lengths are known to fit one byte. Packet: TracePacket key and length, timestamp,
+ * then what is the same for every end (every begin) of the thread: sequence id, (begin:
+ * sequence flags), TrackEvent key and length, type, track uuid; a begin ends with the
+ * name's iid, whose length goes into the TrackEvent's. That part is made once per thread
+ * (make_tails) and copied. */
+static uint8_t *tail_common(uint8_t *q, const struct cv_perfetto *p, bool begin)
 {
-    pb_buf *b = &p->b;
-    pb_flush_if_full(b);
-    pb_reserve(b, 64);
-    uint8_t *start = b->buf + b->len, *q = start + 2;
-    *q++ = TP_TIMESTAMP << 3 | PB_VARINT;
-    q = put_varint(q, ts);
     *q++ = TP_SEQUENCE_ID << 3 | PB_VARINT;
     q = put_varint(q, p->seq);
-    if (iid) {
+    if (begin) {
         *q++ = TP_SEQUENCE_FLAGS << 3 | PB_VARINT;
         *q++ = SEQ_NEEDS_INCREMENTAL_STATE;
     }
     *q++ = TP_TRACK_EVENT << 3 | PB_LEN;
-    uint8_t *te_len = q++;
-    *q++ = TE_TYPE << 3 | PB_VARINT;
-    *q++ = (uint8_t)type;
-    *q++ = TE_TRACK_UUID << 3 | PB_VARINT;
-    q = put_varint(q, uuid);
-    if (iid) {
-        *q++ = TE_NAME_IID << 3 | PB_VARINT;
-        q = put_varint(q, iid);
+    return q;
+}
+
+__attribute__((noinline))
+static void make_tails(const struct cv_perfetto *p, struct thread_slot *t)
+{
+    for (int begin = 0; begin < 2; begin++) {
+        uint8_t *tail = begin ? t->begin_tail : t->end_tail;
+        uint8_t *q = tail_common(tail, p, begin);
+        uint8_t *te_len = q++;
+        *q++ = TE_TYPE << 3 | PB_VARINT;
+        *q++ = begin ? TYPE_SLICE_BEGIN : TYPE_SLICE_END;
+        *q++ = TE_TRACK_UUID << 3 | PB_VARINT;
+        q = put_varint(q, UUID_THREAD(t->tid));
+        *te_len = (uint8_t)(q - te_len - 1);
+        if (begin) {
+            t->begin_len = (uint8_t)(q - tail);
+            t->begin_te_len_at = (uint8_t)(te_len - tail);
+        } else {
+            t->end_len = (uint8_t)(q - tail);
+        }
     }
-    *te_len = (uint8_t)(q - te_len - 1);
+    t->tail_seq = p->seq;
+}
+
+static inline void put_slice(struct cv_perfetto *p, struct thread_slot *t, uint64_t ts, bool begin,
+                             uint64_t iid)
+{
+    pb_buf *b = &p->b;
+    pb_flush_if_full(b);
+    pb_reserve(b, 64);
+    if (__builtin_expect(t->tail_seq != p->seq, 0))
+        make_tails(p, t);
+    uint8_t *start = b->buf + b->len, *q = start + 2;
+    *q++ = TP_TIMESTAMP << 3 | PB_VARINT;
+    q = put_varint(q, ts);
+    if (begin) {
+        uint8_t *tail = q;
+        memcpy(q, t->begin_tail, sizeof t->begin_tail);
+        q += t->begin_len;
+        *q++ = TE_NAME_IID << 3 | PB_VARINT;
+        uint8_t *e = put_varint(q, iid);
+        tail[t->begin_te_len_at] = (uint8_t)(tail[t->begin_te_len_at] + 1 + (e - q));
+        q = e;
+    } else {
+        memcpy(q, t->end_tail, sizeof t->end_tail);
+        q += t->end_len;
+    }
     start[0] = TRACE_PACKET << 3 | PB_LEN;
     start[1] = (uint8_t)(q - start - 2);
     b->len += (size_t)(q - start);
@@ -529,24 +569,33 @@ static inline void fast_slice(struct cv_perfetto *p, uint64_t ts, unsigned type,
 
 static inline void slice_end(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc)
 {
-    fast_slice(p, packet_ts(p, tsc), TYPE_SLICE_END, UUID_THREAD(t->tid), 0);
+    put_slice(p, t, packet_ts(p, tsc), false, 0);
 }
 
-static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
+static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, int32_t tid, uint64_t tsc,
+                                 uint32_t id, uint32_t depth);
+
+static inline void slice_begin(struct cv_perfetto *p, struct thread_slot *t, int32_t tid, uint64_t tsc,
+                               uint32_t id, uint32_t depth)
 {
-    struct cv_perfetto *p = ctx;
-    struct thread_slot *t = thread_of(p, tid);
     while (t->open > depth) {      /* frames dropped without an exit (cannot happen: LOST
                                       ends them in lost_record); keep the track balanced */
         slice_end(p, t, tsc);
         t->open--;
     }
-    uint32_t id = stack[depth];
     if (id < p->fn_cap && p->fn_interned[id]) {
-        fast_slice(p, packet_ts(p, tsc), TYPE_SLICE_BEGIN, UUID_THREAD(tid), (uint64_t)id + 1);
+        put_slice(p, t, packet_ts(p, tsc), true, (uint64_t)id + 1);
         t->open = depth + 1;
         return;
     }
+    slice_begin_new_name(p, t, tid, tsc, id, depth);
+}
+
+/* slice_begin's packet for a function whose name is not interned yet. */
+__attribute__((noinline))
+static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, int32_t tid, uint64_t tsc,
+                                 uint32_t id, uint32_t depth)
+{
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
     {
@@ -574,10 +623,8 @@ static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t 
     t->open = depth + 1;
 }
 
-static void on_call(const fr_call *call, void *ctx)
+static inline void slice_call(struct cv_perfetto *p, struct thread_slot *t, const fr_call *call)
 {
-    struct cv_perfetto *p = ctx;
-    struct thread_slot *t = thread_of(p, call->tid);
     if (t->open <= call->depth)    /* its begin was ended already (cannot happen) */
         return;
     while (t->open > call->depth + 1) {
@@ -604,6 +651,23 @@ static void on_call(const fr_call *call, void *ctx)
         annotation_string(b, "end", "still open at the end of the trace", 34);
     pb_close(b, te);
     pb_close(b, pk);
+}
+
+/* The tracker's batches (fr_call_tracker_new_batched_enters): each enter begins a slice,
+ * each call ends one, in record order. */
+static void on_batch(const fr_call *calls, size_t n, void *ctx)
+{
+    struct cv_perfetto *p = ctx;
+    struct thread_slot *t = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const fr_call *c = &calls[i];
+        if (!t || t->tid != c->tid || t != p->last)
+            t = thread_of(p, c->tid);
+        if (c->flags & FR_CALL_ENTER)
+            slice_begin(p, t, c->tid, c->enter_tsc, c->function_id, c->depth);
+        else
+            slice_call(p, t, c);
+    }
 }
 
 /* ------------------------------------------------------------------ other records */
@@ -833,7 +897,7 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job, uint32_t index)
     p->names.next_iid = IID_OTHER_NAMES;
     p->categories.next_iid = 1;
     uint64_t undecodable = p->undecodable, negative = p->negative_times, untracked = p->spans_untracked;
-    fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, p);
+    fr_call_tracker *tracker = fr_call_tracker_new_batched_enters(on_batch, p);
     if (!tracker)
         oom();
 
@@ -851,6 +915,8 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job, uint32_t index)
             fr_call_tracker_feed_functions(tracker, tid, batch, n);
             continue;
         }
+        /* the slices batched so far come before what this record writes */
+        fr_call_tracker_flush(tracker);
         if ((st = cv_next(job, &rec)) != FR_READ_OK)
             break;
         switch (rec.kind) {

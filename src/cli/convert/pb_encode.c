@@ -19,18 +19,12 @@ void pb_init(pb_buf *b, FILE *file)
         b->cap = 0;
 }
 
-static void write_out(pb_buf *b)
+void pb_write_out(pb_buf *b)
 {
     if (b->len && fwrite(b->buf, 1, b->len, b->file) != b->len)
         b->failed = true;
     b->written += b->len;
     b->len = 0;
-}
-
-void pb_flush_if_full(pb_buf *b)
-{
-    if (b->len >= b->cap / 2)
-        write_out(b);
 }
 
 void pb_grow(pb_buf *b, size_t need)
@@ -63,7 +57,7 @@ void pb_close_long(pb_buf *b, size_t at, size_t n)
 
 int pb_finish(pb_buf *b)
 {
-    write_out(b);
+    pb_write_out(b);
     if (fflush(b->file) != 0 || ferror(b->file))
         b->failed = true;
     free(b->buf);

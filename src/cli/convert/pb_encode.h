@@ -33,8 +33,13 @@ typedef struct pb_buf {
 } pb_buf;
 
 void pb_init(pb_buf *b, FILE *file);
+void pb_write_out(pb_buf *b);
 /* Writes out what is buffered once the buffer is mostly full. No message may be open. */
-void pb_flush_if_full(pb_buf *b);
+static inline void pb_flush_if_full(pb_buf *b)
+{
+    if (b->len >= b->cap / 2)
+        pb_write_out(b);
+}
 /* Writes everything out, frees the buffer; returns 0, or -1 if any write failed. */
 int  pb_finish(pb_buf *b);
 void pb_grow(pb_buf *b, size_t need);
