@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "call_tracker.h"
+#include "func_stats.h"   /* fr_call_duration */
 
 #define MAX_CALLS 64
 
@@ -397,6 +398,21 @@ static void check_batch(const fr_call *calls, size_t n, void *ctx)
     }
 }
 
+/* Checks a batch of the costs mode against seen_calls; ctx: the count checked so far. */
+static void check_costs(const fr_call_cost *costs, size_t n, void *ctx)
+{
+    size_t *checked = ctx;
+    for (size_t i = 0; i < n; i++, (*checked)++) {
+        assert_true(*checked < n_seen);
+        const fr_call *a = &seen_calls[*checked];
+        assert_int_equal(a->function_id, costs[i].function_id);
+        assert_int_equal(a->flags, costs[i].flags);
+        assert_int_equal(fr_call_duration(a), costs[i].duration);
+        uint64_t self = a->child_ticks < fr_call_duration(a) ? fr_call_duration(a) - a->child_ticks : 0;
+        assert_int_equal(self, costs[i].self);
+    }
+}
+
 static void test_batched_mode_matches_callbacks(void **state)
 {
     (void)state;
@@ -407,6 +423,10 @@ static void test_batched_mode_matches_callbacks(void **state)
     size_t n_checked4 = 0, n_checked5 = 0;
     fr_call_tracker *t4 = fr_call_tracker_new_batched_enters(check_events, &n_checked4);
     fr_call_tracker *t5 = fr_call_tracker_new_batched_enters(check_events, &n_checked5);
+    /* t6, t7: the costs mode (account's), fed as t2 and as t3 */
+    size_t n_checked6 = 0, n_checked7 = 0;
+    fr_call_tracker *t6 = fr_call_tracker_new_costs(check_costs, &n_checked6);
+    fr_call_tracker *t7 = fr_call_tracker_new_costs(check_costs, &n_checked7);
     fr_call_tracker *t2 = fr_call_tracker_new_batched(check_batch, NULL);
     /* t3: the same records, runs of plain function records of one thread given as
      * fr_function_record batches (as account reads them), of varied lengths */
@@ -450,10 +470,12 @@ static void test_batched_mode_matches_callbacks(void **state)
         fr_call_tracker_feed(t1, &rec);
         fr_call_tracker_feed(t2, &rec);
         fr_call_tracker_feed(t4, &rec);
+        fr_call_tracker_feed(t6, &rec);
         int plain = rec.kind <= FR_REC_TAIL_EXIT;
         if (n_run && (!plain || rec.tid != run_tid || n_run == run_max)) {
             fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
             fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
+            fr_call_tracker_feed_functions(t7, run_tid, run, n_run);
             n_run = 0;
             run_max = 1 + (r >> 3) % 700;
         }
@@ -464,23 +486,30 @@ static void test_batched_mode_matches_callbacks(void **state)
         } else {
             fr_call_tracker_feed(t3, &rec);
             fr_call_tracker_feed(t5, &rec);
+            fr_call_tracker_feed(t7, &rec);
         }
     }
     if (n_run) {
         fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
         fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
+        fr_call_tracker_feed_functions(t7, run_tid, run, n_run);
     }
     fr_call_tracker_finish(t1);
     fr_call_tracker_finish(t2);
     fr_call_tracker_finish(t3);
     fr_call_tracker_finish(t4);
     fr_call_tracker_finish(t5);
+    fr_call_tracker_finish(t6);
+    fr_call_tracker_finish(t7);
+    assert_int_equal(n_checked6, n_seen);
+    assert_int_equal(n_checked7, n_seen);
     assert_int_equal(n_checked4, n_events);
     assert_int_equal(n_checked5, n_events);
     assert_true(n_events > n_seen + 50000);
-    for (int k = 0; k < 2; k++) {
+    fr_call_tracker *others[] = {t4, t5, t6, t7};
+    for (int k = 0; k < 4; k++) {
         const fr_call_tracker_stats *x = fr_call_tracker_get_stats(t1),
-                                    *y = fr_call_tracker_get_stats(k ? t5 : t4);
+                                    *y = fr_call_tracker_get_stats(others[k]);
         assert_int_equal(x->calls, y->calls);
         assert_int_equal(x->unmatched_exits, y->unmatched_exits);
         assert_int_equal(x->closed_by_unwind, y->closed_by_unwind);
@@ -490,6 +519,8 @@ static void test_batched_mode_matches_callbacks(void **state)
     }
     fr_call_tracker_free(t4);
     fr_call_tracker_free(t5);
+    fr_call_tracker_free(t6);
+    fr_call_tracker_free(t7);
     assert_int_equal(n_checked, n_seen);
     assert_int_equal(n_checked3, n_seen);
     assert_true(n_seen > 50000);

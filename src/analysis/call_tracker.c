@@ -50,6 +50,8 @@ struct fr_call_tracker {
     fr_enter_fn on_enter;
     fr_calls_fn on_calls;            /* batched mode */
     bool        enters;              /* batched mode: enters in the batch too */
+    fr_costs_fn on_costs;            /* costs mode (on_calls is then costs_mode) */
+    fr_call_cost *costs;             /* costs mode: BATCH completed calls */
     void       *ctx;
     fr_call    *batch;               /* batched mode: BATCH completed calls */
     size_t      n_batch;
@@ -83,6 +85,7 @@ void fr_call_tracker_free(fr_call_tracker *t)
     }
     free(t->threads);
     free(t->batch);
+    free(t->costs);
     fr_u64_map_free(&t->by_tid);
     free(t);
 }
@@ -103,9 +106,28 @@ fr_call_tracker *fr_call_tracker_new_batched_enters(fr_calls_fn on_calls, void *
     return t;
 }
 
+/* on_calls of costs mode: never called (flush_batch hands over the costs), but set, so
+ * that costs mode takes every path of batched mode. */
+static void costs_mode(const fr_call *calls, size_t n, void *ctx)
+{
+    (void)calls;
+    (void)n;
+    (void)ctx;
+}
+
+fr_call_tracker *fr_call_tracker_new_costs(fr_costs_fn on_costs, void *ctx)
+{
+    fr_call_tracker *t = fr_call_tracker_new_batched(costs_mode, ctx);
+    t->on_costs = on_costs;
+    t->costs = fr_xcalloc(BATCH + 1, sizeof *t->costs);
+    return t;
+}
+
 static void flush_batch(fr_call_tracker *t)
 {
-    if (t->n_batch)
+    if (t->n_batch && t->on_costs)
+        t->on_costs(t->costs, t->n_batch, t->ctx);
+    else if (t->n_batch)
         t->on_calls(t->batch, t->n_batch, t->ctx);
     t->n_batch = 0;
 }
@@ -168,7 +190,15 @@ static void close_top(fr_call_tracker *t, struct thread_state *th, uint64_t exit
         if (t->n_batch == BATCH)
             flush_batch(t);
         c.stack = NULL;
-        t->batch[t->n_batch++] = c;
+        if (t->on_costs)
+            t->costs[t->n_batch++] = (fr_call_cost){
+                .function_id = c.function_id,
+                .flags = flags,
+                .duration = duration,
+                .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
+            };
+        else
+            t->batch[t->n_batch++] = c;
     } else if (t->on_call) {
         t->on_call(&c, t->ctx);
     }
@@ -328,7 +358,7 @@ static void feed_general(fr_call_tracker *t, const fr_record *rec)
 
 void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec)
 {
-    if (t->on_calls && !t->enters && feed_fast(t, rec->kind, rec->tid, rec->function_id, rec->tsc, rec->arg))
+    if (t->on_calls && !t->enters && !t->on_costs && feed_fast(t, rec->kind, rec->tid, rec->function_id, rec->tsc, rec->arg))
         return;
     feed_general(t, rec);
 }
@@ -352,7 +382,7 @@ static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_func
  * locals are written back before any record takes the general path, and at the end. */
 static inline __attribute__((always_inline))
 void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
-                            size_t n, const bool enters)
+                            size_t n, const bool enters, const bool costs)
 {
     size_t i = 0;
     while (i < n) {
@@ -366,23 +396,42 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
         uint32_t *const ids = th->ids;
         struct open_frame *const frames = th->frames;
         fr_call *const batch = t->batch;
+        fr_call_cost *const cost = t->costs;
         const uint32_t limit = th->fast_limit;
         uint32_t d = th->depth, max_depth = t->stats.max_depth;
         size_t n_batch = t->n_batch;
         uint64_t calls = t->stats.calls, tsc = th->last_tsc;
-        for (; i < n && d < limit && n_batch < BATCH; i++) {
+        /* a record adds at most one entry: the batch cannot fill before end */
+        const size_t end = n - i < BATCH - n_batch ? n : i + (BATCH - n_batch);
+        bool stopped = false;
+        for (; i < end && d < limit; i++) {
             const unsigned kind = recs[i].kind;
             const uint32_t id = recs[i].function_id;
             unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
             unsigned top_differs = ids[(int32_t)d - 1] != id;
             __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
-            if (is_exit & top_differs)                  /* unmatched, unwinding: rare */
+            if (is_exit & top_differs) {                /* unmatched, unwinding: rare */
+                stopped = true;
                 break;
+            }
             tsc = recs[i].tsc;
+            /* FR_CALL_TAIL_EXIT for kind FR_REC_TAIL_EXIT (kinds here: 0, 1, 2) */
+            const unsigned tail_flag = (kind & FR_REC_TAIL_EXIT) << 1;
+            _Static_assert(FR_REC_TAIL_EXIT == 2 && FR_CALL_TAIL_EXIT == 4, "tail_flag");
             /* as an exit: the call of frame d-1 (.stack stays NULL, as calloc left it) */
             const struct open_frame *f = &frames[(int32_t)d - 1];
             uint64_t exit_tsc = tsc < f->enter_tsc ? f->enter_tsc : tsc;
             uint64_t duration = exit_tsc - f->enter_tsc;
+            if (costs) {   /* only what per-function statistics need */
+                fr_call_cost *k = &cost[n_batch];
+                uint64_t child = f->child_ticks;
+                k->function_id = id;
+                k->flags = tail_flag;
+                k->duration = duration;
+                k->self = child < duration ? duration - child : 0;
+                n_batch += is_exit;
+                goto frames;
+            }
             fr_call *c = &batch[n_batch];
             c->tid = tid;
             c->function_id = id;
@@ -393,20 +442,25 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             if (enters) {   /* an enter stays in the batch too: its depth, tsc and flag */
                 c->enter_tsc = is_exit ? f->enter_tsc : tsc;
                 c->depth = d - is_exit;
-                c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT |
-                           (1u - is_exit) * FR_CALL_ENTER;
+                c->flags = tail_flag | (1u - is_exit) * FR_CALL_ENTER;
                 n_batch++;
             } else {
                 c->enter_tsc = f->enter_tsc;
                 c->depth = d - 1;
-                c->flags = (unsigned)(kind == FR_REC_TAIL_EXIT) * FR_CALL_TAIL_EXIT;
+                c->flags = tail_flag;
                 n_batch += is_exit;
             }
+        frames:
             frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
             calls += is_exit;
             /* as an enter (no argument in a batch): frame d */
             ids[d] = id;
-            frames[d] = (struct open_frame){.enter_tsc = tsc};
+            if (costs) {   /* its calls never show the argument: arg, has_arg unused */
+                frames[d].enter_tsc = tsc;
+                frames[d].child_ticks = 0;
+            } else {
+                frames[d] = (struct open_frame){.enter_tsc = tsc};
+            }
             d = d + 1 - 2 * is_exit;
             max_depth = d > max_depth ? d : max_depth;
         }
@@ -415,7 +469,7 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
         t->n_batch = n_batch;
         t->stats.calls = calls;
         t->stats.max_depth = max_depth;
-        if (i < n && (d >= limit || n_batch < BATCH))  /* stopped by a record: general path */
+        if (i < n && (stopped || d >= limit))       /* stopped by a record: general path */
             feed_function_general(t, tid, &recs[i++]);
     }
 }
@@ -425,9 +479,11 @@ void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
 {
     if (t->on_calls) {
         if (t->enters)
-            feed_functions_batched(t, tid, recs, n, true);
+            feed_functions_batched(t, tid, recs, n, true, false);
+        else if (t->on_costs)
+            feed_functions_batched(t, tid, recs, n, false, true);
         else
-            feed_functions_batched(t, tid, recs, n, false);
+            feed_functions_batched(t, tid, recs, n, false, false);
         return;
     }
     for (size_t i = 0; i < n; i++)

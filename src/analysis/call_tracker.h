@@ -69,6 +69,16 @@ fr_call_tracker *fr_call_tracker_new(fr_call_fn on_call, fr_enter_fn on_enter, v
  * (see call_tracker.c). Same matching rules and statistics as above. */
 typedef void (*fr_calls_fn)(const fr_call *calls, size_t n, void *ctx);
 fr_call_tracker *fr_call_tracker_new_batched(fr_calls_fn on_calls, void *ctx);
+/* Costs mode, for per-function statistics (account): completed calls as batches of the
+ * little they need, in completion order, the last ones at fr_call_tracker_finish. */
+typedef struct fr_call_cost {
+    uint32_t function_id;
+    uint32_t flags;          /* enum fr_call_flags */
+    uint64_t duration;       /* exit - enter, ticks (fr_call_duration) */
+    uint64_t self;           /* duration minus traced callees, never negative (fr_call_self) */
+} fr_call_cost;
+typedef void (*fr_costs_fn)(const fr_call_cost *costs, size_t n, void *ctx);
+fr_call_tracker *fr_call_tracker_new_costs(fr_costs_fn on_costs, void *ctx);
 /* Batched mode that also hands over each enter, in record order among the calls, as an
  * fr_call with flags FR_CALL_ENTER: .tid, .function_id, .depth (the new frame's, 0 =
  * root), .enter_tsc, .arg and .has_arg are set, the other fields mean nothing. For

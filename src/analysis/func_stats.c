@@ -170,21 +170,21 @@ static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
 /* Updates the counters of c's function; returns the function's index and, in *bucket,
  * the sketch bucket to queue (the caller queues it). */
 static inline __attribute__((always_inline))
-uint32_t count_call(fr_func_stats *fs, const fr_call *c, uint32_t *bucket)
+uint32_t count(fr_func_stats *fs, uint32_t function_id, uint64_t d, uint64_t self,
+               unsigned flags, uint32_t *bucket)
 {
-    uint32_t i = index_of(fs, c->function_id);
+    uint32_t i = index_of(fs, function_id);
     if (i == FR_U64_MAP_NONE)
-        i = new_function(fs, c->function_id);
+        i = new_function(fs, function_id);
     struct hot_counters *h = &fs->hot[i];
-    uint64_t d = fr_call_duration(c);
     h->calls++;
     h->total += d;
-    h->self += fr_call_self(c);
+    h->self += self;
     h->min = d < h->min ? d : h->min;
     h->max = d > h->max ? d : h->max;
-    if (c->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END)) {
-        h->closed_by_unwind += (c->flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
-        h->open_at_end += (c->flags & FR_CALL_OPEN_AT_END) != 0;
+    if (flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END)) {
+        h->closed_by_unwind += (flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
+        h->open_at_end += (flags & FR_CALL_OPEN_AT_END) != 0;
     }
     uint32_t b = fr_qsketch_index(d);
     if (b - h->lo >= h->n) {                  /* outside the bucket window: widen it */
@@ -195,6 +195,12 @@ uint32_t count_call(fr_func_stats *fs, const fr_call *c, uint32_t *bucket)
     }
     *bucket = b;
     return i;
+}
+
+static inline __attribute__((always_inline))
+uint32_t count_call(fr_func_stats *fs, const fr_call *c, uint32_t *bucket)
+{
+    return count(fs, c->function_id, fr_call_duration(c), fr_call_self(c), c->flags, bucket);
 }
 
 static void add_call(fr_func_stats *fs, const fr_call *c)
@@ -231,6 +237,27 @@ void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx)
         size_t end = n - i < PENDING_MAX - np ? n : i + (PENDING_MAX - np);
         for (; i < end; i++) {
             uint32_t b, f = count_call(fs, &calls[i], &b);
+            pending[np++] = (struct pending_sample){.function = f, .bucket = b};
+        }
+        fs->n_pending = np;
+    }
+}
+
+void fr_func_stats_on_costs(const fr_call_cost *costs, size_t n, void *ctx)
+{
+    /* fr_func_stats_on_calls, on the tracker's costs mode */
+    fr_func_stats *fs = ctx;
+    fs->dirty = 1;
+    size_t i = 0;
+    while (i < n) {
+        if (fs->n_pending == PENDING_MAX)
+            apply_pending(fs);
+        struct pending_sample *const pending = fs->pending;
+        size_t np = fs->n_pending;
+        size_t end = n - i < PENDING_MAX - np ? n : i + (PENDING_MAX - np);
+        for (; i < end; i++) {
+            const fr_call_cost *k = &costs[i];
+            uint32_t b, f = count(fs, k->function_id, k->duration, k->self, k->flags, &b);
             pending[np++] = (struct pending_sample){.function = f, .bucket = b};
         }
         fs->n_pending = np;

@@ -35,6 +35,8 @@ void fr_func_stats_add(fr_func_stats *fs, const fr_call *call);
 /* fr_call_fn and fr_calls_fn (batched tracker) adapters: ctx is the fr_func_stats. */
 void fr_func_stats_on_call(const fr_call *call, void *ctx);
 void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx);
+/* fr_costs_fn adapter (the tracker's costs mode: fr_call_tracker_new_costs). */
+void fr_func_stats_on_costs(const fr_call_cost *costs, size_t n, void *ctx);
 
 /* Functions in order of first completed call; the pointers stay valid until the next add.
  * (Not const: reading first applies the sketch updates still queued, see func_stats.c.) */
