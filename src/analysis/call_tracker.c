@@ -211,6 +211,9 @@ static void grow_stack(struct thread_state *th)
     uint32_t *ids = fr_xrealloc(th->cap ? th->ids - GUARD : NULL, (cap + GUARD) * sizeof *ids);
     struct open_frame *frames = fr_xrealloc(th->cap ? th->frames - GUARD : NULL,
                                             (cap + GUARD) * sizeof *frames);
+    /* new frames zeroed: in costs mode the fast path writes only a frame's start and
+     * child time, and close_top still copies its arg and has_arg */
+    memset(frames + GUARD + th->cap, 0, (cap - th->cap) * sizeof *frames);
     th->ids = ids + GUARD;
     th->frames = frames + GUARD;
     th->ids[-1] = th->ids[-2] = UINT32_MAX;   /* above FR_XRAY_MAX_FUNCTION_ID */
