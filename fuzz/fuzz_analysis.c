@@ -3,12 +3,13 @@
  * reader mixed with fr_reader_next, batch sizes from the input) and fed through the call
  * tracker into every analysis: per-function statistics on the batched tracker (account's
  * path), and functions + call graph + stacks on the tracker with callbacks (stack's,
- * graph's and convert's path), the stack tree bounded by a limit taken from the input.
+ * graph's and convert's path), the stack tree bounded by a limit taken from the input,
+ * and the stack tree alone on the batched tracker with enters (stack's and folded's path).
  * Must never crash, hang, leak or read out of bounds (ASan + UBSan), and the two
  * trackers must agree: same calls and unmatched counts, per-function calls and times
  * equal, the stack tree's calls and self times adding up to the same totals, a parent
- * before its children, at most 2 * limit + 1 stacks, and every node found again from its
- * path.
+ * before its children, at most 2 * limit + 1 stacks, every node found again from its
+ * path, and both stack trees equal node for node.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,8 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fr_analysis *full = fr_analysis_new(FR_ANALYZE_FUNCTIONS | FR_ANALYZE_GRAPH | FR_ANALYZE_STACKS);
     size_t limit = data[size - 1] % 8 == 0 ? 0 : 1 + data[size - 2] % 64;
     fr_stack_agg_set_limit(full->stacks, limit);
-    fr_analysis *as[2] = {batched, full};
-    feed_all(data, size, as, 2);
+    /* stack's own path: the tracker's batches with enters into the stack tree */
+    fr_analysis *stacks = fr_analysis_new(FR_ANALYZE_STACKS);
+    fr_stack_agg_set_limit(stacks->stacks, limit);
+    fr_analysis *as[3] = {batched, full, stacks};
+    feed_all(data, size, as, 3);
 
     const fr_call_tracker_stats *a = fr_analysis_stats(batched), *b = fr_analysis_stats(full);
     if (a->calls != b->calls || a->unmatched_exits != b->unmatched_exits ||
@@ -100,6 +104,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (stack_calls != a->calls || stack_self != self)
         __builtin_trap();
+    /* ... and the same tree, node for node, from the batched path */
+    if (fr_stack_agg_count(stacks->stacks) != n ||
+        fr_stack_agg_merged_calls(stacks->stacks) != fr_stack_agg_merged_calls(sa))
+        __builtin_trap();
+    for (uint32_t i = 0; i < n; i++) {
+        const fr_stack_node *x = fr_stack_agg_node(sa, i), *y = fr_stack_agg_node(stacks->stacks, i);
+        if (x->parent != y->parent || x->function_id != y->function_id || x->calls != y->calls ||
+            x->total_ticks != y->total_ticks || x->self_ticks != y->self_ticks)
+            __builtin_trap();
+    }
 
     /* call graph: one edge per (caller, callee), calls of non-root calls only */
     uint64_t edge_calls = 0;
@@ -110,5 +124,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fr_analysis_free(batched);
     fr_analysis_free(full);
+    fr_analysis_free(stacks);
     return 0;
 }
