@@ -63,7 +63,8 @@
  *                      is said once on stderr; the file then ends at its last whole
  *                      block. A fork child streams to its own file (the output naming
  *                      rules). A snapshot (fr_snapshot, snapshot_signal=) holds what is
- *                      in the pool. Not with no_file_flush=1. Default 0.
+ *                      in the pool at that moment (its summary: the session so far). Not
+ *                      with no_file_flush=1. Default 0.
  *   backing=PATH       the pool and what a trace needs besides the records live in a
  *                      MAP_SHARED mapping of the file PATH ("%p": pid), created
  *                      O_EXCL|O_NOFOLLOW with file_mode: when the process dies without

@@ -60,8 +60,11 @@ endif()
 # stream=1 (issue 9, streaming): the file grows while the program runs, in a fixed pool.
 add_executable(stream_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/stream_prog.c)
 target_link_libraries(stream_prog PRIVATE flightrec Threads::Threads)
+add_executable(stream_cycle ${CMAKE_CURRENT_SOURCE_DIR}/progs/stream_cycle.c)
+target_link_libraries(stream_cycle PRIVATE flightrec Threads::Threads)
 add_test(NAME crash_stream COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_stream.sh $<TARGET_FILE:flightrec_cli>
-         ${LLVM_XRAY} $<TARGET_FILE:stream_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_stream.d)
+         ${LLVM_XRAY} $<TARGET_FILE:stream_prog> ${CMAKE_CURRENT_BINARY_DIR}/crash_stream.d
+         $<TARGET_FILE:stream_cycle>)
 set_tests_properties(crash_stream PROPERTIES TIMEOUT 120 LABELS concurrency)
 
 # backing=PATH + flightrec recover: SIGKILL, _exit, fork, torn records, hostile files.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# crash_stream.sh FLIGHTREC LLVM_XRAY STREAM_PROG WORKDIR - stream=1 (issue 9, streaming):
+# crash_stream.sh FLIGHTREC LLVM_XRAY STREAM_PROG WORKDIR STREAM_CYCLE - stream=1 (issue 9, streaming):
 #  1. discard, a program slower than the disk, 10x the pool: every record in the file
 #     (our reader and llvm-xray count the same), nothing dropped;
 #  2. discard, as fast as it goes, 10x the pool: written + dropped (stream_behind only)
@@ -7,10 +7,12 @@
 #  3. overwrite, as fast as it goes: written + overwritten == made;
 #  4. `flightrec info` on the file while the program still runs;
 #  5. fork: the child's own file, every record in each file;
+#  5b. three sessions in one process (finalize + flush twice, finalize + reset, a
+#     snapshot then exit): each file whole;
 #  6. ENOSPC on a small tmpfs (root only, else Skipped at the end): a message, the
 #     program's own exit status, a file valid up to its last whole block.
 set -uo pipefail
-fr=$1 xray=$2 prog=$3 work=$4
+fr=$1 xray=$2 prog=$3 work=$4 cycle=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
 status=0
@@ -122,6 +124,22 @@ else
 fi
 check_file fork.fr "fork, parent"
 [ "$written" = "$(made_of out.txt)" ] || fail "fork: parent wrote $written, made $(made_of out.txt)"
+
+# 5b. sessions: s1 finalize + flush + flush, s2 finalize + reset, s3 snapshot + exit.
+mkdir cycle
+timeout 60 "$cycle" "$work/cycle" >out.txt 2>err.txt || fail "cycle: exit $? ($(head -c 300 err.txt))"
+sanitizer_clean err.txt cycle
+for s in s1 s2 s3; do
+  check_file "cycle/$s.fr" "cycle, $s"
+  want=$(sed -n "s/^$s //p" out.txt)
+  behind=$(field "  stream writer behind" info.txt)
+  [ -n "$want" ] && [ $((written + dropped)) = "$want" ] && [ "$dropped" = "${behind:-0}" ] ||
+    fail "cycle, $s: made $want, written $written, dropped $dropped (stream_behind ${behind:-0})"
+done
+# A snapshot holds what the pool holds at that moment (possibly nothing: the buffers
+# went to s3.fr), its summary the session so far: a valid file.
+"$xray" fdr-dump -verify cycle/snap.fr >/dev/null 2>x.err || fail "cycle, snapshot: $(head -c 300 x.err)"
+"$fr" info cycle/snap.fr >/dev/null 2>x.err || fail "cycle, snapshot: flightrec info: $(head -c 300 x.err)"
 
 # 6. ENOSPC: a 512 KiB tmpfs, 10 MiB of records.
 if [ "$(id -u)" != 0 ] || ! mkdir full || ! mount -t tmpfs -o size=512k tmpfs full 2>/dev/null; then
