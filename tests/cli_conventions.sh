@@ -5,17 +5,11 @@
 # named as the columns, exit codes 0/1/2, filters that match nothing, -v, --color.
 # usage: cli_conventions.sh FLIGHTREC READER_TB_SAMPLE CONVERT_TRACES EVENTHEADER_DAT
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
 fr=$1 sample=$2 traces=$3 dat=$4
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 "$sample" s.fr && "$traces" . >/dev/null || { echo "FAIL: cannot write the test traces"; exit 1; }
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-expect_rc() { # WANT DESCRIPTION CMD...
-  local want=$1 what=$2; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  [ "$rc" = "$want" ] || fail "$what: exit $rc, want $want ($(head -c 300 err.txt))"
-}
 json_ok() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; }
 
 # -h / --help on every command: usage on stdout, exit 0.
@@ -142,5 +136,4 @@ FLIGHTREC_OPTIONS="buffer_size=10" expect_rc 2 "record with a bad FLIGHTREC_OPTI
 expect_rc 1 "record -o into a missing directory" "$fr" record -o /nonexistent/t.fr -- touch ran
 [ -e ran ] && fail "record -o /nonexistent/t.fr ran the program"
 
-[ $status = 0 ] && echo "ok: CLI conventions"
-exit $status
+finish "ok: CLI conventions"

@@ -7,11 +7,10 @@
 # bash one offers. Skipped (77) without man or zsh, once every other check has passed.
 # usage: cli_man_completion.sh FLIGHTREC GENERATED_DIR(build/man) GENERATE_PY
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
 fr=$1 gen=$2 generate=$3
 command -v man >/dev/null || { echo "SKIP: man not installed (scripts/deps.sh installs man-db)"; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 python3 "$generate" "$fr" "$work/man1" "$work/completion" || { echo "FAIL: generate.py"; exit 1; }
 diff -r "$gen/man1" "$work/man1" >/dev/null || fail "the built man pages differ from the current --help's"
@@ -81,5 +80,4 @@ elif [ $status = 0 ]; then
   exit 77
 fi
 
-[ $status = 0 ] && echo "ok: man pages render, match --help, bash and zsh completions work"
-exit $status
+finish "ok: man pages render, match --help, bash and zsh completions work"

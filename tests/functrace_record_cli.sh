@@ -3,16 +3,10 @@
 # usage: functrace_record_cli.sh FLIGHTREC PROGRAM(clang, instrumented, links libflightrec.so)
 #        UNINSTRUMENTED_PROGRAM(links libflightrec) WORKDIR LLVM_XRAY EXIT_SEVEN(links libflightrec)
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
 fr=$1 prog=$2 plain=$3 work=$4 xray=$5 seven=$6
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-expect_rc() { # WANT DESCRIPTION CMD...
-  local want=$1 what=$2; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  [ "$rc" = "$want" ] || fail "$what: exit $rc, want $want ($(head -c 300 err.txt))"
-}
 
 expect_rc 0 "--help" "$fr" record --help
 grep -q "usage: flightrec record" out.txt || fail "--help prints usage"
@@ -56,5 +50,4 @@ for pat in nosuch 999; do
 done
 "$fr" record -o match.fr --filter fib -- "$prog" >/dev/null 2>match.err
 grep -q "matches no" match.err && fail "--filter fib: said it matched nothing"
-[ $status = 0 ] && echo "ok: flightrec record checks, options, filter, exit status"
-exit $status
+finish "ok: flightrec record checks, options, filter, exit status"

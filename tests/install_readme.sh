@@ -9,6 +9,7 @@
 # call counts in the traces the README makes.
 # usage: install_readme.sh SOURCE_DIR
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
 src=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/src"
@@ -46,8 +47,6 @@ if [ $rc != 0 ]; then
   tail -25 "$work/err.txt"; tail -5 "$work/out.txt"
   exit 1
 fi
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 fr=$work/home/.local/bin/flightrec
 calls() { "$fr" account -f csv "$1" | awk -F, -v f="$2" '$2==f{print $3}'; }
 for t in trace.fr trace-gcc.fr trace-linked.fr trace-cmake.fr; do
@@ -59,5 +58,4 @@ linked=$(ls trace-[0-9]*.fr 2>/dev/null | head -1)
 grep -q '^333833500$' "$work/out.txt" || fail "myprog's output 333833500 not seen"
 grep -q 'fr_demo: tracing on' "$work/out.txt" || fail "the demo's last line: $(grep fr_demo "$work/out.txt")"
 for f in trace.pftrace trace.json flame.svg calls.csv square.jsonl; do [ -s "$f" ] || fail "$f not written"; done
-[ $status = 0 ] && echo "ok: README.md's $(grep -c '^>>> README block' "$work/err.txt") command blocks ran as written; traces hold every call"
-exit $status
+finish "ok: README.md's $(grep -c '^>>> README block' "$work/err.txt") command blocks ran as written; traces hold every call"

@@ -8,6 +8,7 @@
 # child's (one exec'd, one forked) FILE.PID, each holding exactly its own calls.
 # usage: install_record_norelink.sh BUILD_DIR SOURCE_DIR CLANG GCC LLVM_XRAY
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
 build=$1 src=$2 clang=$3 gcc=$4 xray=$5
 for t in "$clang" "$gcc"; do
   command -v "$t" >/dev/null || { echo "SKIP: $t not found"; exit 77; }
@@ -17,8 +18,6 @@ cd "$work"
 unset LD_LIBRARY_PATH LD_PRELOAD FLIGHTREC_OPTIONS
 cmake --install "$build" --prefix "$work/prefix" >/dev/null || { echo "FAIL: install"; exit 1; }
 fr=$work/prefix/bin/flightrec
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 cat >p.c <<'EOF2'
 #include <stdio.h>

@@ -1,0 +1,20 @@
+# frtest.sh - what the shell tests share, sourced at their start:
+#     . "$(dirname "$0")/frtest.sh"
+# (the Python tests' counterpart is frtest.py).
+#   fail MSG...                  a failed check: prints "FAIL: MSG" and the test goes on
+#                                (every failure of one run shown); the test's status is 1
+#   expect_rc WANT WHAT CMD...   runs CMD, its stdout in out.txt and stderr in err.txt (in
+#                                the current folder); a failed check unless it exits WANT
+#   finish OK_TEXT               the end of a test: prints OK_TEXT if nothing failed, and
+#                                exits with the status (0, or 1 after a failed check)
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+expect_rc() {
+  local want=$1 what=$2; shift 2
+  "$@" >out.txt 2>err.txt; local rc=$?
+  [ "$rc" = "$want" ] || fail "$what: exit $rc, want $want ($(head -c 300 err.txt))"
+}
+finish() {
+  [ $status = 0 ] && echo "$*"
+  exit $status
+}
