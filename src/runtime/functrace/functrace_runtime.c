@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "functrace/finstrument.h"
 #include "functrace/instr_map.h"
+#include "core/backing_file.h"
 #include "core/options.h"
 #include "core/recorder.h"
 #include "functrace/shadow_stack.h"
@@ -66,6 +67,7 @@ void fr_functrace_after_dlopen(void)
      * there at init (the pattern is re-applied: sleds already right are not rewritten). */
     if (__atomic_load_n(&patched_at_init, __ATOMIC_ACQUIRE))
         (void)fr_sled_patch_pattern(init_pattern, 1);
+    fr_backing_write_meta();   /* backing=: the new object's functions, for a recovery */
 }
 
 static void after_init(const struct fr_options *opts)
