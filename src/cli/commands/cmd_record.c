@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,15 +277,19 @@ static int check_output_dir(const char *path)
 /* ---------------------------------------------------------------- backing files */
 
 /* A private directory (0700) for the processes' backing files: tmpfs when there is one
- * (a mapping of a disk file costs page faults after each writeback), else $TMPDIR or
- * /tmp. NULL if none could be made (then record runs without backing files). */
-static char *make_backing_dir(void)
+ * with room for a process's file (`need` bytes; a mapping of a disk file costs page
+ * faults after each writeback), else $TMPDIR or /tmp. NULL if none could be made (then
+ * record runs without backing files). */
+static char *make_backing_dir(unsigned long long need)
 {
     const char *tmpdir = getenv("TMPDIR");
     const char *cands[] = {"/dev/shm", tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
         char *dir;
+        struct statvfs vfs;
         if (!cands[i] || !plain_value(cands[i]) ||   /* it travels in FLIGHTREC_OPTIONS */
+            statvfs(cands[i], &vfs) != 0 ||
+            (unsigned long long)vfs.f_bavail * vfs.f_frsize < need ||
             asprintf(&dir, "%s/flightrec-record-XXXXXX", cands[i]) < 0)
             continue;
         if (mkdtemp(dir))
@@ -533,6 +538,7 @@ int cmd_record(int argc, char **argv)
      * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
     /* Backing files too (a caller's backing= in FLIGHTREC_OPTIONS comes later and wins;
      * backing=0 turns them off). */
+    unsigned long long backing_need = 0;
     if (backing) {
         /* Under `ulimit -f` smaller than a backing file the runtime could not make one
          * (and would not start): the run goes on without them. */
@@ -546,6 +552,7 @@ int cmd_record(int argc, char **argv)
             fr_options_parse(&est, pair, NULL);
         unsigned long long need = (unsigned long long)est.buffers * (est.buffer_size + 64) +
                                   (8ull << 20);
+        backing_need = need;
         struct rlimit rl;
         if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
             rl.rlim_cur < need) {
@@ -555,10 +562,11 @@ int cmd_record(int argc, char **argv)
             backing = 0;
         }
     }
-    char *backing_dir = backing ? make_backing_dir() : NULL;
+    char *backing_dir = backing ? make_backing_dir(backing_need) : NULL;
     if (backing && !backing_dir)
-        fprintf(stderr, "flightrec record: warning: no directory for backing files (%s): a "
-                        "process killed by SIGKILL will leave no trace\n", strerror(errno));
+        fprintf(stderr, "flightrec record: warning: no directory with room for backing files "
+                        "(%llu bytes each) in /dev/shm, $TMPDIR or /tmp: a process killed by "
+                        "SIGKILL will leave no trace\n", backing_need);
     char *options = NULL;
     if (asprintf(&options, "crash_dump=1 signal_flush=1%s%s%s%s%s",
                  backing_dir ? " backing=" : "", backing_dir ? backing_dir : "",
