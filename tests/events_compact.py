@@ -137,6 +137,30 @@ got = re.findall(r'"n": "CompactApp:Sample", "a": (\d+), "b": (\d+), "s": "hello
 check([(int(a), int(b)) for a, b in got] == [(i, 3 * i) for i in range(N)],
       "dump decodes the %d Sample events in order (%d found)" % (N, len(got)))
 
+# stream=1: the file's metadata block comes at its end, after the blocks: full records
+st = record("stream", "stream.fr", N)
+s_s, r_s, f_s = parse(st)
+check(f_s == N and not r_s, "stream=1: %d full events, %d runs (want %d, 0)" % (f_s, len(r_s), N))
+out = run(flightrec, "dump", st).stdout.decode()
+check(len(re.findall(r'"n": "CompactApp:Sample", "a": \d+', out)) == N and "undecoded" not in out,
+      "stream=1: the %d events decode" % N)
+
+# backing= (the metadata recovered after SIGKILL is the one written at init): full records
+back = os.path.join(work, "killed.backing")
+for f in (back,):
+    if os.path.exists(f):
+        os.remove(f)
+k = subprocess.run([prog, "killed", os.path.join(work, "killed.fr"), back], capture_output=True)
+check(k.returncode == -9, "killed: exit %d %s" % (k.returncode, k.stderr[-200:]))
+rec = os.path.join(work, "recovered.fr")
+run(flightrec, "recover", "-q", back, "-o", rec)
+if os.path.exists(rec):
+    s_k, r_k, f_k = parse(rec)
+    out = run(flightrec, "dump", rec).stdout.decode()
+    got = len(re.findall(r'"n": "CompactApp:Sample", "a": \d+', out))
+    check(got == 1000 and not r_k and "undecoded" not in out,
+          "recovered after SIGKILL: %d of 1000 events decode (%d runs)" % (got, len(r_k)))
+
 # ------------------------------------------------------------------ same decoded output
 
 

@@ -4,6 +4,8 @@
  * tests/events_compact.py.
  *   events_compact MODE OUTPUT [ARG]
  *   sample N     N events "Sample" of 2 u32 and a 5-character string, one thread
+ *   stream N     `sample N` with stream=1 (events written in full there)
+ *   killed BACK  1000 Sample events into backing file BACK, then SIGKILL
  *   mixed        a fixed set of events (every kind of field, explicit activity ids,
  *                function records between them, two threads): deterministic but for
  *                timestamps and thread ids
@@ -19,6 +21,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +113,10 @@ int main(int argc, char **argv)
     char options[4096];
     snprintf(options, sizeof options, "output=%s%s", argv[2],
              !strcmp(mode, "overwrite")  ? " buffer_size=4096 buffers=2 policy=overwrite"
-             : !strcmp(mode, "snapshot") ? " buffer_size=524288 buffers=2 policy=overwrite" : "");
+             : !strcmp(mode, "snapshot") ? " buffer_size=524288 buffers=2 policy=overwrite"
+             : !strcmp(mode, "stream")   ? " stream=1" : "");
+    if (!strcmp(mode, "killed") && argc > 3)   /* backing file ARG, then SIGKILL */
+        snprintf(options + strlen(options), sizeof options - strlen(options), " backing=%s", argv[3]);
     if (fr_init(options) != FR_OK)
         return 1;
     size_t ml = strlen(mode);
@@ -121,13 +127,17 @@ int main(int argc, char **argv)
     if (FR_PROVIDER_REGISTER(app))
         return 1;
 
-    if (!strcmp(mode, "sample") && argc > 3) {
+    if ((!strcmp(mode, "sample") || !strcmp(mode, "stream")) && argc > 3) {
         long n = atol(argv[3]);
         for (long i = 0; i < n; i++)
             sample((uint32_t)i);
     } else if (!strcmp(mode, "mixed")) {
         if (mixed())
             return 1;
+    } else if (!strcmp(mode, "killed") && argc > 3) {
+        for (uint32_t i = 0; i < 1000; i++)
+            sample(i);
+        raise(SIGKILL);   /* no trace: flightrec recover writes it from the backing file */
     } else if (!strcmp(mode, "snapshot") && argc > 3) {
         if (snapshots(argv[2], atoi(argv[3])))
             return 1;

@@ -17,6 +17,7 @@
 #include "core/options.h"
 
 static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+int fr_events_compact;   /* see events_internal.h */
 static fr_event_filter *filter;   /* NULL while the recorder is not running */
 
 bool fr_events_recorder_wants(const fr_event_site *site)
@@ -48,6 +49,13 @@ static void set_filter(fr_event_filter *f)
 
 static void after_init(const struct fr_options *opts)
 {
+    /* Compact events need the sites' metadata in the file's metadata block, written at the
+     * end: a streamed file (stream=1) holds blocks before that end, and a backing file
+     * (backing=, recovered after SIGKILL) has no metadata block written at the end at all.
+     * Their events are written in full (FR_TE_EVENT) until compact ones are supported
+     * there. Set before any site gets its recorder bit (release, below). */
+    __atomic_store_n(&fr_events_compact, opts && !opts->stream && !opts->backing[0],
+                     __ATOMIC_RELAXED);
     /* An empty value means the option was not given: every event. */
     set_filter(fr_event_filter_parse(opts && opts->events[0] ? opts->events : NULL));
     fr_events_for_each_site(apply_to_site, NULL);

@@ -48,7 +48,8 @@ void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t
     }
 
     if (enabled & FR_SITE_RECORDER) {
-        uint32_t site_id = site->recorder_site_id;
+        uint32_t site_id = __atomic_load_n(&fr_events_compact, __ATOMIC_RELAXED)
+                               ? site->recorder_site_id : 0;
         if (site_id) {
             /* compact: the site's bytes are in the file once (event_site_table.c) */
             fr_events_recorder_write_compact(site_id, activity ? iov[2].iov_base : NULL,
