@@ -528,9 +528,12 @@ int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t recor
     struct fr_thread_desc *d = &fr_pool.threads[slot];
     int got = -1;
     /* refs - 1 = buffers this (live) thread holds, the one just left included. */
-    if (LOAD_R(&d->refs) - 1 < share) {
+    /* Streaming, the pool is a queue to the file: any FREE buffer first, whatever the
+     * share (the share decides only whose unwritten buffers are overwritten). */
+    int below = LOAD_R(&d->refs) - 1 < share;
+    if (below || fr_pool.stream) {
         got = take_free(slot, h);
-        if (got < 0)
+        if (got < 0 && below)
             got = take_other(slot, h, share);
     }
     /* Above the share (more threads started since this one grew): hand the oldest back.

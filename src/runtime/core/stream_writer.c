@@ -47,7 +47,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +66,7 @@
 
 uint32_t fr_stream_word;
 uint32_t fr_stream_sleeping;
+uint32_t fr_stream_batch = 1;
 
 /* How long the writer sleeps when nobody wakes it (it also picks up buffers of threads
  * that exited, and anything a missed wake left). */
@@ -348,7 +348,6 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "flightrec-strm", 0, 0, 0);
-    setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
     __atomic_store_n(&st.writer_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
     while (!LOAD(&st.stop)) {
         uint32_t seen = __atomic_load_n(&fr_stream_word, __ATOMIC_SEQ_CST);
@@ -474,6 +473,7 @@ void fr_stream_start(void)
         return;
     }
     st.offset = o.offset;
+    fr_stream_batch = fr_pool.nbuf / 4 ? fr_pool.nbuf / 4 : 1;
     /* The writer gets no signal of the program's: they go to the program's threads, and
      * SIGXFSZ (a write past `ulimit -f`) fails the write with EFBIG instead of killing. */
     sigset_t all, old;

@@ -22,11 +22,16 @@ extern FR_HIDDEN uint32_t fr_stream_sleeping;
 
 FR_HIDDEN void fr_stream_wake(void);
 
-/* After a thread left a buffer (slow path, thread exit): async-signal-safe. */
+/* Buffers published between two wakes of a sleeping writer (a quarter of the pool). */
+extern FR_HIDDEN uint32_t fr_stream_batch;
+
+/* After a thread left a buffer (slow path, thread exit): async-signal-safe. The writer is
+ * woken once per fr_stream_batch buffers, not per buffer: each wake of a thread that
+ * then preempts a recording one costs that thread a context switch and its cache. */
 static inline void fr_stream_kick(void)
 {
-    __atomic_add_fetch(&fr_stream_word, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&fr_stream_sleeping, __ATOMIC_SEQ_CST))
+    uint32_t n = __atomic_add_fetch(&fr_stream_word, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&fr_stream_sleeping, __ATOMIC_SEQ_CST) && n % fr_stream_batch == 0)
         fr_stream_wake();
 }
 
