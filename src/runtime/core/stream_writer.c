@@ -473,7 +473,7 @@ void fr_stream_start(void)
         return;
     }
     st.offset = o.offset;
-    fr_stream_batch = fr_pool.nbuf / 4 ? fr_pool.nbuf / 4 : 1;
+    __atomic_store_n(&fr_stream_batch, fr_pool.nbuf / 4 ? fr_pool.nbuf / 4 : 1, __ATOMIC_RELAXED);
     /* The writer gets no signal of the program's: they go to the program's threads, and
      * SIGXFSZ (a write past `ulimit -f`) fails the write with EFBIG instead of killing. */
     sigset_t all, old;

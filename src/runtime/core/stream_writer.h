@@ -31,7 +31,8 @@ extern FR_HIDDEN uint32_t fr_stream_batch;
 static inline void fr_stream_kick(void)
 {
     uint32_t n = __atomic_add_fetch(&fr_stream_word, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&fr_stream_sleeping, __ATOMIC_SEQ_CST) && n % fr_stream_batch == 0)
+    if (__atomic_load_n(&fr_stream_sleeping, __ATOMIC_SEQ_CST) &&
+        n % __atomic_load_n(&fr_stream_batch, __ATOMIC_RELAXED) == 0)
         fr_stream_wake();
 }
 
