@@ -44,7 +44,7 @@ typedef struct bytes {
 
 static void put(bytes *b, const void *data, size_t len)
 {
-    if (b->oom)
+    if (b->oom || !len)   /* nothing (data may be NULL: an empty buffer's) */
         return;
     if (b->len + len > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
