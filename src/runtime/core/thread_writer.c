@@ -779,13 +779,13 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
             uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
             size += (int32_t)need;
             memcpy(t->run_hdr + 1, &size, 4);
-            /* the size covers the entry before pos passes it: readers of pos (snapshot,
-             * dump) cut a run back to pos (fr_buffer_whole_records, close_own_run) */
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            t->pos = q;
+            /* the size covers the entry before pos passes it (release: for a snapshot
+             * reading pos from another thread too); readers of pos cut a run back to
+             * it (fr_buffer_whole_records, close_own_run) */
+            __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
             t->run_end = q;
             t->run_tsc = tsc;
-            t->records++;
+            __atomic_store_n(&t->records, t->records + 1, __ATOMIC_RELAXED);
             guard_leave(t);
             return;
         }
@@ -810,10 +810,9 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
         struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_EVENT_RUN };
         memcpy(p + sizeof hdr, &e, sizeof e);
         uint8_t *q = put_entry(p + sizeof hdr + sizeof e, head, hn, ext, ext_len, values, nvalues);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        t->pos = q;
+        __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
         t->last_tsc = tsc;
-        t->records++;
+        __atomic_store_n(&t->records, t->records + 1, __ATOMIC_RELAXED);
         t->enter_run = 0;
         t->run_hdr = p;
         t->run_end = q;
