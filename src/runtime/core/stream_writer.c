@@ -426,6 +426,8 @@ static int create(const char *path)
         say("cannot start streaming to", ENOMEM);
         return -2;
     }
+    /* A fork child's copy may be from the middle of the parent writer's pass. */
+    memset(st.map, 0, st.map_size);
     char tmp[FR_OPTIONS_PATH_MAX + 32];
     int in_place = 0;
     int fd = fr_create_trace_file(path, tmp, sizeof tmp, &in_place);
