@@ -233,6 +233,8 @@ void fr_backing_write_meta(void)
         return;
     struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
     static uint8_t buf[16 * 1024];
+    /* the metadata sources keep scratch state that a flush uses too (functrace) */
+    pthread_mutex_lock(&fr_registry_lock);
     int fd = reopen();
     /* meta_len 0 while the bytes change: a reader never takes half old, half new */
     __atomic_store_n(&h->meta_len, 0, __ATOMIC_RELEASE);
@@ -252,6 +254,7 @@ void fr_backing_write_meta(void)
     }
     if (fd >= 0)
         close(fd);
+    pthread_mutex_unlock(&fr_registry_lock);
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
