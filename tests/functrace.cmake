@@ -104,6 +104,13 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cli_work ${LLVM_XRAY}
             $<TARGET_FILE:functrace_exit_seven>)
 
+  # record -o FIFO or device: written in place, the node left as it was (issue 15).
+  add_test(NAME functrace_record_special
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_record_special.sh $<TARGET_FILE:flightrec_cli>
+            ${LLVM_XRAY} $<TARGET_FILE:functrace_record_shared>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_record_special.d)
+  set_tests_properties(functrace_record_special PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+
   # A program written for compiler-rt's FDR API, relinked with libflightrec.
   functrace_xray_program(functrace_xray_fdr functrace_xray_fdr.c flightrec)
   add_test(NAME functrace_xray_fdr

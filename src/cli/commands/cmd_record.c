@@ -274,6 +274,69 @@ static int check_output_dir(const char *path)
     return ok ? 0 : -1;
 }
 
+/* ---------------------------------------------------------------- special outputs */
+
+/* A private directory (0700) for the processes' traces when OUTPUT is not a regular
+ * file (/dev/null, /dev/stdout, a FIFO): OUTPUT.PID cannot be made beside a device
+ * (in /dev, as root) and a rename over OUTPUT would replace the device with a file. */
+static char *make_staging_dir(void)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    const char *cands[] = {tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        char *dir;
+        if (!cands[i] || !plain_value(cands[i]) ||   /* it travels in FLIGHTREC_OPTIONS */
+            asprintf(&dir, "%s/flightrec-record-XXXXXX", cands[i]) < 0)
+            continue;
+        if (mkdtemp(dir))
+            return dir;
+        free(dir);
+    }
+    return NULL;
+}
+
+/* Writes the file `from` into the existing non-regular OUTPUT in place (no O_CREAT, no
+ * O_TRUNC: the device or FIFO stays what it is) and removes `from`. Bytes written, or -1
+ * with a message. */
+static long long copy_into_special(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CLOEXEC);
+    long long total = 0;
+    char buf[65536];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                n = -1;
+                break;
+            }
+            off += w;
+            total += w;
+        }
+        if (n < 0)
+            break;
+    }
+    int err = errno;
+    bool ok = in >= 0 && out >= 0 && n == 0;
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "flightrec record: cannot write the trace into %s: %s (it stays in %s)\n",
+                to, strerror(err), from);
+        return -1;
+    }
+    unlink(from);
+    return total;
+}
+
 /* ---------------------------------------------------------------- backing files */
 
 /* A private directory (0700) for the processes' backing files: tmpfs when there is one
@@ -529,8 +592,27 @@ int cmd_record(int argc, char **argv)
      * exec'd or forked inherit the options), and the recorded process's own file is
      * renamed to OUTPUT when it ends. A pattern with %p is the user's own rule: kept. */
     bool per_process = !strstr(output, "%p");
+    /* OUTPUT an existing device or FIFO: the processes write their files in a private
+     * directory, and the recorded process's trace is copied into OUTPUT at the end. */
+    struct stat out_st;
+    char *staging = NULL;
+    if (per_process && stat(output, &out_st) == 0 && !S_ISREG(out_st.st_mode)) {
+        if (S_ISDIR(out_st.st_mode)) {
+            fprintf(stderr, "flightrec record: %s is a directory; -o names the trace file\n",
+                    output);
+            return FR_EXIT_USAGE;
+        }
+        staging = make_staging_dir();
+        if (!staging) {
+            fprintf(stderr, "flightrec record: cannot make a directory for the traces before "
+                            "they are written into %s: %s\n", output, strerror(errno));
+            return FR_EXIT_BAD_INPUT;
+        }
+    }
+    const char *out_base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
     char *pattern = NULL;
-    if (asprintf(&pattern, per_process ? "%s.%%p" : "%s", output) < 0) {
+    if (staging ? asprintf(&pattern, "%s/%s.%%p", staging, out_base) < 0
+                : asprintf(&pattern, per_process ? "%s.%%p" : "%s", output) < 0) {
         fprintf(stderr, "flightrec record: out of memory\n");
         return FR_EXIT_BAD_INPUT;
     }
@@ -632,7 +714,21 @@ int cmd_record(int argc, char **argv)
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
     bool renamed = false;
-    if (per_process && trace && own && stat(own, &st) == 0) {
+    if (staging) {
+        long long n = own && stat(own, &st) == 0 ? copy_into_special(own, output) : -2;
+        if (n >= 0)
+            fprintf(stderr, "flightrec record: trace written into %s (%lld bytes)\n", output, n);
+        else if (n == -2)
+            fprintf(stderr, "flightrec record: no trace for %s (the program ended before its "
+                            "trace was flushed, or disabled flushing)\n", output);
+        char *beside = NULL;
+        if (asprintf(&beside, "%s/%s", staging, out_base) >= 0)
+            report_other_processes(beside, started);
+        free(beside);
+        rmdir(staging);   /* left when other processes' traces (or ours, unwritten) are in it */
+        free(trace);
+        trace = NULL;
+    } else if (per_process && trace && own && stat(own, &st) == 0) {
         renamed = rename(own, trace) == 0;
         if (!renamed)
             fprintf(stderr, "flightrec record: cannot rename %s to %s: %s\n", own, trace,
@@ -640,7 +736,9 @@ int cmd_record(int argc, char **argv)
     }
     /* The runtime's own messages name the file it wrote (OUTPUT.PID): say where it is. */
     const char *own_base = own && strrchr(own, '/') ? strrchr(own, '/') + 1 : own;
-    if (trace && stat(trace, &st) == 0 && st.st_mtime >= started - 1)
+    if (staging)
+        ;   /* said above */
+    else if (trace && stat(trace, &st) == 0 && st.st_mtime >= started - 1)
         fprintf(stderr, "flightrec record: trace written to %s (%lld bytes%s%s)\n", trace,
                 (long long)st.st_size, renamed ? ", renamed from " : "",
                 renamed ? own_base : "");
@@ -657,5 +755,6 @@ int cmd_record(int argc, char **argv)
     free(abs_output);
     free(program);
     free(backing_dir);
+    free(staging);
     return rc;
 }
