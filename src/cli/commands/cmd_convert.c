@@ -15,11 +15,12 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
-        "       flightrec convert FILE FILE... --format perfetto [-o OUT] [options]\n"
+        "       flightrec convert FILE FILE... --format perfetto|chrome [-o OUT] [options]\n"
         "\n"
         "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
-        "process and its children: FILE FILE.*) go into one Perfetto file on one clock\n"
-        "(CLOCK_MONOTONIC, from each file's clock event), one process track each.\n"
+        "process and its children: FILE FILE.*) go into one Perfetto or Chrome JSON file\n"
+        "on one clock (CLOCK_MONOTONIC, from each file's clock event), each process under\n"
+        "its own pid; folded, svg and yaml convert one file.\n"
         "\n"
         "formats:\n"
         "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
@@ -87,9 +88,10 @@ static int open_input(cv_job *job, fr_cli_trace *trace, const char *in, const ch
 }
 
 /* Several traces (a process and its children, services on one host) into one Perfetto
- * file on one clock: each file's clock event anchors its ticks to CLOCK_MONOTONIC. */
-static int merge_perfetto(cv_job *job, const char *const *inputs, size_t n, const char *binary,
-                          const char *out_path, const fr_cli_tids *tids)
+ * or Chrome JSON file on one clock: each file's clock event anchors its ticks to
+ * CLOCK_MONOTONIC (cv_monotonic_origin). */
+static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
+                 const char *binary, const char *out_path, const fr_cli_tids *tids)
 {
     /* Every input must have the anchor, checked before anything is written. */
     for (size_t i = 0; i < n; i++) {
@@ -97,7 +99,8 @@ static int merge_perfetto(cv_job *job, const char *const *inputs, size_t n, cons
         int rc = open_input(job, &trace, inputs[i], binary, tids);
         if (rc)
             return rc;
-        bool anchored = trace.meta.has_clock && trace.meta.base_monotonic_ns >= 0;
+        int64_t origin;
+        bool anchored = cv_monotonic_origin(job, &origin);
         fr_cli_close(&trace);
         if (!anchored)
             return fr_cli_input_error("convert", "%s has no clock event (CLOCK_MONOTONIC anchor): "
@@ -111,7 +114,8 @@ static int merge_perfetto(cv_job *job, const char *const *inputs, size_t n, cons
     }
     job->out = out;
     job->out_path = out == stdout ? "<stdout>" : out_path;
-    cv_perfetto *p = cv_perfetto_begin(out);
+    cv_perfetto *p = chrome ? NULL : cv_perfetto_begin(out);
+    cv_chrome *c = chrome ? cv_chrome_begin(out, true) : NULL;
     int rc = FR_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         fr_cli_trace trace;
@@ -120,12 +124,12 @@ static int merge_perfetto(cv_job *job, const char *const *inputs, size_t n, cons
             rc = orc;
             continue;
         }
-        int arc = cv_perfetto_add(p, job, (uint32_t)i);
+        int arc = chrome ? cv_chrome_add(c, job) : cv_perfetto_add(p, job, (uint32_t)i);
         int crc = fr_cli_close(&trace);
         if (!rc)
             rc = arc ? arc : crc;
     }
-    int erc = cv_perfetto_end(p, job->out_path);
+    int erc = chrome ? cv_chrome_end(c, job->out_path) : cv_perfetto_end(p, job->out_path);
     if (out != stdout && fclose(out) != 0 && !erc)
         erc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
     return rc ? rc : erc;
@@ -200,14 +204,15 @@ int cmd_convert(int argc, char **argv)
         return usage_error("--thread-root applies to the folded and svg formats, not '%s'", format);
     if (tids.n && convert == cv_convert_yaml)
         return usage_error("%s", "--tid: the yaml format is llvm-xray's whole trace; use another format");
-    if (n_inputs > 1 && convert != cv_convert_perfetto)
-        return usage_error("several input files are merged by --format perfetto only, not '%s'", format);
+    if (n_inputs > 1 && convert != cv_convert_perfetto && convert != cv_convert_chrome)
+        return usage_error("several input files are merged by --format perfetto or chrome only, "
+                           "not '%s' (convert each file on its own)", format);
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);
 
     if (n_inputs > 1)
-        return merge_perfetto(&job, inputs, n_inputs, binary, out_path, &tids);
+        return merge(&job, convert == cv_convert_chrome, inputs, n_inputs, binary, out_path, &tids);
 
     fr_cli_trace trace;
     int rc = fr_cli_open(&trace, "convert", in, binary);

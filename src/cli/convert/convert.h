@@ -60,6 +60,13 @@ typedef struct cv_perfetto cv_perfetto;
 cv_perfetto *cv_perfetto_begin(FILE *out);
 int cv_perfetto_add(cv_perfetto *p, cv_job *job, uint32_t index);
 int cv_perfetto_end(cv_perfetto *p, const char *out_path);
+/* Several inputs into one Chrome JSON file (convert_chrome.c): each input's processes
+ * under their real pids, every timestamp CLOCK_MONOTONIC microseconds (the inputs must
+ * have our clock event, see cv_monotonic_origin). */
+typedef struct cv_chrome cv_chrome;
+cv_chrome *cv_chrome_begin(FILE *out, bool monotonic);
+int cv_chrome_add(cv_chrome *c, cv_job *job);
+int cv_chrome_end(cv_chrome *c, const char *out_path);
 
 /* ------------------------------------------------------------------ stacks (folded, svg)
  * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
@@ -178,6 +185,21 @@ static inline int64_t cv_ticks_to_ns(int64_t ticks, uint64_t tps)
 static inline int64_t cv_time_ns(const cv_job *job, uint64_t tsc)
 {
     return cv_clock_ns(&job->clock, fr_cli_rel(job->trace, tsc));
+}
+
+/* The CLOCK_MONOTONIC reading (ns) at the trace's time origin, from our clock event, so
+ * that cv_time_ns + *origin_ns places a record on the host's monotonic clock, where the
+ * traces of several processes line up (merging, chrome and perfetto). False when the
+ * trace has no such anchor (compiler-rt's files, or a clock event without a monotonic
+ * reading): its times are only relative to its own origin. */
+static inline bool cv_monotonic_origin(const cv_job *job, int64_t *origin_ns)
+{
+    const fr_trace_meta *m = job->meta;
+    const fr_cli_trace *tr = job->trace;
+    if (!m->has_clock || !tr->has_start || tr->start_tsc != m->base_tsc || m->base_monotonic_ns < 0)
+        return false;
+    *origin_ns = m->base_monotonic_ns;
+    return true;
 }
 
 /* ------------------------------------------------------------------ function names

@@ -10,7 +10,10 @@
  *  - structured events (FR_TE_EVENT, EventHeader) are instant events with their decoded
  *    fields as args; activity start/stop (opcodes 1/2) become async slices keyed by the
  *    activity id; custom and other typed events are instants with their bytes;
- *  - flightrec's own metadata events (FR_TE_*) are not shown.
+ *  - flightrec's own metadata events (FR_TE_*) are not shown;
+ *  - several inputs (cv_chrome_begin/add/end: a process and its forked children) go into
+ *    one traceEvents array, each process under its real pid, every ts then
+ *    CLOCK_MONOTONIC microseconds (cv_monotonic_origin) so the processes line up.
  */
 #include <stdlib.h>
 #include "call_tracker.h"
@@ -28,8 +31,7 @@ struct thread_table { struct thread_slot *slots; size_t cap, count; };
 struct open_span { uint8_t id[16]; char *name; };
 #define MAX_OPEN_SPANS 4096
 
-struct chrome;
-struct chrome {
+struct cv_chrome {
     cv_job *job;
     cv_out o;
     cv_names names;            /* JSON string of each function's name, quotes included */
@@ -42,7 +44,22 @@ struct chrome {
     uint64_t calls, events, undecodable, custom, typed_other;
     char **locs;               /* per function id: "\"file\":...,\"line\":N" or "" */
     size_t n_locs;
+    /* Merging (cv_chrome_begin with monotonic): times are CLOCK_MONOTONIC, each input's
+     * origin reading added. The totals of every input for otherData. */
+    bool monotonic;
+    int64_t ts_offset;
+    char **paths; size_t n_paths;
+    uint64_t ticks_per_second;
+    uint64_t unmatched_exits, closed_by_unwind, open_at_end;
+    char *error;               /* the first read error */
+    bool read_failed;
 };
+
+/* Nanoseconds of a record's ticks on the output's time base. */
+static inline int64_t event_ns(struct cv_chrome *c, uint64_t tsc)
+{
+    return cv_time_ns(c->job, tsc) + c->ts_offset;
+}
 
 static char *json_name(const char *name, void *ctx)
 {
@@ -64,7 +81,7 @@ static char *json_name(const char *name, void *ctx)
 
 /* The slot of a thread, added if new. Slots move when the table grows: pointers into it
  * are good only until the next call. */
-static struct thread_slot *thread_get(struct chrome *c, int32_t tid)
+static struct thread_slot *thread_get(struct cv_chrome *c, int32_t tid)
 {
     struct thread_table *t = &c->threads;
     if (t->count * 2 >= t->cap) {
@@ -98,7 +115,7 @@ static struct thread_slot *thread_get(struct chrome *c, int32_t tid)
     return &t->slots[j];
 }
 
-static inline void begin_event(struct chrome *c)
+static inline void begin_event(struct cv_chrome *c)
 {
     if (c->first_event) {
         c->first_event = false;
@@ -109,7 +126,7 @@ static inline void begin_event(struct chrome *c)
 }
 
 /* "pid":P,"tid":T,"ts":S */
-static inline void where_when(struct chrome *c, int32_t pid, int32_t tid, int64_t ns)
+static inline void where_when(struct cv_chrome *c, int32_t pid, int32_t tid, int64_t ns)
 {
     CV_LIT(&c->o, "\"pid\":");
     cv_i64(&c->o, pid);
@@ -119,7 +136,7 @@ static inline void where_when(struct chrome *c, int32_t pid, int32_t tid, int64_
     cv_usec3(&c->o, ns);
 }
 
-static void name_thread(struct chrome *c, struct thread_slot *t)
+static void name_thread(struct cv_chrome *c, struct thread_slot *t)
 {
     const fr_trace_meta *m = c->job->meta;
     t->named = 1;
@@ -150,7 +167,7 @@ static void name_thread(struct chrome *c, struct thread_slot *t)
 
 /* The file:line args of a function's calls (where it starts, from the binary's debug
  * information), looked up once per id; "" when unknown. */
-static const char *location_args(struct chrome *c, uint32_t id)
+static const char *location_args(struct cv_chrome *c, uint32_t id)
 {
     if (id >= c->n_locs) {
         size_t n = (size_t)id + 1 > 2 * c->n_locs ? (size_t)id + 1 : 2 * c->n_locs;
@@ -181,12 +198,12 @@ static const char *location_args(struct chrome *c, uint32_t id)
 
 static void on_call(const fr_call *call, void *ctx)
 {
-    struct chrome *c = ctx;
+    struct cv_chrome *c = ctx;
     struct thread_slot *t = c->last_thread;
     if (!t || t->tid != call->tid)
         t = c->last_thread = thread_get(c, call->tid);
-    int64_t start = cv_time_ns(c->job, call->enter_tsc);
-    int64_t end = cv_time_ns(c->job, call->exit_tsc);
+    int64_t start = event_ns(c, call->enter_tsc);
+    int64_t end = event_ns(c, call->exit_tsc);
     const char *loc = location_args(c, call->function_id);
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"X\",");
@@ -225,7 +242,7 @@ static void on_call(const fr_call *call, void *ctx)
 }
 
 /* Bytes as args: "data" as text when they are printable text, else "hex". */
-static void write_bytes_args(struct chrome *c, const uint8_t *p, size_t n)
+static void write_bytes_args(struct cv_chrome *c, const uint8_t *p, size_t n)
 {
     bool text = true;
     for (size_t i = 0; i < n && text; i++)
@@ -243,12 +260,12 @@ static void write_bytes_args(struct chrome *c, const uint8_t *p, size_t n)
     }
 }
 
-static void instant_bytes(struct chrome *c, const fr_record *rec, struct thread_slot *t,
+static void instant_bytes(struct cv_chrome *c, const fr_record *rec, struct thread_slot *t,
                           const char *name, int type)
 {
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"i\",\"s\":\"t\",");
-    where_when(c, t->pid, rec->tid, cv_time_ns(c->job, rec->tsc));
+    where_when(c, t->pid, rec->tid, event_ns(c, rec->tsc));
     CV_LIT(&c->o, ",\"name\":\"");
     cv_puts(&c->o, name);
     CV_LIT(&c->o, "\",\"args\":{");
@@ -277,7 +294,7 @@ static char *fields_json(const fr_eh_event *ev, char *err, size_t errlen, size_t
     return buf;
 }
 
-static struct open_span *find_span(struct chrome *c, const uint8_t id[16])
+static struct open_span *find_span(struct cv_chrome *c, const uint8_t id[16])
 {
     for (size_t i = c->n_spans; i-- > 0;)
         if (!memcmp(c->spans[i].id, id, 16))
@@ -285,7 +302,7 @@ static struct open_span *find_span(struct chrome *c, const uint8_t id[16])
     return NULL;
 }
 
-static void structured_event(struct chrome *c, const fr_record *rec, struct thread_slot *t)
+static void structured_event(struct cv_chrome *c, const fr_record *rec, struct thread_slot *t)
 {
     const uint8_t *nul = memchr(rec->data, 0, rec->size);
     char err[256];
@@ -325,7 +342,7 @@ static void structured_event(struct chrome *c, const fr_record *rec, struct thre
         cv_hex(&c->o, ev.activity, 16);
         CV_LIT(&c->o, "\",");
     }
-    where_when(c, t->pid, rec->tid, cv_time_ns(c->job, rec->tsc));
+    where_when(c, t->pid, rec->tid, event_ns(c, rec->tsc));
     CV_LIT(&c->o, ",\"cat\":");
     cv_json_string(&c->o, ev.provider, ev.provider_len);
     CV_LIT(&c->o, ",\"name\":");
@@ -356,22 +373,63 @@ static void structured_event(struct chrome *c, const fr_record *rec, struct thre
     c->events++;
 }
 
-int cv_convert_chrome(cv_job *job)
+static void oom(void)
 {
-    struct chrome c = {0};
-    c.job = job;
-    c.first_event = true;
-    c.process_named_pid = -1;
-    c.spans = calloc(MAX_OPEN_SPANS, sizeof *c.spans);
-    cv_out_init(&c.o, job->out);
-    cv_names_init(&c.names, job->symbols, json_name, NULL);
-    fr_call_tracker *tracker = fr_call_tracker_new(on_call, NULL, &c);
-    if (!c.spans || !tracker || c.o.failed) {
-        fprintf(stderr, "flightrec convert: out of memory\n");
-        exit(1);
-    }
-    CV_LIT(&c.o, "{\"traceEvents\":[");
+    fprintf(stderr, "flightrec convert: out of memory\n");
+    exit(1);
+}
 
+cv_chrome *cv_chrome_begin(FILE *out, bool monotonic)
+{
+    struct cv_chrome *c = calloc(1, sizeof *c);
+    if (!c)
+        oom();
+    c->first_event = true;
+    c->monotonic = monotonic;
+    c->spans = calloc(MAX_OPEN_SPANS, sizeof *c->spans);
+    cv_out_init(&c->o, out);
+    if (!c->spans || c->o.failed)
+        oom();
+    CV_LIT(&c->o, "{\"traceEvents\":[");
+    return c;
+}
+
+/* Converts one input into the array. Per input: the threads (their names come from that
+ * input's metadata), the open activities and the function names (ids are per binary). */
+int cv_chrome_add(cv_chrome *cc, cv_job *job)
+{
+    struct cv_chrome *const c = cc;
+    c->job = job;
+    c->ts_offset = 0;
+    if (c->monotonic && !cv_monotonic_origin(job, &c->ts_offset)) {
+        fprintf(stderr, "flightrec convert: %s has no clock event (CLOCK_MONOTONIC anchor): "
+                "it cannot be placed on the other files' timeline\n", job->in_path);
+        return FR_EXIT_BAD_INPUT;
+    }
+    c->process_named_pid = -1;
+    free(c->threads.slots);
+    memset(&c->threads, 0, sizeof c->threads);
+    c->last_thread = NULL;
+    for (size_t i = 0; i < c->n_spans; i++)
+        free(c->spans[i].name);
+    c->n_spans = 0;
+    for (size_t i = 0; i < c->n_locs; i++)
+        free(c->locs[i]);
+    free(c->locs);
+    c->locs = NULL;
+    c->n_locs = 0;
+    char **paths = realloc(c->paths, (c->n_paths + 1) * sizeof *paths);
+    if (!paths || !(paths[c->n_paths] = strdup(job->in_path)))
+        oom();
+    c->paths = paths;
+    c->n_paths++;
+    if (!c->ticks_per_second)
+        c->ticks_per_second = job->ticks_per_second;
+    uint64_t undecodable = c->undecodable;
+    cv_names_init(&c->names, job->symbols, json_name, NULL);
+    fr_call_tracker *tracker = fr_call_tracker_new(on_call, NULL, c);
+    if (!tracker)
+        oom();
     fr_record rec;
     fr_read_status st;
     fr_function_record batch[512];
@@ -391,29 +449,29 @@ int cv_convert_chrome(cv_job *job)
             fr_call_tracker_feed(tracker, &rec);
             break;
         case FR_REC_BLOCK: {
-            struct thread_slot *t = thread_get(&c, rec.tid);
+            struct thread_slot *t = thread_get(c, rec.tid);
             t->pid = rec.pid;
             if (!t->named && rec.tid != 0)
-                name_thread(&c, t);
+                name_thread(c, t);
             break;
         }
         case FR_REC_CUSTOM:
-            c.custom++;
-            instant_bytes(&c, &rec, thread_get(&c, rec.tid), "custom event", -1);
+            c->custom++;
+            instant_bytes(c, &rec, thread_get(c, rec.tid), "custom event", -1);
             break;
         case FR_REC_TYPED:
             if (rec.event_type == FR_TE_EVENT) {
-                structured_event(&c, &rec, thread_get(&c, rec.tid));
+                structured_event(c, &rec, thread_get(c, rec.tid));
             } else if (rec.event_type == FR_TE_EVENT_RUN) {
                 /* an event whose site the file does not describe (fr_reader.h) */
-                c.undecodable++;
-                instant_bytes(&c, &rec, thread_get(&c, rec.tid), "event without its site's metadata",
+                c->undecodable++;
+                instant_bytes(c, &rec, thread_get(c, rec.tid), "event without its site's metadata",
                               FR_TE_EVENT_RUN);
             } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
                 fr_call_tracker_feed(tracker, &rec);   /* our metadata; LOST resets stacks */
             } else {
-                c.typed_other++;
-                instant_bytes(&c, &rec, thread_get(&c, rec.tid), "typed event", rec.event_type);
+                c->typed_other++;
+                instant_bytes(c, &rec, thread_get(c, rec.tid), "typed event", rec.event_type);
             }
             break;
         }
@@ -421,46 +479,84 @@ int cv_convert_chrome(cv_job *job)
     fr_call_tracker_finish(tracker);
     const fr_call_tracker_stats *s = fr_call_tracker_get_stats(tracker);
 
-    CV_LIT(&c.o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"flightrec convert\",\"trace\":");
-    cv_json_string(&c.o, job->in_path, strlen(job->in_path));
-    CV_LIT(&c.o, ",\"ticks_per_second\":");
-    cv_u64(&c.o, job->ticks_per_second);
-    CV_LIT(&c.o, ",\"calls\":");
-    cv_u64(&c.o, c.calls);
-    CV_LIT(&c.o, ",\"unmatched_exits\":");
-    cv_u64(&c.o, s->unmatched_exits);
-    CV_LIT(&c.o, ",\"closed_by_unwind\":");
-    cv_u64(&c.o, s->closed_by_unwind);
-    CV_LIT(&c.o, ",\"open_at_end\":");
-    cv_u64(&c.o, s->open_at_end);
-    CV_LIT(&c.o, ",\"events\":");
-    cv_u64(&c.o, c.events);
-    CV_LIT(&c.o, ",\"undecodable_events\":");
-    cv_u64(&c.o, c.undecodable);
+    c->unmatched_exits += s->unmatched_exits;
+    c->closed_by_unwind += s->closed_by_unwind;
+    c->open_at_end += s->open_at_end;
     if (st == FR_READ_ERROR) {
-        CV_LIT(&c.o, ",\"error\":");
-        const char *e = fr_reader_error(job->trace->reader);
-        cv_json_string(&c.o, e, strlen(e));
+        c->read_failed = true;
+        if (!c->error && !(c->error = strdup(fr_reader_error(job->trace->reader))))
+            oom();
     }
-    CV_LIT(&c.o, "}}\n");
-    int wrc = cv_out_finish(&c.o);
-
     cv_report_unmatched(s);
-    if (c.undecodable)
-        fprintf(stderr, "flightrec convert: %llu structured events could not be decoded\n",
-                (unsigned long long)c.undecodable);
+    if (c->undecodable > undecodable)
+        fprintf(stderr, "flightrec convert: %s: %llu structured events could not be decoded\n",
+                job->in_path, (unsigned long long)(c->undecodable - undecodable));
     fr_call_tracker_free(tracker);
-    cv_names_free(&c.names);
-    for (size_t i = 0; i < c.n_locs; i++)
-        free(c.locs[i]);
-    free(c.locs);
-    for (size_t i = 0; i < c.n_spans; i++)
-        free(c.spans[i].name);
-    free(c.spans);
-    free(c.threads.slots);
+    cv_names_free(&c->names);
+    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+int cv_chrome_end(cv_chrome *cc, const char *out_path)
+{
+    struct cv_chrome *const c = cc;
+    CV_LIT(&c->o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"flightrec convert\",");
+    if (c->monotonic) {
+        CV_LIT(&c->o, "\"clock\":\"CLOCK_MONOTONIC\",\"traces\":[");
+        for (size_t i = 0; i < c->n_paths; i++) {
+            if (i)
+                cv_putc(&c->o, ',');
+            cv_json_string(&c->o, c->paths[i], strlen(c->paths[i]));
+        }
+        cv_putc(&c->o, ']');
+    } else {
+        CV_LIT(&c->o, "\"trace\":");
+        const char *path = c->n_paths ? c->paths[0] : "";
+        cv_json_string(&c->o, path, strlen(path));
+        CV_LIT(&c->o, ",\"ticks_per_second\":");
+        cv_u64(&c->o, c->ticks_per_second);
+    }
+    CV_LIT(&c->o, ",\"calls\":");
+    cv_u64(&c->o, c->calls);
+    CV_LIT(&c->o, ",\"unmatched_exits\":");
+    cv_u64(&c->o, c->unmatched_exits);
+    CV_LIT(&c->o, ",\"closed_by_unwind\":");
+    cv_u64(&c->o, c->closed_by_unwind);
+    CV_LIT(&c->o, ",\"open_at_end\":");
+    cv_u64(&c->o, c->open_at_end);
+    CV_LIT(&c->o, ",\"events\":");
+    cv_u64(&c->o, c->events);
+    CV_LIT(&c->o, ",\"undecodable_events\":");
+    cv_u64(&c->o, c->undecodable);
+    if (c->error) {
+        CV_LIT(&c->o, ",\"error\":");
+        cv_json_string(&c->o, c->error, strlen(c->error));
+    }
+    CV_LIT(&c->o, "}}\n");
+    int wrc = cv_out_finish(&c->o);
+    bool failed = c->read_failed;
+    for (size_t i = 0; i < c->n_locs; i++)
+        free(c->locs[i]);
+    free(c->locs);
+    for (size_t i = 0; i < c->n_spans; i++)
+        free(c->spans[i].name);
+    free(c->spans);
+    free(c->threads.slots);
+    for (size_t i = 0; i < c->n_paths; i++)
+        free(c->paths[i]);
+    free(c->paths);
+    free(c->error);
+    free(c);
     if (wrc) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+        fprintf(stderr, "flightrec convert: writing %s failed\n", out_path);
         return FR_EXIT_BAD_INPUT;
     }
-    return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+    return failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+int cv_convert_chrome(cv_job *job)
+{
+    cv_chrome *c = cv_chrome_begin(job->out, false);
+    int rc = cv_chrome_add(c, job);
+    int erc = cv_chrome_end(c, job->out_path);
+    return rc ? rc : erc;
 }

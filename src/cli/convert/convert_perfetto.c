@@ -843,12 +843,10 @@ static void structured_event(struct cv_perfetto *p, const fr_record *rec, struct
 static void clock_snapshot(struct cv_perfetto *p)
 {
     const fr_trace_meta *m = p->job->meta;
-    fr_cli_trace *tr = p->job->trace;
-    if (!m->has_clock || !tr->has_start || tr->start_tsc != m->base_tsc || m->base_monotonic_ns < 0) {
+    if (!cv_monotonic_origin(p->job, &p->ts_offset)) {
         p->ts_offset = 0;
         return;
     }
-    p->ts_offset = m->base_monotonic_ns;
     if (p->clock_written)      /* merged inputs: one snapshot, every file on MONOTONIC */
         return;
     p->clock_written = true;
