@@ -516,6 +516,9 @@ put_function(struct fr_thread *t, uint8_t *p, uint32_t id, unsigned kind, uint64
              uint32_t run)
 {
     put_u64(p, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
+    /* The record's bytes before pos, in the compiler's order too (x86 keeps stores in
+     * order): a snapshot from another thread copies up to pos. No instruction. */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
     t->pos = p + 8;
     t->last_tsc = tsc;
     t->records++;
@@ -599,6 +602,7 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
         id &= FR_XRAY_MAX_FUNCTION_ID;
         put_u64(p, fr_function_record_word(id, FR_FN_ENTER_ARG) | (tsc - t->last_tsc) << 32);
         put_metadata(p + 8, FR_MD_CALL_ARGUMENT, &arg, 8);
+        __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
         t->pos = p + 8 + FR_XRAY_METADATA_SIZE;
         t->last_tsc = tsc;
         t->records++;
@@ -692,6 +696,7 @@ static void record_event(int typed, uint16_t type, const void *prefix, size_t pr
                 memcpy(q, iov[i].iov_base, iov[i].iov_len);
             q += iov[i].iov_len;
         }
+        __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
         t->pos = q;
         t->last_tsc = tsc;
         t->records++;
