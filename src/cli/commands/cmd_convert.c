@@ -205,8 +205,12 @@ int cmd_convert(int argc, char **argv)
     if (tids.n && convert == cv_convert_yaml)
         return usage_error("%s", "--tid: the yaml format is llvm-xray's whole trace; use another format");
     if (n_inputs > 1 && convert != cv_convert_perfetto && convert != cv_convert_chrome)
-        return usage_error("several input files are merged by --format perfetto or chrome only, "
-                           "not '%s' (convert each file on its own)", format);
+        return usage_error(convert == cv_convert_yaml
+                           ? "several input files are merged by --format perfetto or chrome only, "
+                             "not '%s' (convert each file on its own)"
+                           : "several input files are merged by --format perfetto or chrome only, "
+                             "not '%s' (`flightrec stack FILE... -f folded` merges the stacks of "
+                             "one program's traces)", format);
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);
