@@ -600,12 +600,18 @@ int cmd_record(int argc, char **argv)
         if (S_ISDIR(out_st.st_mode)) {
             fprintf(stderr, "flightrec record: %s is a directory; -o names the trace file\n",
                     output);
+            free(abs_output);
+            free(program);
+            free(preload);
             return FR_EXIT_USAGE;
         }
         staging = make_staging_dir();
         if (!staging) {
             fprintf(stderr, "flightrec record: cannot make a directory for the traces before "
                             "they are written into %s: %s\n", output, strerror(errno));
+            free(abs_output);
+            free(program);
+            free(preload);
             return FR_EXIT_BAD_INPUT;
         }
     }
