@@ -2,7 +2,9 @@
 # functrace_few_sleds.sh FLIGHTREC PC_FILE WORKDIR - the flags users need (issue 10):
 # pkg-config's xray_cflags variable builds a program whose functions all have sleds and
 # `flightrec record` says nothing about it; the same program built with clang's default
-# threshold (-fxray-instrument alone) gets the warning naming the flag.
+# threshold (-fxray-instrument alone) gets the warning naming the flag; a full build
+# that links compiler-rt's XRay runtime (no -fnoxray-link-deps: ~240 functions of its
+# own, in namespaces __xray and __sanitizer) gets no warning either.
 set -euo pipefail
 fr=$1 pc=$2 work=$3
 mkdir -p "$work"
@@ -13,9 +15,14 @@ case "$flags" in *-fxray-instruction-threshold=1*) ;; *) echo "FAIL: xray_cflags
 # shellcheck disable=SC2086
 clang -O1 $flags "$src" -o "$work/all"
 clang -O1 -fxray-instrument -fnoxray-link-deps "$src" -o "$work/few"
+clang -O1 -fxray-instrument -fxray-instruction-threshold=1 "$src" -o "$work/all_rt"
 "$fr" record -o "$work/all.fr" -- "$work/all" 2>"$work/all.err" >/dev/null
 "$fr" record -o "$work/few.fr" -- "$work/few" 2>"$work/few.err" >/dev/null
+"$fr" record -o "$work/all_rt.fr" -- "$work/all_rt" 2>"$work/all_rt.err" >/dev/null
 if grep -q "warning" "$work/all.err"; then echo "FAIL: warned about a full build:"; cat "$work/all.err"; exit 1; fi
+if grep -q "warning" "$work/all_rt.err"; then
+  echo "FAIL: warned about a full build linked with compiler-rt's runtime:"; cat "$work/all_rt.err"; exit 1
+fi
 grep -q "warning: .*has sleds in only 1 functions for 9 global functions.*-fxray-instruction-threshold=1" \
   "$work/few.err" || { echo "FAIL: no warning for the default threshold:"; cat "$work/few.err"; exit 1; }
 calls=$("$fr" account "$work/all.fr" | awk '$NF == "f3" { print $1 }')

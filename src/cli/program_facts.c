@@ -16,6 +16,23 @@
  * kind byte; 32 bytes in all. Kind 0 is a function's entry sled: one per function. */
 enum { SLED_ENTRY_SIZE = 32, SLED_KIND_OFFSET = 16, SLED_KIND_ENTRY = 0 };
 
+/* A C++ name in a reserved namespace (_ZN6__xray..., _ZNK11__sanitizer...): the
+ * implementation's, such as compiler-rt's XRay runtime that plain `clang
+ * -fxray-instrument` links (about 240 functions), never the program's own. */
+static bool reserved_cxx_name(const char *name)
+{
+    if (name[0] != '_' || name[1] != 'Z')
+        return false;
+    const char *p = name + 2;
+    while (*p == 'N' || *p == 'K')
+        p++;
+    if (*p < '1' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p[0] == '_' && p[1] == '_';
+}
+
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f,
                          bool *defines_xray_patch)
 {
@@ -39,7 +56,8 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts
         if (sh->sh_type == SHT_SYMTAB && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
             GELF_ST_BIND(sym.st_info) == STB_GLOBAL && sym.st_shndx != SHN_UNDEF &&
             strncmp(name, "fr_", 3) && strncmp(name, "__xray", 6) &&
-            strncmp(name, "__cyg", 5) && (name[0] != '_' || name[1] == 'Z'))
+            strncmp(name, "__cyg", 5) && (name[0] != '_' || name[1] == 'Z') &&
+            !reserved_cxx_name(name))
             f->program_functions++;
     }
 }
