@@ -276,25 +276,6 @@ static int check_output_dir(const char *path)
 
 /* ---------------------------------------------------------------- special outputs */
 
-/* A private directory (0700) for the processes' traces when OUTPUT is not a regular
- * file (/dev/null, /dev/stdout, a FIFO): OUTPUT.PID cannot be made beside a device
- * (in /dev, as root) and a rename over OUTPUT would replace the device with a file. */
-static char *make_staging_dir(void)
-{
-    const char *tmpdir = getenv("TMPDIR");
-    const char *cands[] = {tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
-        char *dir;
-        if (!cands[i] || !plain_value(cands[i]) ||   /* it travels in FLIGHTREC_OPTIONS */
-            asprintf(&dir, "%s/flightrec-record-XXXXXX", cands[i]) < 0)
-            continue;
-        if (mkdtemp(dir))
-            return dir;
-        free(dir);
-    }
-    return NULL;
-}
-
 /* Writes the file `from` into the existing non-regular OUTPUT in place (no O_CREAT, no
  * O_TRUNC: the device or FIFO stays what it is) and removes `from`. Bytes written, or -1
  * with a message. */
@@ -339,20 +320,18 @@ static long long copy_into_special(const char *from, const char *to)
 
 /* ---------------------------------------------------------------- backing files */
 
-/* A private directory (0700) for the processes' backing files: tmpfs when there is one
- * with room for a process's file (`need` bytes; a mapping of a disk file costs page
- * faults after each writeback), else $TMPDIR or /tmp. NULL if none could be made (then
- * record runs without backing files). */
-static char *make_backing_dir(unsigned long long need)
+/* A private directory (0700) flightrec-record-XXXXXX in the first of /dev/shm (when
+ * `shm`), $TMPDIR, /tmp with room for `need` bytes. NULL if none could be made. */
+static char *private_dir(bool shm, unsigned long long need)
 {
     const char *tmpdir = getenv("TMPDIR");
-    const char *cands[] = {"/dev/shm", tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
+    const char *cands[] = {shm ? "/dev/shm" : NULL, tmpdir && *tmpdir ? tmpdir : NULL, "/tmp"};
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
         char *dir;
         struct statvfs vfs;
         if (!cands[i] || !plain_value(cands[i]) ||   /* it travels in FLIGHTREC_OPTIONS */
-            statvfs(cands[i], &vfs) != 0 ||
-            (unsigned long long)vfs.f_bavail * vfs.f_frsize < need ||
+            (need && (statvfs(cands[i], &vfs) != 0 ||
+                      (unsigned long long)vfs.f_bavail * vfs.f_frsize < need)) ||
             asprintf(&dir, "%s/flightrec-record-XXXXXX", cands[i]) < 0)
             continue;
         if (mkdtemp(dir))
@@ -593,7 +572,9 @@ int cmd_record(int argc, char **argv)
      * renamed to OUTPUT when it ends. A pattern with %p is the user's own rule: kept. */
     bool per_process = !strstr(output, "%p");
     /* OUTPUT an existing device or FIFO: the processes write their files in a private
-     * directory, and the recorded process's trace is copied into OUTPUT at the end. */
+     * directory, and the recorded process's trace is copied into OUTPUT at the end.
+     * OUTPUT.PID cannot be made beside a device (in /dev, as root) and a rename over
+     * OUTPUT would replace the device with a file. */
     struct stat out_st;
     char *staging = NULL;
     if (per_process && stat(output, &out_st) == 0 && !S_ISREG(out_st.st_mode)) {
@@ -605,7 +586,7 @@ int cmd_record(int argc, char **argv)
             free(preload);
             return FR_EXIT_USAGE;
         }
-        staging = make_staging_dir();
+        staging = private_dir(false, 0);
         if (!staging) {
             fprintf(stderr, "flightrec record: cannot make a directory for the traces before "
                             "they are written into %s: %s\n", output, strerror(errno));
@@ -650,7 +631,9 @@ int cmd_record(int argc, char **argv)
             backing = 0;
         }
     }
-    char *backing_dir = backing ? make_backing_dir(backing_need) : NULL;
+    /* tmpfs first when it has room for a process's file: a mapping of a disk file costs
+     * page faults after each writeback. None: record runs without backing files. */
+    char *backing_dir = backing ? private_dir(true, backing_need) : NULL;
     if (backing && !backing_dir)
         fprintf(stderr, "flightrec record: warning: no directory with room for backing files "
                         "(%llu bytes each) in /dev/shm, $TMPDIR or /tmp: a process killed by "

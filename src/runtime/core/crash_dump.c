@@ -113,7 +113,7 @@ static const char *signal_name(int sig)
 }
 
 /* strerror is not async-signal-safe (locale): the errors a write of a trace meets. */
-const char *fr_write_error_text(int err)
+static const char *write_error_text(int err)
 {
     switch (err) {
     case ENOSPC:       return "no space left on device";
@@ -133,6 +133,17 @@ const char *fr_write_error_text(int err)
     }
 }
 
+void fr_fmt_write_error(char *buf, size_t cap, size_t *len, int err)
+{
+    const char *text = write_error_text(err);
+    if (text) {
+        fr_fmt_str(buf, cap, len, text);
+    } else {
+        fr_fmt_str(buf, cap, len, "errno ");
+        fr_fmt_u64(buf, cap, len, (uint64_t)err);
+    }
+}
+
 static void report(int sig, int err)
 {
     char msg[FR_OPTIONS_PATH_MAX + 160];
@@ -148,13 +159,7 @@ static void report(int sig, int err)
         fr_fmt_str(msg, sizeof msg, &len, "): cannot write the trace to ");
         fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
         fr_fmt_str(msg, sizeof msg, &len, ": ");
-        const char *text = fr_write_error_text(err);
-        if (text) {
-            fr_fmt_str(msg, sizeof msg, &len, text);
-        } else {
-            fr_fmt_str(msg, sizeof msg, &len, "errno ");
-            fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)err);
-        }
+        fr_fmt_write_error(msg, sizeof msg, &len, err);
     }
     fr_fmt_str(msg, sizeof msg, &len, "\n");
     fr_write_stderr(msg, len);

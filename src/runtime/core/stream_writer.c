@@ -116,13 +116,7 @@ static void say(const char *what, int err)
     fr_fmt_str(msg, sizeof msg, &len, st.path);
     if (err) {
         fr_fmt_str(msg, sizeof msg, &len, ": ");
-        const char *text = fr_write_error_text(err);
-        if (text) {
-            fr_fmt_str(msg, sizeof msg, &len, text);
-        } else {
-            fr_fmt_str(msg, sizeof msg, &len, "errno ");
-            fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)err);
-        }
+        fr_fmt_write_error(msg, sizeof msg, &len, err);
     }
     fr_fmt_str(msg, sizeof msg, &len, "\n");
     fr_write_stderr(msg, len);
