@@ -81,8 +81,12 @@ made=$(made_of out.txt)
 sanitizer_clean err.txt overwrite
 check_file over.fr overwrite
 over=$(field "  overwritten by newer records" info.txt); over=${over:-0}
-[ $((written + dropped)) = "$made" ] && [ "$dropped" = "$over" ] ||
-  fail "overwrite: made $made, written $written, dropped $dropped (overwritten $over)"
+# When no other buffer can be taken (the rest being written: WRITING, nothing to
+# overwrite), a record is dropped as "no free buffer" (FR_DROP_FULL; the thread asks
+# again after 64 records): seen once in CI's ASan run, 64 of 1,057,796 drops.
+full=$(field "  no free buffer" info.txt); full=${full:-0}
+[ $((written + dropped)) = "$made" ] && [ "$dropped" = $((over + full)) ] ||
+  fail "overwrite: made $made, written $written, dropped $dropped (overwritten $over, no free buffer $full)"
 if [ "$over" != 0 ]; then
   m=$(field "lost-record markers" info.txt)
   [ "${m:-0}" -gt 0 ] || fail "overwrite: $over records overwritten, no FR_TE_LOST marker"
