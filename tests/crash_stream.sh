@@ -87,7 +87,11 @@ over=$(field "  overwritten by newer records" info.txt); over=${over:-0}
 full=$(field "  no free buffer" info.txt); full=${full:-0}
 [ $((written + dropped)) = "$made" ] && [ "$dropped" = $((over + full)) ] ||
   fail "overwrite: made $made, written $written, dropped $dropped (overwritten $over, no free buffer $full)"
-if [ "$over" != 0 ]; then
+# A marker goes into the thread's next streamed block: losses after a thread's last
+# block have none (docs/BUFFERS.md, a known gap; under TSan a run lost only 400 records,
+# all after the last block). Runs that lose more than a pool (16 x 16 KiB: 32768
+# records) must show markers.
+if [ "$over" -gt 32768 ]; then
   m=$(field "lost-record markers" info.txt)
   [ "${m:-0}" -gt 0 ] || fail "overwrite: $over records overwritten, no FR_TE_LOST marker"
 fi
