@@ -82,14 +82,9 @@ static int create_file(const char *path, mode_t mode, char *used, size_t cap)
             used[n + 1] = (char)('0' + k);
             used[n + 2] = 0;
         }
-        int fd;
-        do
-            fd = open(used, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        while (fd < 0 && errno == EINTR);
-        if (fd >= 0)
+        int fd = fr_open_new_file(used, O_RDWR, mode);
+        if (fd != -EEXIST)
             return fd;
-        if (errno != EEXIST)
-            return -errno;
     }
     return -EEXIST;
 }

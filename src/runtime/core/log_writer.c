@@ -273,6 +273,15 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
                    buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);
 }
 
+int fr_open_new_file(const char *path, int access, unsigned mode)
+{
+    int fd;
+    do
+        fd = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+    while (fd < 0 && errno == EINTR);
+    return fd >= 0 ? fd : -errno;
+}
+
 /* A name for the temporary file next to the target ("<dir>/.<base>.XXXXXXXX.tmp") that
  * another user cannot guess ahead of time; O_EXCL makes a guessed name merely fail (we try
  * another), never a file or link someone planted. */
@@ -304,15 +313,9 @@ static int open_temp(const char *path, char *tmp, size_t cap)
         for (int i = 0; i < 16; i++)
             *q++ = "0123456789abcdef"[(x >> (4 * i)) & 15];
         memcpy(q, ".tmp", 5);
-        int fd;
-        do
-            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                      (mode_t)fr_opts.file_mode);
-        while (fd < 0 && errno == EINTR);
-        if (fd >= 0)
+        int fd = fr_open_new_file(tmp, O_WRONLY, fr_opts.file_mode);
+        if (fd != -EEXIST)
             return fd;
-        if (errno != EEXIST)
-            return -errno;
     }
     return -EEXIST;
 }
