@@ -27,7 +27,7 @@ import sys
 
 prog, lib, flightrec, xray, work = sys.argv[1:6]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfetto_decode import Decoded  # noqa: E402
+from perfetto_decode import Decoded, varint  # noqa: E402  (the same LEB128 varints)
 
 os.makedirs(work, exist_ok=True)
 failures = []
@@ -52,17 +52,6 @@ def run(*args, ok=True):
     if ok:
         check(p.returncode == 0, "%s: exit %d %s" % (" ".join(args), p.returncode, p.stderr[-300:]))
     return p
-
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
 
 
 def parse(path):
