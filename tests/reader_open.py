@@ -6,7 +6,9 @@ where a trace should be: every subcommand that reads a file, given /dev/zero (al
 /dev//////zero), a FIFO with no writer, a directory, or a symbolic link to a valid trace
 kept 0600 (as /etc/shadow is: following the link would read it), exits 1 within the
 timeout with a message naming the path and why; --binary with a FIFO or a device is
-refused the same way. The trace itself, named directly, is read (exit 0)."""
+refused the same way. The trace itself, named directly, is read (exit 0). '-' (standard
+input) fed from /dev/zero, an endless stream that is no trace, is refused after its header
+(exit 1), not copied until the disk is full."""
 import os, subprocess, sys
 
 import frtest
@@ -26,15 +28,15 @@ os.mkfifo(fifo)
 os.symlink(trace, link)
 
 
-def run(args):
+def run(args, stdin=subprocess.DEVNULL):
     try:
-        return frtest.run([flightrec] + args, timeout=10, stdin=subprocess.DEVNULL)
+        return frtest.run([flightrec] + args, timeout=10, stdin=stdin)
     except subprocess.TimeoutExpired:
         return None
 
 
-def expect(args, code, *words):
-    p = run(args)
+def expect(args, code, *words, stdin=subprocess.DEVNULL):
+    p = run(args, stdin)
     if p is None:
         failed("HANG: %s" % args)
     else:
@@ -54,6 +56,8 @@ for cmd in commands:
     expect(cmd + [link], 1, link + ": cannot open: a symbolic link (not followed")
     expect(cmd + [trace, "--binary", fifo], 1, fifo, "not a regular file (a FIFO)")
     expect(cmd + [trace, "--binary", "/dev/zero"], 1, "/dev/zero", "not a regular file")
+    with open("/dev/zero", "rb") as zero:
+        expect(cmd + ["-"], 1, "<stdin>: offset 0: expected", stdin=zero)
 for p in ("/dev/zero", fifo, link):
     expect(["decode-dat", p], 1, p + ": cannot open: ")
 finish("%d commands" % (len(commands) + 1))

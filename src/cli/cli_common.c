@@ -280,7 +280,9 @@ static fr_reader *open_reader(fr_cli_trace *t, char *err, size_t errlen)
 
 /* Standard input ("-") copied to an unlinked temporary file and mapped: the trace is
  * read twice (metadata ahead, then all), and a pipe can be read only once. The copy is
- * in $TMPDIR (or /tmp), so memory does not grow with the trace. */
+ * in $TMPDIR (or /tmp), so memory does not grow with the trace. The file header is
+ * checked as soon as it has arrived: an endless stream that is no trace (/dev/zero) is
+ * refused there, not copied until the disk is full. */
 static int spool_stdin(fr_cli_trace *t)
 {
     if (isatty(STDIN_FILENO))
@@ -302,6 +304,7 @@ static int spool_stdin(fr_cli_trace *t)
                                   "standard input: %s", dir, strerror(errno));
     static char buf[1 << 16];
     uint64_t total = 0;
+    uint8_t header[FR_XRAY_HEADER_SIZE];
     for (;;) {
         ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -312,6 +315,21 @@ static int spool_stdin(fr_cli_trace *t)
         }
         if (n == 0)
             break;
+        if (total < sizeof header) {
+            size_t k = sizeof header - (size_t)total;
+            k = k < (size_t)n ? k : (size_t)n;
+            memcpy(header + total, buf, k);
+            if (total + k == sizeof header) {
+                char err[768];
+                fr_reader *r = fr_reader_open_memory(header, sizeof header, "<stdin>",
+                                                     err, sizeof err);
+                if (!r) {
+                    close(fd);
+                    return fr_cli_input_error(t->command, "%s", err);
+                }
+                fr_reader_close(r);
+            }
+        }
         for (ssize_t off = 0; off < n;) {
             ssize_t w = write(fd, buf + off, (size_t)(n - off));
             if (w < 0 && errno == EINTR)
