@@ -33,6 +33,21 @@ for c in "info" "dump" "account" "stack" "graph" "convert -f yaml"; do
   # shellcheck disable=SC2086
   expect_rc 1 "$c -o into a missing directory" "$fr" $c -o /nonexistent/x s.fr
 done
+# -o naming a trace being read (by any path): refused before it is truncated, exit 1.
+for c in "info" "dump" "account" "stack" "graph" "replay" "convert -f yaml" "convert -f chrome" \
+         "convert -f perfetto" "convert -f svg"; do
+  cp s.fr same.fr
+  # shellcheck disable=SC2086
+  expect_rc 1 "$c -o its own input" "$fr" $c -o ./same.fr same.fr
+  grep -q "is the trace being read" err.txt || fail "$c -o its own input: message '$(cat err.txt)'"
+  cmp -s s.fr same.fr || fail "$c -o its own input destroyed the trace"
+done
+cp s.fr same.fr; ln -f same.fr same-link.fr
+expect_rc 1 "account of 2 files -o the second (a hard link)" "$fr" account -o same-link.fr s.fr same.fr
+cmp -s s.fr same.fr || fail "account -o a hard link of its input destroyed the trace"
+cp "$dat" same.dat
+expect_rc 1 "decode-dat -o its own input" "$fr" decode-dat -o same.dat same.dat
+cmp -s "$dat" same.dat || fail "decode-dat -o its own input destroyed it"
 expect_rc 0 "decode-dat" "$fr" decode-dat "$dat"; cp out.txt want.txt
 expect_rc 0 "decode-dat -o" "$fr" decode-dat -f json -o o.txt "$dat"
 cmp -s o.txt want.txt || fail "decode-dat -o FILE differs from its stdout"

@@ -103,6 +103,8 @@ FILE *fr_cli_open_output(const char *command, const char *path)
 {
     if (!path || !strcmp(path, "-"))
         return stdout;
+    if (fr_cli_check_output(command, path))
+        return NULL;
     FILE *f = fopen(path, "w");
     if (!f)
         fr_cli_input_error(command, "cannot write %s: %s", path, strerror(errno));
@@ -271,6 +273,42 @@ static bool is_metadata_block_record(const fr_record *r)
                            r->kind == FR_REC_CUSTOM);
 }
 
+/* Every trace file this run opened (device and inode): -o must not name one of them, or
+ * opening the output would truncate a trace that is being read or is still to be read. */
+static struct fr_cli_input_id { dev_t dev; ino_t ino; } *inputs;
+static size_t n_inputs, cap_inputs;
+
+void fr_cli_note_input(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+            return;
+    if (n_inputs == cap_inputs) {
+        size_t cap = cap_inputs ? 2 * cap_inputs : 8;
+        struct fr_cli_input_id *p = realloc(inputs, cap * sizeof *p);
+        if (!p)
+            return;
+        inputs = p;
+        cap_inputs = cap;
+    }
+    inputs[n_inputs++] = (struct fr_cli_input_id){st.st_dev, st.st_ino};
+}
+
+int fr_cli_check_output(const char *command, const char *path)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || stat(path, &st) != 0)
+        return FR_EXIT_OK;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+            return fr_cli_input_error(command, "cannot write %s: it is the trace being read "
+                                      "(-o would truncate it)", path);
+    return FR_EXIT_OK;
+}
+
 static fr_reader *open_reader(fr_cli_trace *t, char *err, size_t errlen)
 {
     if (t->spool)
@@ -430,6 +468,8 @@ static int open_trace(fr_cli_trace *t, const char *command, const char *path, co
         fr_cli_close(t);
         return fr_cli_input_error(command, "%s", err);
     }
+    if (!t->spool)
+        fr_cli_note_input(t->path);
     t->info = fr_reader_info(t->reader);
     /* An empty file has no metadata block to read. */
     if (t->info->file_size > 0)

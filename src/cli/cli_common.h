@@ -129,6 +129,12 @@ bool fr_cli_is_help(const char *arg);
  * -o FILE: stdout when path is NULL or "-". Returns NULL after printing why (the caller
  * exits FR_EXIT_BAD_INPUT: a file we cannot write is an environment problem, not usage). */
 FILE *fr_cli_open_output(const char *command, const char *path);
+/* 0 when -o PATH may be written, else FR_EXIT_BAD_INPUT after saying why: PATH is (by any
+ * name) a file this run has read (fr_cli_note_input). fr_cli_open_output checks it; a
+ * command that opens its output itself calls it first. */
+int  fr_cli_check_output(const char *command, const char *path);
+/* Adds PATH to the files -o must not name (fr_cli_open does it for each trace). */
+void fr_cli_note_input(const char *path);
 /* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */
 int  fr_cli_close_output(const char *command, const char *path, FILE *out);
 /* A JSON string literal, escaped (controls as \u00XX). */

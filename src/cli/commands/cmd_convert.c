@@ -108,6 +108,8 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     }
     FILE *out = stdout;
     if (out_path && strcmp(out_path, "-")) {
+        if (fr_cli_check_output("convert", out_path))
+            return FR_EXIT_BAD_INPUT;
         out = fopen(out_path, "wb");
         if (!out)
             return fr_cli_input_error("convert", "cannot create %s: %s", out_path, strerror(errno));
@@ -244,6 +246,10 @@ int cmd_convert(int argc, char **argv)
         job.out = stdout;
         job.out_path = "<stdout>";
     } else {
+        if (fr_cli_check_output("convert", out_path)) {
+            fr_cli_close(&trace);
+            return FR_EXIT_BAD_INPUT;
+        }
         job.out = fopen(out_path, "wb");
         job.out_path = out_path;
         if (!job.out) {

@@ -97,6 +97,7 @@ int cmd_decode_dat(int argc, char **argv)
         fprintf(stderr, "flightrec decode-dat: %s\n", err);
         return FR_EXIT_BAD_INPUT;
     }
+    fr_cli_note_input(path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
 
