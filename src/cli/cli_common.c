@@ -113,14 +113,17 @@ FILE *fr_cli_open_output(const char *command, const char *path)
 
 int fr_cli_close_output(const char *command, const char *path, FILE *out)
 {
-    int bad = ferror(out);
-    if (out == stdout)
-        bad |= fflush(out) != 0;
-    else
-        bad |= fclose(out) != 0;
+    /* stdio keeps the errno of the write that failed: a write error seen by ferror left
+     * it; fflush/fclose set it when they fail themselves. */
+    int bad = ferror(out), err = bad ? errno : 0;
+    if (out == stdout ? fflush(out) != 0 : fclose(out) != 0) {
+        bad = 1;
+        err = errno;
+    }
     if (bad)
-        return fr_cli_input_error(command, "error writing %s",
-                                  path && strcmp(path, "-") ? path : "standard output");
+        return fr_cli_input_error(command, "error writing %s%s%s",
+                                  path && strcmp(path, "-") ? path : "standard output",
+                                  err ? ": " : "", err ? strerror(err) : "");
     return 0;
 }
 
