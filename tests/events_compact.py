@@ -11,6 +11,13 @@ usage: events_compact.py EVENTS_COMPACT LIB FLIGHTREC LLVM_XRAY WORKDIR
   - decoded output: a program's events written compact and written as full FR_TE_EVENT
     records (the encoding before) read the same in `flightrec dump`, `info`, `convert
     --format chrome` and `--format perfetto` (timestamps, offsets, thread ids masked);
+  - stream=1: events are compact there too (each entry of the example at most 24 bytes),
+    and the file read up to the end of any of its blocks (what a reader following it
+    while it grows has) decodes every event it holds: the writer puts each site into the
+    file before the first block using it; so do a file whose program was SIGKILLed (no
+    end) and one ended by a crash dump (abort(), the rest through the streamed path);
+    `llvm-xray fdr-dump -verify` accepts them; dump reads the same events as without
+    streaming;
   - overwrite policy: a site whose first event was overwritten still decodes;
   - snapshots taken while a thread appends to its run read whole (our reader, llvm-xray);
   - a dlclose'd library's events decode after the flush;
@@ -97,6 +104,17 @@ def parse(path):
     return sites, runs, full
 
 
+def masked_dump(path, *opts):
+    lines = []
+    for line in run(flightrec, "dump", *opts, path).stdout.decode().splitlines()[1:]:
+        cols = line.split(None, 5)
+        if len(cols) < 6:
+            cols += [""] * (6 - len(cols))
+        details = re.sub(r"pid=\d+ tsc=\d+ walltime=[\d.]+", "pid tsc walltime", cols[5])
+        lines.append("%s %s" % (cols[4], details))   # kind, details (no offset, time, tid, cpu)
+    return lines
+
+
 # ------------------------------------------------------------------ size
 N = 2000
 compact = record("sample", "sample.fr", N)
@@ -126,13 +144,78 @@ got = re.findall(r'"n": "CompactApp:Sample", "a": (\d+), "b": (\d+), "s": "hello
 check([(int(a), int(b)) for a, b in got] == [(i, 3 * i) for i in range(N)],
       "dump decodes the %d Sample events in order (%d found)" % (N, len(got)))
 
-# stream=1: the file's metadata block comes at its end, after the blocks: full records
+
+
+def block_ends(path):
+    """Where each block of a file ends (a reader following a growing file stops there)."""
+    data, ends, off = open(path, "rb").read(), [], 32
+    while off + 16 <= len(data) and data[off] == 0x0F:
+        off += 16 + struct.unpack_from("<Q", data, off + 1)[0]
+        ends.append(off)
+    return ends
+
+
+def event_lines(path):
+    return [x for x in masked_dump(path) if "CompactApp:" in x]
+
+
+def compact_file(path, what, nevents=None):
+    """The file's events are compact runs (none full), each entry at most 24 bytes, and the
+    file read up to the end of each of its blocks (as a reader following it while it grows
+    sees it) decodes every entry it holds: each site is in the file before its events."""
+    sites, runs, full = parse(path)
+    entries = [e for _, es in runs for e in es]
+    check(full == 0 and entries, "%s: %d compact entries, %d full events (want some, 0)"
+          % (what, len(entries), full))
+    if nevents is not None:
+        check(len(entries) == nevents, "%s: %d entries (want %d)" % (what, len(entries), nevents))
+    sample = [k for k, v in sites.items() if b"CompactApp_L4K0\0" in v and b"Sample\0" in v]
+    check(len(sample) == 1 and all(e[2] <= 24 for e in entries if e[0] == sample[0]),
+          "%s: the Sample site once (%s), each of its entries at most 24 bytes" % (what, sample))
+    data = open(path, "rb").read()
+    cut = os.path.join(work, "prefix.fr")
+    for end in block_ends(path):
+        open(cut, "wb").write(data[:end])
+        _, r, _ = parse(cut)
+        want = sum(len(es) for _, es in r)
+        out = run(flightrec, "dump", cut).stdout.decode()
+        got = len(re.findall(r'"n": "CompactApp:', out))
+        check(got == want and "undecoded" not in out,
+              "%s read up to byte %d: %d of its %d events decode" % (what, end, got, want))
+    p = run(xray, "fdr-dump", "-verify", path)
+    check(p.returncode == 0, "%s: llvm-xray fdr-dump -verify: %s" % (what, p.stderr[-200:]))
+    return sum(r[0] for r in runs) / max(1, len(entries))
+
+
+# stream=1: the writer puts each site into the file (a metadata block of FR_TE_EVENT_SITE)
+# before the first block whose events use it
 st = record("stream", "stream.fr", N)
-s_s, r_s, f_s = parse(st)
-check(f_s == N and not r_s, "stream=1: %d full events, %d runs (want %d, 0)" % (f_s, len(r_s), N))
-out = run(flightrec, "dump", st).stdout.decode()
-check(len(re.findall(r'"n": "CompactApp:Sample", "a": \d+', out)) == N and "undecoded" not in out,
-      "stream=1: the %d events decode" % N)
+per_stream = compact_file(st, "stream=1", N)
+check(len(block_ends(st)) > 10, "stream=1: the file has %d blocks (test premise: many)"
+      % len(block_ends(st)))
+check(event_lines(st) == event_lines(compact) and len(event_lines(st)) == N,
+      "stream=1: dump reads the same events as without streaming")
+print("stream=1: %.2f bytes per event in runs" % per_stream)
+
+# stream=1 ended by SIGKILL (no end: what a reader following the file had), and by a
+# crash dump (abort(), crash_dump=1: the rest appended through the streamed path)
+for how, status in (("kill", -9), ("abort", -6)):
+    path = os.path.join(work, "stream-%s.fr" % how)
+    if os.path.exists(path):
+        os.remove(path)
+    p = subprocess.run([prog, "stream-" + how, path], capture_output=True)
+    check(p.returncode == status, "stream-%s: exit %d (want %d) %s" % (how, p.returncode, status,
+                                                                      p.stderr[-200:]))
+    compact_file(path, "stream=1 ended by %s" % how)
+    out = run(flightrec, "dump", path).stdout.decode()
+    late = len(re.findall(r'"n": "CompactApp:Late", "i": \d+', out))
+    samples = len(re.findall(r'"n": "CompactApp:Sample", "a": \d+', out))
+    if how == "abort":
+        check(late == 300 and samples == 3000, "stream-abort: %d Late, %d Sample (want 300, 3000)"
+              % (late, samples))
+    else:
+        check(late >= 100 and samples >= 2000, "stream-kill: %d Late, %d Sample in the file "
+              "(want the full buffers: >= 100, >= 2000)" % (late, samples))
 
 # backing= (the metadata recovered after SIGKILL is the one written at init): full records
 back = os.path.join(work, "killed.backing")
@@ -151,17 +234,6 @@ if os.path.exists(rec):
           "recovered after SIGKILL: %d of 1000 events decode (%d runs)" % (got, len(r_k)))
 
 # ------------------------------------------------------------------ same decoded output
-
-
-def masked_dump(path, *opts):
-    lines = []
-    for line in run(flightrec, "dump", *opts, path).stdout.decode().splitlines()[1:]:
-        cols = line.split(None, 5)
-        if len(cols) < 6:
-            cols += [""] * (6 - len(cols))
-        details = re.sub(r"pid=\d+ tsc=\d+ walltime=[\d.]+", "pid tsc walltime", cols[5])
-        lines.append("%s %s" % (cols[4], details))   # kind, details (no offset, time, tid, cpu)
-    return lines
 
 
 def chrome(path):

@@ -4,7 +4,14 @@
  * tests/events_compact.py.
  *   events_compact MODE OUTPUT [ARG]
  *   sample N     N events "Sample" of 2 u32 and a 5-character string, one thread
- *   stream N     `sample N` with stream=1 (events written in full there)
+ *   stream N     `sample N` with stream=1 and 64 buffers of 4 KiB (the file grows
+ *                block by block; nothing is lost)
+ *   stream-kill  stream=1, 4 KiB buffers: a worker writes 3000 Sample events while the
+ *                main thread, once the worker is 1000 in, writes 300 "Late" events (a
+ *                site first used by another thread, later in the file); then, once the
+ *                writer had time to append the full buffers, SIGKILL (no end written)
+ *   stream-abort the same with crash_dump=1, ended by abort() (the crash dump appends
+ *                the rest through the streamed path)
  *   killed BACK  1000 Sample events into backing file BACK, then SIGKILL
  *   mixed        a fixed set of events (every kind of field, explicit activity ids,
  *                function records between them, two threads): deterministic but for
@@ -21,11 +28,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flightrec.h"
 #include "flightrec/events.h"
@@ -51,6 +60,40 @@ static void *mixed_worker(void *arg)
         sample(100 + i);
     FR_EVENT(app, "Worker", FR_ACTIVITY(act2), FR_RELATED_ACTIVITY(act1), FR_I64("n", -5));
     return NULL;
+}
+
+static atomic_int stop_writer, worker_done;
+static void *stream_worker(void *arg)
+{
+    (void)arg;
+    for (uint32_t i = 0; i < 3000; i++) {
+        sample(i);
+        atomic_store(&worker_done, (int)i + 1);
+    }
+    return NULL;
+}
+
+/* stream-kill / stream-abort: two threads, the second site first used late by the
+ * main thread while the writer appends the worker's buffers. */
+static int stream_end(const char *how)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, stream_worker, NULL))
+        return 1;
+    while (atomic_load(&worker_done) < 1000)
+        sched_yield();
+    for (uint32_t i = 0; i < 300; i++) {
+        FR_EVENT(app, "Late", FR_U32("i", i), FR_STR("what", "a site first used late"));
+        if (i % 16 == 0)
+            sched_yield();
+    }
+    if (pthread_join(t, NULL))
+        return 1;
+    struct timespec wait = { 0, 300 * 1000 * 1000 };   /* the writer wakes every 50 ms */
+    nanosleep(&wait, NULL);
+    if (!strcmp(how, "kill"))
+        raise(SIGKILL);
+    abort();
 }
 
 static atomic_int stop_writer;
@@ -114,7 +157,10 @@ int main(int argc, char **argv)
     snprintf(options, sizeof options, "output=%s%s", argv[2],
              !strcmp(mode, "overwrite")  ? " buffer_size=4096 buffers=2 policy=overwrite"
              : !strcmp(mode, "snapshot") ? " buffer_size=524288 buffers=2 policy=overwrite"
-             : !strcmp(mode, "stream")   ? " stream=1" : "");
+             : !strcmp(mode, "stream")   ? " stream=1 buffer_size=4096 buffers=64"
+             : !strcmp(mode, "stream-kill") ? " stream=1 buffer_size=4096 buffers=64 policy=discard"
+             : !strcmp(mode, "stream-abort") ? " stream=1 buffer_size=4096 buffers=64 policy=discard"
+                                               " crash_dump=1" : "");
     if (!strcmp(mode, "killed") && argc > 3)   /* backing file ARG, then SIGKILL */
         snprintf(options + strlen(options), sizeof options - strlen(options), " backing=%s", argv[3]);
     if (fr_init(options) != FR_OK)
@@ -131,6 +177,8 @@ int main(int argc, char **argv)
         long n = atol(argv[3]);
         for (long i = 0; i < n; i++)
             sample((uint32_t)i);
+    } else if (!strncmp(mode, "stream-", 7)) {
+        return stream_end(mode + 7);
     } else if (!strcmp(mode, "mixed")) {
         if (mixed())
             return 1;

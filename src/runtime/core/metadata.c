@@ -34,6 +34,19 @@ int fr_meta_register_source(fr_meta_source_fn fn, void *ctx)
     return 0;
 }
 
+static fr_meta_site_fn site_lookup;
+
+void fr_meta_register_sites(fr_meta_site_fn fn)
+{
+    __atomic_store_n(&site_lookup, fn, __ATOMIC_RELEASE);
+}
+
+int fr_meta_site(uint32_t id, const void **bytes, uint32_t *size)
+{
+    fr_meta_site_fn fn = __atomic_load_n(&site_lookup, __ATOMIC_ACQUIRE);
+    return fn ? fn(id, bytes, size) : -1;
+}
+
 /* ------------------------------------------------------------------ process facts */
 
 struct fr_process_info fr_process;

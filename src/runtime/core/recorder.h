@@ -55,6 +55,16 @@ FR_HIDDEN void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payloa
 FR_HIDDEN void fr_meta_emit_str16(fr_meta_writer *w, uint16_t type, const void *fixed,
                                   size_t fixed_size, const char *str, size_t max);
 
+/* Structured events' call sites (FR_TE_EVENT_SITE), for a file written in pieces
+ * (stream=1, stream_writer.c), which must hold a site before the first block that uses
+ * it: the site table (event_site_table.c) registers a lookup by id (1, 2, ...) that
+ * returns 1 and the record's payload after the site id (`bytes`, `size`) if the site
+ * fired, 0 if not, -1 past the last id. fr_meta_site calls it (-1 if none registered).
+ * Lock-free and async-signal-safe: a crash dump's end of a streamed file calls it. */
+typedef int (*fr_meta_site_fn)(uint32_t id, const void **bytes, uint32_t *size);
+FR_HIDDEN void fr_meta_register_sites(fr_meta_site_fn fn);
+FR_HIDDEN int  fr_meta_site(uint32_t id, const void **bytes, uint32_t *size);
+
 /* Parsed options, read by front ends (e.g. patch=, threshold_us=). Valid after init. */
 struct fr_options;
 FR_HIDDEN const struct fr_options *fr_current_options(void);

@@ -56,6 +56,7 @@
 #include "core/crash_dump.h"
 #include "core/log_writer.h"
 #include "core/options.h"
+#include "core/recorder.h"
 #include "core/session.h"
 #include "core/text_out.h"
 #include "fr_format.h"
@@ -100,7 +101,11 @@ static struct {
     uint64_t *maxseq;       /* per slot: 1 + newest seq of the first scan */
     uint64_t *lost_marked;  /* per slot: records already marked by FR_TE_LOST */
     int32_t  *lost_tid;     /* per slot: the thread lost_marked belongs to */
+    uint8_t  *site_done;    /* bit per event site id: its FR_TE_EVENT_SITE is in the file */
+    uint8_t  *site_sel;     /* bit per event site id: going into the next sites block */
 } st = { .fd = -1 };
+
+#define SITE_BITMAP ((FR_EVENT_SITE_MAX + 1) / 8)
 
 static uint8_t out_buffer[64 * 1024];
 
@@ -140,6 +145,83 @@ static void failed(int err)
                                         "later records stay in the pool): cannot write");
     what[len] = 0;
     say(what, err);
+}
+
+/* ------------------------------------------------------------------ event sites */
+
+/* Compact structured events (FR_TE_EVENT_RUN) name their call site by id; the site's
+ * bytes (FR_TE_EVENT_SITE) must be in the file before the first block whose events use
+ * it, so that a reader following the file decodes every event of every whole block. The
+ * writer appends each site that fired and is not in the file yet in a metadata block of
+ * its own, after a pass has listed its buffers and before it appends them. That is
+ * enough: the listing read each buffer's state FULL/RETIRED with acquire, which the
+ * owner's leaving the buffer stored with release, and the owner marked the sites of its
+ * events fired (or saw them fired) before it wrote them; so every such mark is seen
+ * here. A buffer whose claim then fails (taken meanwhile) only leaves a site in the
+ * file early. */
+
+static int bit(const uint8_t *map, uint32_t id) { return map[id >> 3] >> (id & 7) & 1; }
+
+/* Marks in site_sel the sites that fired and are not in the file; how many. */
+static uint32_t select_new_sites(void)
+{
+    uint32_t n = 0;
+    for (uint32_t id = 1; id <= FR_EVENT_SITE_MAX; id++) {
+        const void *b;
+        uint32_t size;
+        int r = fr_meta_site(id, &b, &size);
+        if (r < 0)
+            break;
+        if (r == 0 || bit(st.site_done, id))
+            continue;
+        st.site_sel[id >> 3] |= (uint8_t)(1u << (id & 7));
+        n++;
+    }
+    return n;
+}
+
+/* The selected sites are in the file (done), or not (failed: selected again later). */
+static void settle_selected(int written)
+{
+    for (uint32_t i = 0; i < SITE_BITMAP; i++) {
+        if (written)
+            st.site_done[i] |= st.site_sel[i];
+        st.site_sel[i] = 0;
+    }
+}
+
+/* Metadata emitter: FR_TE_EVENT_SITE of each selected site (the same bytes on both of
+ * fr_out_metadata_block's passes: a site's bytes never change once it has an id). */
+static void emit_selected(struct fr_meta_writer *w)
+{
+    for (uint32_t id = 1; id <= FR_EVENT_SITE_MAX; id++) {
+        if (!bit(st.site_sel, id))
+            continue;
+        const void *b;
+        uint32_t size;
+        if (fr_meta_site(id, &b, &size) != 1)
+            continue;   /* cannot happen: selected sites fired, and fired stays */
+        struct fr_te_event_site fixed = { .site = id };
+        struct iovec v[2] = { { &fixed, sizeof fixed }, { (void *)b, size } };
+        fr_meta_emit_iov(w, FR_TE_EVENT_SITE, v, 2);
+    }
+}
+
+/* Appends a metadata block with the sites that fired since the last one, if any; 0 or
+ * an errno value. */
+static int write_new_sites(void)
+{
+    if (!select_new_sites())
+        return 0;
+    struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                        .offset = st.offset };
+    fr_out_metadata_block(&o, emit_selected);
+    fr_out_flush(&o);
+    settle_selected(!o.error);
+    if (o.error)
+        return o.error;
+    st.offset = o.offset;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ one block */
@@ -317,6 +399,13 @@ static int pass(int finishing)
         st.maxseq[FR_OWN_SLOT(st.list[k].own)] = 0;
     }
     sort_by_seq(st.list, n);
+    if (n) {
+        int err = write_new_sites();   /* before the blocks that use them */
+        if (err) {
+            failed(err);
+            return err;
+        }
+    }
     for (uint32_t k = 0; k < n; k++) {
         if (!finishing && LOAD(&st.stop))
             return 0;
@@ -383,7 +472,8 @@ static int stop_writer(void)
 static int map_work(uint32_t nbuf)
 {
     size_t size = (size_t)nbuf * (sizeof(struct entry) + 1) +
-                  (size_t)FR_MAX_THREADS * (2 * sizeof(uint64_t) + sizeof(int32_t)) + 64;
+                  (size_t)FR_MAX_THREADS * (2 * sizeof(uint64_t) + sizeof(int32_t)) +
+                  2 * SITE_BITMAP + 64;
     size = (size + 4095) & ~(size_t)4095;
     uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
@@ -395,6 +485,8 @@ static int map_work(uint32_t nbuf)
     st.list = (struct entry *)(st.lost_marked + FR_MAX_THREADS);
     st.lost_tid = (int32_t *)(st.list + nbuf);
     st.mark = (uint8_t *)(st.lost_tid + FR_MAX_THREADS);
+    st.site_done = st.mark + nbuf;
+    st.site_sel = st.site_done + SITE_BITMAP;
     return 0;
 }
 
@@ -462,8 +554,12 @@ void fr_stream_start(void)
         return;
     struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer };
     fr_out_header(&o);
+    /* The sites that fired before (an earlier session, a fork child's parent) are in
+     * this first block (fr_meta_emit_start emits every fired site): not again later. */
+    select_new_sites();
     fr_out_metadata_block(&o, fr_meta_emit_start);
     fr_out_flush(&o);
+    settle_selected(!o.error);
     if (o.error) {
         failed(o.error);
         return;

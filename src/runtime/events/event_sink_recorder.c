@@ -49,13 +49,13 @@ static void set_filter(fr_event_filter *f)
 
 static void after_init(const struct fr_options *opts)
 {
-    /* Compact events need the sites' metadata in the file's metadata block, written at the
-     * end: a streamed file (stream=1) holds blocks before that end, and a backing file
-     * (backing=, recovered after SIGKILL) has no metadata block written at the end at all.
-     * Their events are written in full (FR_TE_EVENT) until compact ones are supported
-     * there. Set before any site gets its recorder bit (release, below). */
-    __atomic_store_n(&fr_events_compact, opts && !opts->stream && !opts->backing[0],
-                     __ATOMIC_RELAXED);
+    /* Compact events need each site's bytes in the file before (for a reader) its events:
+     * the metadata block of a file written at the end; a streamed file's writer puts them
+     * in before the first block that uses them (stream_writer.c). A backing file
+     * (backing=, recovered after SIGKILL) has no metadata block written at the end at all:
+     * its events are written in full (FR_TE_EVENT). Set before any site gets its recorder
+     * bit (release, below). */
+    __atomic_store_n(&fr_events_compact, opts && !opts->backing[0], __ATOMIC_RELAXED);
     /* An empty value means the option was not given: every event. */
     set_filter(fr_event_filter_parse(opts && opts->events[0] ? opts->events : NULL));
     fr_events_for_each_site(apply_to_site, NULL);

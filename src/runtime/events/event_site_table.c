@@ -4,7 +4,8 @@
  * and the table keeps a copy of the site's static bytes (tracepoint name NUL, 8-byte
  * header, metadata extension: the prefix built by event_provider.c, owned by the
  * runtime and never freed). At flush, the metadata block gets one FR_TE_EVENT_SITE
- * record for every site that fired.
+ * record for every site that fired; a streamed file gets each one before the first
+ * block that uses it (lookup_site, for stream_writer.c).
  *
  * Why the copy and not the site: a site lives in its module's static storage, and a
  * library dlclose'd before the flush takes it away; its events stay in the buffers and
@@ -78,9 +79,28 @@ static void emit_sites(fr_meta_writer *w, void *ctx)
     }
 }
 
+/* The lookup a streamed file's writer uses (recorder.h, fr_meta_register_sites): a
+ * site's bytes if it fired. Async-signal-safe. */
+static int lookup_site(uint32_t id, const void **bytes, uint32_t *size)
+{
+    if (id == 0 || id >= __atomic_load_n(&published, __ATOMIC_ACQUIRE))
+        return -1;
+    struct fr_site_slot *chunk =
+        __atomic_load_n(&fr_site_chunks[id >> FR_SITE_CHUNK_BITS], __ATOMIC_ACQUIRE);
+    if (!chunk)
+        return 0;
+    struct fr_site_slot *slot = &chunk[id & (FR_SITE_CHUNK - 1)];
+    if (!__atomic_load_n(&slot->fired, __ATOMIC_RELAXED))
+        return 0;
+    *bytes = slot->bytes;
+    *size = slot->size;
+    return 1;
+}
+
 __attribute__((constructor)) static void register_site_source(void)
 {
     fr_meta_register_source(emit_sites, NULL);
+    fr_meta_register_sites(lookup_site);
 }
 
 /* Test seam (tests/progs/events_compact.c): sites registered from now on get no id, so

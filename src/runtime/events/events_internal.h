@@ -40,7 +40,7 @@ FR_HIDDEN void fr_events_for_each_site(void (*fn)(fr_event_site *site, void *ctx
 FR_HIDDEN bool fr_events_recorder_wants(const fr_event_site *site);   /* by `events=` */
 /* Hot path: iov spells the whole payload (tracepoint name NUL-terminated, event bytes). */
 FR_HIDDEN void fr_events_recorder_write(const struct iovec *iov, int iovcnt);
-/* Whether this session writes compact events (not with stream=1 or backing=: see
+/* Whether this session writes compact events (not with backing=: see
  * event_sink_recorder.c). Read on the hot path. */
 extern FR_HIDDEN int fr_events_compact;
 /* Hot path, a site with an id: one compact event (site id, activity extension `ext` of
