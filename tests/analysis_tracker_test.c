@@ -413,6 +413,25 @@ static void check_costs(const fr_call_cost *costs, size_t n, void *ctx)
     }
 }
 
+/* Checks a batch of the steps mode against seen_events; ctx: the count checked so far. */
+static void check_steps(const fr_call_step *steps, size_t n, void *ctx)
+{
+    size_t *checked = ctx;
+    for (size_t i = 0; i < n; i++, (*checked)++) {
+        assert_true(*checked < n_events);
+        const fr_call *a = &seen_events[*checked];
+        const fr_call_step *b = &steps[i];
+        assert_int_equal(a->tid, b->tid);
+        assert_int_equal(a->function_id, b->function_id);
+        assert_int_equal(a->depth, b->depth);
+        assert_int_equal(a->flags, b->flags);
+        if (a->flags & FR_CALL_ENTER)
+            continue;
+        assert_int_equal(fr_call_duration(a), b->duration);
+        assert_int_equal(fr_call_self(a), b->self);
+    }
+}
+
 static void test_batched_mode_matches_callbacks(void **state)
 {
     (void)state;
@@ -427,6 +446,10 @@ static void test_batched_mode_matches_callbacks(void **state)
     size_t n_checked6 = 0, n_checked7 = 0;
     fr_call_tracker *t6 = fr_call_tracker_new_costs(check_costs, &n_checked6);
     fr_call_tracker *t7 = fr_call_tracker_new_costs(check_costs, &n_checked7);
+    /* t8, t9: the steps mode (the stack aggregation's), fed as t2 and as t3 */
+    size_t n_checked8 = 0, n_checked9 = 0;
+    fr_call_tracker *t8 = fr_call_tracker_new_steps(check_steps, &n_checked8);
+    fr_call_tracker *t9 = fr_call_tracker_new_steps(check_steps, &n_checked9);
     fr_call_tracker *t2 = fr_call_tracker_new_batched(check_batch, NULL);
     /* t3: the same records, runs of plain function records of one thread given as
      * fr_function_record batches (as account reads them), of varied lengths */
@@ -471,11 +494,13 @@ static void test_batched_mode_matches_callbacks(void **state)
         fr_call_tracker_feed(t2, &rec);
         fr_call_tracker_feed(t4, &rec);
         fr_call_tracker_feed(t6, &rec);
+        fr_call_tracker_feed(t8, &rec);
         int plain = rec.kind <= FR_REC_TAIL_EXIT;
         if (n_run && (!plain || rec.tid != run_tid || n_run == run_max)) {
             fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
             fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
             fr_call_tracker_feed_functions(t7, run_tid, run, n_run);
+            fr_call_tracker_feed_functions(t9, run_tid, run, n_run);
             n_run = 0;
             run_max = 1 + (r >> 3) % 700;
         }
@@ -487,12 +512,14 @@ static void test_batched_mode_matches_callbacks(void **state)
             fr_call_tracker_feed(t3, &rec);
             fr_call_tracker_feed(t5, &rec);
             fr_call_tracker_feed(t7, &rec);
+            fr_call_tracker_feed(t9, &rec);
         }
     }
     if (n_run) {
         fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
         fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
         fr_call_tracker_feed_functions(t7, run_tid, run, n_run);
+        fr_call_tracker_feed_functions(t9, run_tid, run, n_run);
     }
     fr_call_tracker_finish(t1);
     fr_call_tracker_finish(t2);
@@ -501,13 +528,17 @@ static void test_batched_mode_matches_callbacks(void **state)
     fr_call_tracker_finish(t5);
     fr_call_tracker_finish(t6);
     fr_call_tracker_finish(t7);
+    fr_call_tracker_finish(t8);
+    fr_call_tracker_finish(t9);
     assert_int_equal(n_checked6, n_seen);
     assert_int_equal(n_checked7, n_seen);
     assert_int_equal(n_checked4, n_events);
     assert_int_equal(n_checked5, n_events);
+    assert_int_equal(n_checked8, n_events);
+    assert_int_equal(n_checked9, n_events);
     assert_true(n_events > n_seen + 50000);
-    fr_call_tracker *others[] = {t4, t5, t6, t7};
-    for (int k = 0; k < 4; k++) {
+    fr_call_tracker *others[] = {t4, t5, t6, t7, t8, t9};
+    for (int k = 0; k < 6; k++) {
         const fr_call_tracker_stats *x = fr_call_tracker_get_stats(t1),
                                     *y = fr_call_tracker_get_stats(others[k]);
         assert_int_equal(x->calls, y->calls);
@@ -521,6 +552,8 @@ static void test_batched_mode_matches_callbacks(void **state)
     fr_call_tracker_free(t5);
     fr_call_tracker_free(t6);
     fr_call_tracker_free(t7);
+    fr_call_tracker_free(t8);
+    fr_call_tracker_free(t9);
     assert_int_equal(n_checked, n_seen);
     assert_int_equal(n_checked3, n_seen);
     assert_true(n_seen > 50000);

@@ -32,8 +32,8 @@ fr_analysis *fr_analysis_new(unsigned what)
         a->stacks = fr_stack_agg_new();
     if (what == FR_ANALYZE_FUNCTIONS)   /* account: no stacks needed, batched calls */
         a->tracker = fr_call_tracker_new_costs(fr_func_stats_on_costs, a->functions);
-    else if (what == FR_ANALYZE_STACKS) /* stack, folded, svg: batched calls and enters */
-        a->tracker = fr_call_tracker_new_batched_enters(fr_stack_agg_on_batch, a->stacks);
+    else if (what == FR_ANALYZE_STACKS) /* stack, folded, svg: batched enters and calls */
+        a->tracker = fr_call_tracker_new_steps(fr_stack_agg_on_steps, a->stacks);
     else  /* only the stack aggregation needs to see enters */
         a->tracker = fr_call_tracker_new(on_call, a->stacks ? on_enter : NULL, a);
     return a;

@@ -52,6 +52,8 @@ struct fr_call_tracker {
     bool        enters;              /* batched mode: enters in the batch too */
     fr_costs_fn on_costs;            /* costs mode (on_calls is then costs_mode) */
     fr_call_cost *costs;             /* costs mode: BATCH completed calls */
+    fr_steps_fn on_steps;            /* steps mode (on_calls is then costs_mode) */
+    fr_call_step *steps;             /* steps mode: BATCH enters and completed calls */
     void       *ctx;
     fr_call    *batch;               /* batched mode: BATCH completed calls */
     size_t      n_batch;
@@ -86,6 +88,7 @@ void fr_call_tracker_free(fr_call_tracker *t)
     free(t->threads);
     free(t->batch);
     free(t->costs);
+    free(t->steps);
     fr_u64_map_free(&t->by_tid);
     free(t);
 }
@@ -106,8 +109,8 @@ fr_call_tracker *fr_call_tracker_new_batched_enters(fr_calls_fn on_calls, void *
     return t;
 }
 
-/* on_calls of costs mode: never called (flush_batch hands over the costs), but set, so
- * that costs mode takes every path of batched mode. */
+/* on_calls of costs and steps modes: never called (flush_batch hands over the costs or
+ * steps), but set, so that these modes take every path of batched mode. */
 static void costs_mode(const fr_call *calls, size_t n, void *ctx)
 {
     (void)calls;
@@ -123,10 +126,21 @@ fr_call_tracker *fr_call_tracker_new_costs(fr_costs_fn on_costs, void *ctx)
     return t;
 }
 
+fr_call_tracker *fr_call_tracker_new_steps(fr_steps_fn on_steps, void *ctx)
+{
+    fr_call_tracker *t = fr_call_tracker_new_batched(costs_mode, ctx);
+    t->enters = true;
+    t->on_steps = on_steps;
+    t->steps = fr_xcalloc(BATCH + 1, sizeof *t->steps);
+    return t;
+}
+
 static void flush_batch(fr_call_tracker *t)
 {
     if (t->n_batch && t->on_costs)
         t->on_costs(t->costs, t->n_batch, t->ctx);
+    else if (t->n_batch && t->on_steps)
+        t->on_steps(t->steps, t->n_batch, t->ctx);
     else if (t->n_batch)
         t->on_calls(t->batch, t->n_batch, t->ctx);
     t->n_batch = 0;
@@ -197,6 +211,15 @@ static void close_top(fr_call_tracker *t, struct thread_state *th, uint64_t exit
                 .duration = duration,
                 .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
             };
+        else if (t->on_steps)
+            t->steps[t->n_batch++] = (fr_call_step){
+                .tid = th->tid,
+                .function_id = c.function_id,
+                .depth = d,
+                .flags = flags,
+                .duration = duration,
+                .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
+            };
         else
             t->batch[t->n_batch++] = c;
     } else if (t->on_call) {
@@ -243,15 +266,23 @@ static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_r
     if (t->enters) {
         if (t->n_batch == BATCH)
             flush_batch(t);
-        t->batch[t->n_batch++] = (fr_call){
-            .tid = th->tid,
-            .function_id = rec->function_id,
-            .enter_tsc = rec->tsc,
-            .depth = d,
-            .arg = rec->arg,
-            .has_arg = rec->kind == FR_REC_ENTER_ARG,
-            .flags = FR_CALL_ENTER,
-        };
+        if (t->on_steps)
+            t->steps[t->n_batch++] = (fr_call_step){
+                .tid = th->tid,
+                .function_id = rec->function_id,
+                .depth = d,
+                .flags = FR_CALL_ENTER,
+            };
+        else
+            t->batch[t->n_batch++] = (fr_call){
+                .tid = th->tid,
+                .function_id = rec->function_id,
+                .enter_tsc = rec->tsc,
+                .depth = d,
+                .arg = rec->arg,
+                .has_arg = rec->kind == FR_REC_ENTER_ARG,
+                .flags = FR_CALL_ENTER,
+            };
     }
     if (t->on_enter)
         t->on_enter(th->tid, rec->tsc, th->ids, d, t->ctx);
@@ -385,7 +416,7 @@ static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_func
  * locals are written back before any record takes the general path, and at the end. */
 static inline __attribute__((always_inline))
 void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
-                            size_t n, const bool enters, const bool costs)
+                            size_t n, const bool enters, const bool costs, const bool steps)
 {
     size_t i = 0;
     while (i < n) {
@@ -400,6 +431,7 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
         struct open_frame *const frames = th->frames;
         fr_call *const batch = t->batch;
         fr_call_cost *const cost = t->costs;
+        fr_call_step *const step = t->steps;
         const uint32_t limit = th->fast_limit;
         uint32_t d = th->depth, max_depth = t->stats.max_depth;
         size_t n_batch = t->n_batch;
@@ -435,6 +467,18 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
                 n_batch += is_exit;
                 goto frames;
             }
+            if (steps) {   /* an enter or a call, in record order */
+                fr_call_step *k = &step[n_batch];
+                uint64_t child = f->child_ticks;
+                k->tid = tid;
+                k->function_id = id;
+                k->depth = d - is_exit;
+                k->flags = tail_flag | (1u - is_exit) * FR_CALL_ENTER;
+                k->duration = duration;
+                k->self = child < duration ? duration - child : 0;
+                n_batch++;
+                goto frames;
+            }
             fr_call *c = &batch[n_batch];
             c->tid = tid;
             c->function_id = id;
@@ -458,7 +502,7 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             calls += is_exit;
             /* as an enter (no argument in a batch): frame d */
             ids[d] = id;
-            if (costs) {   /* its calls never show the argument: arg, has_arg unused */
+            if (costs || steps) {   /* its calls never show the argument: arg, has_arg unused */
                 frames[d].enter_tsc = tsc;
                 frames[d].child_ticks = 0;
             } else {
@@ -481,12 +525,14 @@ void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n)
 {
     if (t->on_calls) {
-        if (t->enters)
-            feed_functions_batched(t, tid, recs, n, true, false);
+        if (t->on_steps)
+            feed_functions_batched(t, tid, recs, n, true, false, true);
+        else if (t->enters)
+            feed_functions_batched(t, tid, recs, n, true, false, false);
         else if (t->on_costs)
-            feed_functions_batched(t, tid, recs, n, false, true);
+            feed_functions_batched(t, tid, recs, n, false, true, false);
         else
-            feed_functions_batched(t, tid, recs, n, false, false);
+            feed_functions_batched(t, tid, recs, n, false, false, false);
         return;
     }
     for (size_t i = 0; i < n; i++)

@@ -6,15 +6,15 @@
  *  - the node, 32 bytes, in an anonymous mapping that doubles with mremap (the kernel
  *    moves the pages: growing never copies nodes nor needs twice the memory for a
  *    moment, as realloc would; pages become memory only when nodes reach them);
- *  - one slot of a hash table that finds a child from (parent, function id): the slot
- *    holds only the node's index and a 6-bit tag of the key's hash (4 bytes; the key is
- *    read from the node when the tag matches), the table is kept at most 3/4 full, so
- *    5.3 to 10.7 bytes a node.
+ *  - one 16-byte slot of a hash table that finds a child from (parent, function id): the
+ *    slot holds that key itself, the node's index and the top of the key's hash, so that
+ *    a lookup reads the table only (one cache line), never a node; the table is kept at
+ *    most 3/4 full, so 21 to 43 bytes a node.
  * The slot of a node is placed by the hash of its whole path (root first), computed from
  * its parent's path hash and its function id, not from the parent's index: so the slot of
  * a frame's node is known from the records alone, before the parent's node has been
  * found. On a trace with many stacks nearly every slot and node read misses the cache;
- * fr_stack_agg_on_batch prefetches them a chunk of records ahead (see there), which a
+ * fr_stack_agg_on_steps prefetches them a chunk of records ahead (see there), which a
  * lookup keyed by the parent's index (or a cache of children in the parent's node, as
  * before) cannot do: each lookup would wait for the one before.
  * Per thread, at[d] is the node (and path hash) of the frame open at depth d: written at
@@ -33,12 +33,20 @@
 #include "func_stats.h"
 #include "u64_map.h"
 
-/* A hash slot: node index + 1 in the low SLOT_INDEX_BITS bits, and the top bits of the
- * key's hash as a tag, so that probing past other keys rarely reads their nodes (each
- * read a likely cache miss). Beyond MAX_NODES nodes, new stacks go to "other" nodes. */
-#define SLOT_INDEX_BITS 26
-#define SLOT_INDEX_MASK ((1u << SLOT_INDEX_BITS) - 1)
-#define MAX_NODES  (SLOT_INDEX_MASK - 1)    /* 67 M stacks, 2 GiB of nodes */
+/* A hash slot: the key (parent index, function id), the node's index + 1 (0: an empty
+ * slot) and the top 32 bits of the path hash, which place the slot again when the table
+ * grows. Four a cache line. Beyond MAX_NODES nodes, new stacks go to "other" nodes. */
+struct slot {
+    uint64_t key;        /* slot_key(parent, function_id) */
+    uint32_t node;       /* index + 1 */
+    uint32_t hash_hi;    /* path hash >> 32 */
+};
+#define MAX_NODES  ((1u << 26) - 2)    /* 67 M stacks, 2 GiB of nodes */
+
+static inline uint64_t slot_key(uint32_t parent, uint32_t function_id)
+{
+    return (uint64_t)function_id << 32 | parent;
+}
 
 /* A frame's node and its path hash. */
 struct frame_node {
@@ -53,14 +61,14 @@ struct thread_nodes {
     uint32_t  known;       /* at[0..known-1] were written by enters */
     size_t    cap;
     struct frame_node *at; /* per depth, the open frame's node */
-    uint64_t *pre;         /* per depth, fr_stack_agg_on_batch's guess of at[].hash */
+    uint64_t *pre;         /* per depth, fr_stack_agg_on_steps's guess of at[].hash */
 };
 
 struct fr_stack_agg {
     fr_stack_node  *nodes;         /* an anonymous mapping of cap_nodes nodes */
     size_t          cap_nodes;
     size_t          n;             /* nodes */
-    uint32_t       *slots;         /* node index + 1; 0 = empty */
+    struct slot    *slots;
     uint32_t        slot_bits;
     size_t          limit;         /* nodes before "other" takes new stacks (<= MAX_NODES/2) */
     uint64_t        merged_calls;
@@ -72,6 +80,7 @@ struct fr_stack_agg {
 };
 
 _Static_assert(sizeof(fr_stack_node) == 32, "two nodes a cache line");
+_Static_assert(sizeof(struct slot) == 16, "four slots a cache line");
 
 static inline fr_stack_node *node_at(const fr_stack_agg *sa, uint32_t i)
 {
@@ -148,30 +157,26 @@ static inline uint64_t path_hash(uint64_t parent_hash, uint32_t function_id)
     return h ^ (h >> 31);
 }
 
-static inline uint32_t tag_of(uint64_t hash)
+static inline uint32_t home_slot(uint64_t hash, uint32_t bits)
 {
-    return (uint32_t)(hash >> 26) & ~SLOT_INDEX_MASK;   /* hash bits 58..63, placed at 26..31 */
+    return (uint32_t)(hash >> (64 - bits));
 }
 
 /* The child (parent, function_id) whose path hashes to hash, or FR_STACK_ROOT; *slot:
- * where it is or would go. */
+ * where it is or would go. Reads the table only. */
 static inline uint32_t lookup(const fr_stack_agg *sa, uint32_t parent, uint32_t function_id,
                               uint64_t hash, uint32_t *slot)
 {
     uint32_t mask = (1u << sa->slot_bits) - 1;
-    uint32_t tag = tag_of(hash);
-    /* the slot from bits below the tag's, so that both vary independently */
-    for (uint32_t s = (uint32_t)(hash >> (58 - sa->slot_bits)) & mask;; s = (s + 1) & mask) {
-        uint32_t v = sa->slots[s];
-        if (!v) {
+    uint64_t key = slot_key(parent, function_id);
+    for (uint32_t s = home_slot(hash, sa->slot_bits);; s = (s + 1) & mask) {
+        const struct slot *e = &sa->slots[s];
+        if (e->key == key && e->node)
+            return e->node - 1;
+        if (!e->node) {
             *slot = s;
             return FR_STACK_ROOT;
         }
-        if ((v & ~SLOT_INDEX_MASK) != tag)
-            continue;
-        const fr_stack_node *nd = node_at(sa, (v & SLOT_INDEX_MASK) - 1);
-        if (nd->parent == parent && nd->function_id == function_id)
-            return (v & SLOT_INDEX_MASK) - 1;
     }
 }
 
@@ -179,21 +184,18 @@ __attribute__((noinline))
 static void grow_slots(fr_stack_agg *sa)
 {
     uint32_t bits = sa->slot_bits + 1;
-    uint32_t *slots = map_region(sizeof *slots << bits);   /* zeroed */
+    struct slot *slots = map_region(sizeof *slots << bits);   /* zeroed */
     uint32_t mask = (1u << bits) - 1;
-    /* the nodes' path hashes, parents first (a parent has a smaller index) */
-    uint64_t *hash = fr_xcalloc(sa->n ? sa->n : 1, sizeof *hash);
-    for (size_t i = 0; i < sa->n; i++) {
-        const fr_stack_node *nd = node_at(sa, (uint32_t)i);
-        uint64_t h = path_hash(nd->parent == FR_STACK_ROOT ? PATH_SEED : hash[nd->parent],
-                               nd->function_id);
-        hash[i] = h;
-        uint32_t s = (uint32_t)(h >> (58 - bits)) & mask;
-        while (slots[s])
+    /* every slot again from its hash: any order of insertion makes a valid table */
+    for (size_t i = 0; i < ((size_t)1 << sa->slot_bits); i++) {
+        const struct slot *e = &sa->slots[i];
+        if (!e->node)
+            continue;
+        uint32_t s = e->hash_hi >> (32 - bits);
+        while (slots[s].node)
             s = (s + 1) & mask;
-        slots[s] = ((uint32_t)i + 1) | tag_of(h);
+        slots[s] = *e;
     }
-    free(hash);
     munmap(sa->slots, sizeof *sa->slots << sa->slot_bits);
     sa->slots = slots;
     sa->slot_bits = bits;
@@ -222,7 +224,7 @@ static uint32_t add_node(fr_stack_agg *sa, uint32_t parent, uint32_t function_id
     }
     uint32_t i = (uint32_t)sa->n++;
     *node_at(sa, i) = (fr_stack_node){.parent = parent, .function_id = function_id};
-    sa->slots[slot] = (i + 1) | tag_of(hash);
+    sa->slots[slot] = (struct slot){slot_key(parent, function_id), i + 1, (uint32_t)(hash >> 32)};
     return i;
 }
 
@@ -341,7 +343,7 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
     count_call(sa, node, c);
 }
 
-/* The batched tracker's stream (fr_call_tracker_new_batched_enters): the work of
+/* The steps tracker's stream (fr_call_tracker_new_steps): the work of
  * fr_stack_agg_on_enter and fr_stack_agg_on_call without a callback per record, nor the
  * stack array: an enter's parent is at[depth - 1], written by the enter of the frame
  * still open below it (the tracker hands over every open frame's enter first).
@@ -349,11 +351,11 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
  * On a trace with many stacks, nearly every hash slot and node read is a cache miss, and
  * in a plain loop each waits for the one before. So a chunk of the stream is taken in
  * three passes: the first computes each enter's path hash from the records alone (the
- * thread's pre[] stack) and prefetches its slot, and each exit's node; the second reads
- * the slots, now in cache, and prefetches the nodes they point to; the third does the
- * real work (the same as the callbacks) on data that is mostly in cache by then. The
- * first two passes only guess (a probe past a collision, an "other" node), and a wrong
- * guess costs only a useless prefetch. */
+ * thread's pre[] stack) and prefetches its slot; the second finds each enter's node from
+ * the slots, now in cache, and prefetches the node, and lists each call's node and times;
+ * the third counts the listed calls in their nodes, mostly in cache by then. The first
+ * pass only guesses (an "other" node's hash is not its path's), and a wrong guess costs
+ * only a useless prefetch. */
 #define CHUNK 256
 
 static inline struct thread_nodes *thread_cached(fr_stack_agg *sa, struct thread_nodes *th,
@@ -362,60 +364,55 @@ static inline struct thread_nodes *thread_cached(fr_stack_agg *sa, struct thread
     return th && th->tid == tid ? th : thread_of(sa, tid);
 }
 
-static void batch_chunk(fr_stack_agg *sa, const fr_call *calls, size_t n)
+struct pending_call {
+    uint32_t node;
+    uint64_t duration, self;
+};
+
+static void steps_chunk(fr_stack_agg *sa, const fr_call_step *steps, size_t n)
 {
-    uint64_t hashes[CHUNK];
+    struct pending_call calls[CHUNK];
     struct thread_nodes *th = NULL;
-    const uint32_t shift = 58 - sa->slot_bits, mask = (1u << sa->slot_bits) - 1;
+    const uint32_t bits = sa->slot_bits;
     for (size_t i = 0; i < n; i++) {
-        const fr_call *c = &calls[i];
+        const fr_call_step *c = &steps[i];
         th = thread_cached(sa, th, c->tid);
         uint32_t d = c->depth;
         grow_frames(th, d);
         if (c->flags & FR_CALL_ENTER) {
             uint64_t h = path_hash(d ? th->pre[d - 1] : th->root_hash, c->function_id);
             th->pre[d] = h;
-            hashes[i] = h;
-            __builtin_prefetch(&sa->slots[(uint32_t)(h >> shift) & mask]);
-        } else {
-            __builtin_prefetch(node_at(sa, th->at[d].node), 1);
-        }
-    }
-    /* (thread_of may have added a thread's root node, and grown the table) */
-    const uint32_t shift2 = 58 - sa->slot_bits, mask2 = (1u << sa->slot_bits) - 1;
-    for (size_t i = 0; i < n; i++) {
-        if (!(calls[i].flags & FR_CALL_ENTER))
-            continue;
-        /* the first slot with the key's tag, as lookup will probe */
-        const uint32_t tag = tag_of(hashes[i]);
-        for (uint32_t s = (uint32_t)(hashes[i] >> shift2) & mask2;; s = (s + 1) & mask2) {
-            uint32_t v = sa->slots[s];
-            if (!v)
-                break;
-            if ((v & ~SLOT_INDEX_MASK) == tag) {
-                __builtin_prefetch(node_at(sa, (v & SLOT_INDEX_MASK) - 1), 1);
-                break;
-            }
+            __builtin_prefetch(&sa->slots[home_slot(h, bits)]);
         }
     }
     th = NULL;
+    size_t n_calls = 0;
     for (size_t i = 0; i < n; i++) {
-        const fr_call *c = &calls[i];
+        const fr_call_step *c = &steps[i];
         th = thread_cached(sa, th, c->tid);
         uint32_t d = c->depth;
         if (c->flags & FR_CALL_ENTER) {
             struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
-            th->at[d] = child_of(sa, parent, c->function_id);
+            struct frame_node f = child_of(sa, parent, c->function_id);
+            th->at[d] = f;
+            __builtin_prefetch(node_at(sa, f.node), 1);
             continue;
         }
-        count_call(sa, th->at[d].node, c);
+        calls[n_calls++] = (struct pending_call){th->at[d].node, c->duration, c->self};
+    }
+    for (size_t i = 0; i < n_calls; i++) {
+        fr_stack_node *s = node_at(sa, calls[i].node);
+        s->calls++;
+        s->total_ticks += calls[i].duration;
+        s->self_ticks += calls[i].self;
+        sa->merged_calls += s->function_id == FR_STACK_OTHER;
     }
 }
 
-void fr_stack_agg_on_batch(const fr_call *calls, size_t n, void *ctx)
+void fr_stack_agg_on_steps(const fr_call_step *steps, size_t n, void *ctx)
 {
     for (size_t i = 0; i < n; i += CHUNK)
-        batch_chunk(ctx, calls + i, n - i < CHUNK ? n - i : CHUNK);
+        steps_chunk(ctx, steps + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
 size_t fr_stack_agg_count(const fr_stack_agg *sa)

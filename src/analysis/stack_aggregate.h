@@ -11,7 +11,7 @@
  * The enter callback finds each new frame's node from its parent's (one hash lookup per
  * call, whatever the depth). Calls fed without their enter still work: the node is then
  * found by walking the stack from the root.
- * Memory grows with the number of distinct stacks (about 40 bytes each), never with the
+ * Memory grows with the number of distinct stacks (53 to 75 bytes each), never with the
  * number of records, and fr_stack_agg_set_limit bounds it. Time: one hash lookup per call.
  */
 #ifndef FLIGHTREC_STACK_AGGREGATE_H
@@ -31,7 +31,8 @@ static inline int fr_stack_is_thread(uint32_t function_id)
     return function_id != FR_STACK_OTHER && (function_id & FR_STACK_THREAD);
 }
 
-/* 32 bytes; with the hash table's 4-8 bytes a slot, about 40 bytes per distinct stack. */
+/* 32 bytes; with the hash table's 21-43 bytes a node (16-byte slots, 3/8 to 3/4 full),
+ * 53 to 75 bytes per distinct stack. */
 typedef struct fr_stack_node {
     uint32_t parent;         /* index of the caller's node, or FR_STACK_ROOT */
     uint32_t function_id;    /* or FR_STACK_OTHER */
@@ -59,8 +60,8 @@ uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 void fr_stack_agg_on_call(const fr_call *call, void *ctx);
-/* Or, faster, the fr_calls_fn of a tracker from fr_call_tracker_new_batched_enters. */
-void fr_stack_agg_on_batch(const fr_call *calls, size_t n, void *ctx);
+/* Or, faster, the fr_steps_fn of a tracker from fr_call_tracker_new_steps. */
+void fr_stack_agg_on_steps(const fr_call_step *steps, size_t n, void *ctx);
 
 /* Nodes are numbered 0..count-1 in order of creation; a parent always has a smaller index
  * than its children. Nodes may exist with calls == 0 (entered, never completed). */
