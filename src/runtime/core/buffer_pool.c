@@ -327,7 +327,7 @@ int fr_pool_claim_slot(int32_t tid, uint64_t pthread)
             continue;
         if (st == FR_THREAD_EXITED)
             fold_slot(d);
-        d->tid = tid;
+        __atomic_store_n(&d->tid, tid, __ATOMIC_RELAXED);   /* the stream writer reads it (stream_writer.c) */
         d->pthread = pthread;
         STORE_R(&d->refs, 1);
         STORE_R(&fr_pool.slot_hint, s + 1);

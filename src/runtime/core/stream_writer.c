@@ -18,7 +18,8 @@
  * ownership word, docs/BUFFERS.md): no thread may take it meanwhile, so under the
  * overwrite policy a thread overwrites its oldest buffer *not yet being written*; the
  * records it overwrites are counted (overwritten) and each gap is marked by FR_TE_LOST
- * in the thread's next block. Under discard, a thread that finds no free buffer drops
+ * in the thread's next block, or in a block of its own when no next block will come
+ * (mark_final_losses). Under discard, a thread that finds no free buffer drops
  * (stream_behind) and asks again after a few records.
  *
  * A thread's buffers must reach the file in hand-out order (seq). One scan of the
@@ -247,15 +248,15 @@ static uint64_t new_losses(uint32_t slot, int32_t tid)
     return now - st.lost_marked[slot];
 }
 
-/* Appends buffer idx (used bytes, preamble first) as one block; 0 or an errno value.
+/* Appends buffer bytes b (used bytes, preamble first) of thread `tid` (slot) as one
+ * block, with an FR_TE_LOST first when records of the thread were lost since its last
+ * marker; 0 or an errno value.
  * The block is log_writer.c's thread block with one buffer, except its WalltimeMarker:
  * (seconds at init + n, n) for the file's n-th block, because llvm-xray 14 orders the
  * blocks of a thread by "seconds less AND microseconds less"; the time of each record
  * is in the timestamps and FR_TE_CLOCK. */
-static int append_block(uint32_t idx, uint32_t slot, uint64_t used)
+static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t used)
 {
-    const uint8_t *b = fr_pool_buffer(idx);
-    int32_t tid = fr_pool.threads[slot].tid;
     uint64_t lost = new_losses(slot, tid);
     uint64_t te = FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope);
     uint64_t size = used + FR_XRAY_METADATA_SIZE + te + sizeof(struct fr_te_block_start) +
@@ -297,6 +298,54 @@ static int append_block(uint32_t idx, uint32_t slot, uint64_t used)
     return 0;
 }
 
+/* A block of its own for the losses of a thread that gets no further block (it exited
+ * and another thread took its last buffers, or the end came): the buffer preamble of an
+ * empty buffer (cpu 0, the time now: by then the records were lost) and the FR_TE_LOST.
+ * 0 or an errno value. */
+static int append_lost_block(uint32_t slot, int32_t tid)
+{
+    uint8_t pre[FR_BUFFER_PREAMBLE];
+    memset(pre, 0, sizeof pre);
+    uint64_t rel = fr_clock_now() - fr_clock.base_tsc;
+    pre[0] = FR_MD_BYTE0(FR_MD_NEW_BUFFER);
+    memcpy(pre + 1, &tid, 4);
+    pre[16] = FR_MD_BYTE0(FR_MD_WALLTIME_MARKER);   /* replaced by append_block's */
+    pre[32] = FR_MD_BYTE0(FR_MD_PID);
+    memcpy(pre + 33, &fr_pid, 4);
+    pre[48] = FR_MD_BYTE0(FR_MD_NEW_CPU_ID);
+    memcpy(pre + 51, &rel, 8);   /* cpu 0 (bytes 49-50), then the tsc */
+    return append_block(pre, slot, tid, sizeof pre);
+}
+
+/* Marks the losses no later block of their thread will carry: slots whose thread exited
+ * and no buffer names any more (refs 0), and at the end every slot. A slot a new thread
+ * claims meanwhile (after FR_MAX_THREADS others) is left alone: its counts are folded
+ * into the session's totals and its thread has no line of its own in the file. */
+static int mark_final_losses(int finishing)
+{
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return 0;
+    uint32_t n = LOAD(&fr_pool.nthreads);
+    if (n > FR_MAX_THREADS)
+        n = FR_MAX_THREADS;
+    for (uint32_t slot = 0; slot < n; slot++) {
+        struct fr_thread_desc *d = &fr_pool.threads[slot];
+        uint32_t state = LOAD(&d->state);
+        if (state == FR_THREAD_UNUSED ||
+            (!finishing && (state != FR_THREAD_EXITED || LOAD(&d->refs) != 0)))
+            continue;
+        int32_t tid = LOAD_R(&d->tid);
+        uint64_t lost = new_losses(slot, tid);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!lost || LOAD_R(&d->state) != state)
+            continue;   /* nothing new, or claimed by a new thread while we read */
+        int err = append_lost_block(slot, tid);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
 /* Claims buffer e (FULL or RETIRED as seen) for writing, appends it, gives it back FREE.
  * 0, or an errno value (the buffer is then left as it was: its records stay in the pool). */
 static int write_buffer(const struct entry *e)
@@ -310,7 +359,7 @@ static int write_buffer(const struct entry *e)
     uint64_t used = LOAD_R(&b->used), records = LOAD_R(&b->records);
     int err = 0;
     if (used >= FR_BUFFER_PREAMBLE && used <= fr_pool.buffer_size)
-        err = append_block(e->idx, slot, used);
+        err = append_block(fr_pool_buffer(e->idx), slot, fr_pool.threads[slot].tid, used);
     else
         records = 0;
     if (err) {
@@ -415,7 +464,10 @@ static int pass(int finishing)
             return err;
         }
     }
-    return 0;
+    int err = mark_final_losses(finishing);
+    if (err)
+        failed(err);
+    return err;
 }
 
 /* ------------------------------------------------------------------ the thread */
