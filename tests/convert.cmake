@@ -92,6 +92,10 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_merge.py $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:convert_fork_prog> ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto
             ${CMAKE_CURRENT_BINARY_DIR}/convert_merge)
+  # The same 4 traces as folded stacks and one SVG flame graph, a root per process.
+  add_test(NAME convert_merge_stacks
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_merge_stacks.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:convert_fork_prog> ${CMAKE_CURRENT_BINARY_DIR}/convert_merge_stacks)
 else()
   message(STATUS "convert merge test not registered: the C compiler is not clang (XRay sleds)")
 endif()

@@ -73,6 +73,8 @@ struct fr_stack_agg {
     size_t          limit;         /* nodes before "other" takes new stacks (<= MAX_NODES/2) */
     uint64_t        merged_calls;
     int             thread_roots;
+    int             processes;     /* fr_stack_agg_set_process called: process roots */
+    uint32_t        process;       /* the index of the process being fed */
     struct thread_nodes **threads;
     size_t          n_threads, cap_threads;
     fr_u64_map      by_tid;
@@ -124,6 +126,13 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks)
 void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on)
 {
     sa->thread_roots = on;
+}
+
+void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index)
+{
+    sa->processes = 1;
+    sa->process = index;
+    sa->last = NULL;   /* a tid of the next process is another thread */
 }
 
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa)
@@ -256,25 +265,31 @@ struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t 
     return child_of_new(sa, parent, function_id, h, slot);
 }
 
+/* The node of a process's or thread's root frame, whatever the limit. */
+static struct frame_node root_child(fr_stack_agg *sa, struct frame_node parent, uint32_t fid)
+{
+    uint32_t slot;
+    uint64_t h = path_hash(parent.hash, fid);
+    uint32_t i = lookup(sa, parent.node, fid, h, &slot);
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, fid, h, slot)};
+}
+
 static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
 {
     if (sa->last && sa->last->tid == tid)
         return sa->last;
-    uint64_t key = (uint32_t)tid;
+    uint64_t key = (uint64_t)sa->process << 32 | (uint32_t)tid;
     uint32_t i = fr_u64_map_get(&sa->by_tid, key);
     if (i == FR_U64_MAP_NONE) {
         struct thread_nodes *th = fr_xcalloc(1, sizeof *th);
         th->tid = tid;
-        th->root = FR_STACK_ROOT;
-        th->root_hash = PATH_SEED;
-        if (sa->thread_roots) {   /* whatever the limit: one per thread */
-            uint32_t fid = FR_STACK_THREAD | (uint32_t)tid, slot;
-            uint64_t h = path_hash(PATH_SEED, fid);
-            th->root = lookup(sa, FR_STACK_ROOT, fid, h, &slot);
-            if (th->root == FR_STACK_ROOT)
-                th->root = add_node(sa, FR_STACK_ROOT, fid, h, slot);
-            th->root_hash = h;
-        }
+        struct frame_node root = {PATH_SEED, FR_STACK_ROOT};
+        if (sa->processes)
+            root = root_child(sa, root, FR_STACK_PROCESS | sa->process);
+        if (sa->thread_roots)   /* whatever the limit: one per thread */
+            root = root_child(sa, root, FR_STACK_THREAD | (uint32_t)tid);
+        th->root = root.node;
+        th->root_hash = root.hash;
         sa->threads = fr_xgrow(sa->threads, &sa->cap_threads, sa->n_threads + 1,
                                sizeof *sa->threads, 16);
         i = (uint32_t)sa->n_threads++;

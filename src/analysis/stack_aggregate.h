@@ -26,9 +26,15 @@
 #define FR_STACK_OTHER UINT32_MAX
 /* function_id of a thread's root node (fr_stack_agg_set_thread_roots): this bit | tid */
 #define FR_STACK_THREAD 0x80000000u
+/* function_id of a process's root node (fr_stack_agg_set_process): these bits | index */
+#define FR_STACK_PROCESS 0xC0000000u
 static inline int fr_stack_is_thread(uint32_t function_id)
 {
-    return function_id != FR_STACK_OTHER && (function_id & FR_STACK_THREAD);
+    return (function_id & FR_STACK_PROCESS) == FR_STACK_THREAD;
+}
+static inline int fr_stack_is_process(uint32_t function_id)
+{
+    return function_id != FR_STACK_OTHER && (function_id & FR_STACK_PROCESS) == FR_STACK_PROCESS;
 }
 
 /* 32 bytes; with the hash table's 21-43 bytes a node (16-byte slots, 3/8 to 3/4 full),
@@ -55,6 +61,13 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
 /* One tree per thread: every stack starts with a node for its thread (function_id
  * FR_STACK_THREAD | tid, no calls of its own), outside the limit. Call before feeding. */
 void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on);
+/* Several processes in one tree (`convert` of several traces): the threads fed from now
+ * on are process `index`'s (a tid seen in an earlier process is another thread), and each
+ * of their stacks starts with the process's node (function_id FR_STACK_PROCESS | index,
+ * no calls of its own, outside the limit), above the thread's root node if any. Call
+ * before feeding each process's records (index < 2^30 - 1); nodes are created in feeding
+ * order, so each process's nodes are the ones created while it was fed. */
+void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index);
 /* Calls counted in "other" nodes. */
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */

@@ -15,12 +15,14 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
-        "       flightrec convert FILE FILE... --format perfetto|chrome [-o OUT] [options]\n"
+        "       flightrec convert FILE FILE... --format perfetto|chrome|folded|svg [-o OUT] [options]\n"
         "\n"
         "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
         "process and its children: FILE FILE.*) go into one Perfetto or Chrome JSON file\n"
         "on one clock (CLOCK_MONOTONIC, from each file's clock event), each process under\n"
-        "its own pid; folded, svg and yaml convert one file.\n"
+        "its own pid, or into one set of folded stacks or one flame graph, every stack\n"
+        "under its process's frame (\"[process PID NAME]\"), the processes in the order\n"
+        "of the files; yaml converts one file.\n"
         "\n"
         "formats:\n"
         "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
@@ -39,12 +41,15 @@ static void usage(FILE *out)
         "  --binary BIN         take function names from BIN (its xray_instr_map and symbols)\n"
         "  --weight time|calls  folded/svg: weight of a stack, self time in ns (default) or calls\n"
         "  --title TEXT         svg: title of the flame graph\n"
-        "  --tid TID[,TID...]   only these threads (repeatable; not for yaml)\n"
+        "  --tid TID[,TID...]   only these threads (repeatable; not for yaml); with several\n"
+        "                       FILEs, the thread of that id in every FILE that has one\n"
         "  --thread-root        folded/svg: each stack starts with its thread, so the flame\n"
-        "                       graph has one tree per thread (default: threads merged)\n"
+        "                       graph has one tree per thread (default: threads merged);\n"
+        "                       with several FILEs, under its process's frame\n"
         "  --max-stacks N       folded/svg: keep at most N distinct stacks in memory; calls\n"
         "                       whose stack would be a new one once N exist are counted in\n"
-        "                       an \"[other]\" frame under their deepest known caller\n"
+        "                       an \"[other]\" frame under their deepest known caller; with\n"
+        "                       several FILEs, N for all of them together\n"
         "  --ids                yaml: print function ids, not names (llvm-xray without -symbolize)\n"
         "  -h, --help           this help\n"
         "FILE '-' reads the trace from standard input.\n"
@@ -60,22 +65,19 @@ static int usage_error(const char *fmt, const char *arg)
 
 #define MAX_INPUTS 256
 
-/* Opens one input into job (trace, names, clock). Returns 0, or an exit code after a
- * message. */
-static int open_input(cv_job *job, fr_cli_trace *trace, const char *in, const char *binary,
-                      const fr_cli_tids *tids)
+int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *in)
 {
-    int rc = fr_cli_open(trace, "convert", in, binary);
+    int rc = fr_cli_open(trace, "convert", in, job->binary);
     if (rc)
         return rc;
-    trace->return_meta = true;
-    trace->only_tids = *tids;
+    trace->return_meta = true;   /* LOST markers reach the call tracker, yaml shows all */
+    trace->only_tids = job->tids;
     job->trace = trace;
     job->in_path = in;
     job->info = trace->info;
     job->meta = &trace->meta;
     job->symbols = trace->symbols;
-    job->have_names = binary || trace->meta.n_functions > 0 ||
+    job->have_names = job->binary || trace->meta.n_functions > 0 ||
                       (trace->meta.executable && trace->meta.executable[0] &&
                        access(trace->meta.executable, R_OK) == 0);
     job->ticks_per_second = trace->ticks_per_second;
@@ -91,12 +93,12 @@ static int open_input(cv_job *job, fr_cli_trace *trace, const char *in, const ch
  * or Chrome JSON file on one clock: each file's clock event anchors its ticks to
  * CLOCK_MONOTONIC (cv_monotonic_origin). */
 static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
-                 const char *binary, const char *out_path, const fr_cli_tids *tids)
+                 const char *out_path)
 {
     /* Every input must have the anchor, checked before anything is written. */
     for (size_t i = 0; i < n; i++) {
         fr_cli_trace trace;
-        int rc = open_input(job, &trace, inputs[i], binary, tids);
+        int rc = cv_open_input(job, &trace, inputs[i]);
         if (rc)
             return rc;
         int64_t origin;
@@ -121,7 +123,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     int rc = FR_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         fr_cli_trace trace;
-        int orc = open_input(job, &trace, inputs[i], binary, tids);
+        int orc = cv_open_input(job, &trace, inputs[i]);
         if (orc) {
             rc = orc;
             continue;
@@ -139,11 +141,10 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
 
 int cmd_convert(int argc, char **argv)
 {
-    const char *inputs[MAX_INPUTS], *in = NULL, *out_path = NULL, *format = NULL, *binary = NULL;
+    const char *inputs[MAX_INPUTS], *out_path = NULL, *format = NULL;
     const char *weight = "time";
     size_t n_inputs = 0;
     const char *max_stacks = NULL;
-    fr_cli_tids tids = {0};
     cv_job job = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -156,7 +157,7 @@ int cmd_convert(int argc, char **argv)
             (m = fr_cli_option("convert", argc, argv, &i, "-f", &format)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--output", &out_path)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "-o", &out_path)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--binary", &binary)) ||
+            (m = fr_cli_option("convert", argc, argv, &i, "--binary", &job.binary)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--weight", &weight)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks))) {
@@ -168,7 +169,7 @@ int cmd_convert(int argc, char **argv)
             const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
             if (!v)
                 return usage_error("%s", "--tid needs a thread id");
-            if (fr_cli_parse_tids("convert", v, &tids))
+            if (fr_cli_parse_tids("convert", v, &job.tids))
                 return FR_EXIT_USAGE;
         } else if (!strcmp(a, "--ids")) {
             job.ids_only = true;
@@ -182,7 +183,6 @@ int cmd_convert(int argc, char **argv)
     }
     if (!n_inputs)
         return usage_error("%s", "no input file");
-    in = inputs[0];
     if (!format)
         return usage_error("%s", "no --format (chrome, folded, svg, yaml or perfetto)");
     int (*convert)(cv_job *) = NULL;
@@ -204,63 +204,36 @@ int cmd_convert(int argc, char **argv)
     }
     if (job.thread_roots && convert != cv_convert_folded && convert != cv_convert_svg)
         return usage_error("--thread-root applies to the folded and svg formats, not '%s'", format);
-    if (tids.n && convert == cv_convert_yaml)
+    if (job.tids.n && convert == cv_convert_yaml)
         return usage_error("%s", "--tid: the yaml format is llvm-xray's whole trace; use another format");
-    if (n_inputs > 1 && convert != cv_convert_perfetto && convert != cv_convert_chrome)
-        return usage_error(convert == cv_convert_yaml
-                           ? "several input files are merged by --format perfetto or chrome only, "
-                             "not '%s' (convert each file on its own)"
-                           : "several input files are merged by --format perfetto or chrome only, "
-                             "not '%s' (`flightrec stack FILE... -f folded` merges the stacks of "
-                             "one program's traces)", format);
+    if (n_inputs > 1 && convert == cv_convert_yaml)
+        return usage_error("several input files are merged by --format perfetto, chrome, folded "
+                           "or svg, not '%s' (convert each file on its own)", format);
     if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
     else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", weight);
 
-    if (n_inputs > 1)
-        return merge(&job, convert == cv_convert_chrome, inputs, n_inputs, binary, out_path, &tids);
+    job.out_path = out_path;
+    if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome))
+        return merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
 
+    /* folded and svg of several traces read them one after the other into one tree, and
+     * open the output once they are read; one trace is opened here, then the output */
     fr_cli_trace trace;
-    int rc = fr_cli_open(&trace, "convert", in, binary);
-    if (rc)
+    int rc;
+    if (n_inputs > 1) {
+        job.inputs = inputs;
+        job.n_inputs = n_inputs;
+        job.in_path = inputs[0];
+    } else if ((rc = cv_open_input(&job, &trace, inputs[0])) != 0) {
         return rc;
-    trace.return_meta = true;   /* LOST markers reach the call tracker, yaml shows all */
-    trace.only_tids = tids;
-    job.trace = &trace;
-    job.in_path = in;
-    job.info = trace.info;
-    job.meta = &trace.meta;
-    job.symbols = trace.symbols;
-    job.have_names = binary || trace.meta.n_functions > 0 ||
-                     (trace.meta.executable && trace.meta.executable[0] &&
-                      access(trace.meta.executable, R_OK) == 0);
-    job.ticks_per_second = trace.ticks_per_second;
-    cv_clock_init(&job.clock, job.ticks_per_second);
-    if (job.ticks_per_second == 0) {
-        fr_cli_input_error("convert", "%s: offset 8: the clock frequency is 0", in);
+    } else if ((rc = cv_open_output(&job)) != 0) {
         fr_cli_close(&trace);
-        return FR_EXIT_BAD_INPUT;
-    }
-
-    if (!out_path || !strcmp(out_path, "-")) {
-        job.out = stdout;
-        job.out_path = "<stdout>";
-    } else {
-        if (fr_cli_check_output("convert", out_path)) {
-            fr_cli_close(&trace);
-            return FR_EXIT_BAD_INPUT;
-        }
-        job.out = fopen(out_path, "wb");
-        job.out_path = out_path;
-        if (!job.out) {
-            fr_cli_close(&trace);
-            /* the environment, not the command line, is at fault: exit 1 */
-            return fr_cli_input_error("convert", "cannot create %s: %s", out_path, strerror(errno));
-        }
+        return rc;
     }
     rc = convert(&job);
-    if (job.out != stdout && fclose(job.out) != 0 && rc == FR_EXIT_OK)
+    if (job.out && job.out != stdout && fclose(job.out) != 0 && rc == FR_EXIT_OK)
         rc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
-    int crc = fr_cli_close(&trace);
+    int crc = n_inputs > 1 ? FR_EXIT_OK : fr_cli_close(&trace);
     return rc ? rc : crc;
 }

@@ -45,7 +45,20 @@ typedef struct cv_job {
     const char *title;        /* svg */
     size_t max_stacks;        /* folded, svg: fr_stack_agg_set_limit (0: no limit) */
     bool thread_roots;        /* folded, svg: one tree per thread (--thread-root) */
+    /* folded, svg of several traces: cv_stacks_build opens each in turn (cv_open_input),
+     * and the output is opened after they were read (cv_open_output) */
+    const char *const *inputs;
+    size_t n_inputs;
+    const char *binary;       /* --binary */
+    fr_cli_tids tids;         /* --tid, in every input */
 } cv_job;
+
+/* Opens the trace at path into *trace and job (names, clock, --tid). Returns 0, or an
+ * exit code after a message. */
+int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *path);
+/* Opens job->out_path into job->out unless it is open. Returns 0 or an exit code after a
+ * message. */
+int cv_open_output(cv_job *job);
 
 /* Each returns a process exit code (FR_EXIT_*), having reported any error on stderr. */
 int cv_convert_chrome(cv_job *job);
@@ -67,29 +80,6 @@ typedef struct cv_chrome cv_chrome;
 cv_chrome *cv_chrome_begin(FILE *out, bool monotonic);
 int cv_chrome_add(cv_chrome *c, cv_job *job);
 int cv_chrome_end(cv_chrome *c, const char *out_path);
-
-/* ------------------------------------------------------------------ stacks (folded, svg)
- * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
- * Memory: the tree (about 40 bytes per distinct stack, bounded by --max-stacks), never
- * per record. A node's weight is what the user asked for: self time in ns, or calls. */
-struct fr_stack_agg;
-typedef struct cv_stacks {
-    struct fr_analysis *analysis;
-    const struct fr_stack_agg *agg;
-    size_t n;                 /* nodes */
-} cv_stacks;
-
-/* Returns FR_EXIT_OK, or FR_EXIT_BAD_INPUT after a read error (the stacks read before it
- * are kept, so the caller can still write them). */
-int  cv_stacks_build(cv_job *job, cv_stacks *st);
-void cv_stacks_free(cv_stacks *st);
-uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
-/* A frame's name for folded and svg: [other], [thread ...], else from names. */
-struct cv_names;
-const char *cv_stack_frame_name(const cv_job *job, struct cv_names *names, uint32_t function_id,
-                                char *buf, size_t n);
-/* Reports unmatched records on stderr, if any. */
-void cv_report_unmatched(const fr_call_tracker_stats *s);
 
 /* Reads the next record, every one including flightrec's metadata records (errors are
  * reported by cli_common). Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. */
@@ -207,7 +197,10 @@ static inline bool cv_monotonic_origin(const cv_job *job, int64_t *origin_ns)
 typedef struct cv_names {
     char **by_id;      /* formatted name per id, NULL until first use */
     size_t n;
-    fr_symbols *symbols;
+    char **big;        /* ids beyond the direct table: their names, in first-use order */
+    size_t n_big, cap_big;
+    void *big_index;   /* id -> index into big (an fr_u64_map), NULL until first use */
+    fr_symbols *symbols;   /* NULL once the trace is closed: "#ID" for ids never looked up */
     char *(*format)(const char *name, void *ctx);  /* returns a malloc'd string */
     void *ctx;
 } cv_names;
@@ -221,5 +214,44 @@ static inline const char *cv_names_get(cv_names *c, uint32_t id)
     return cv_names_get_slow(c, id);
 }
 void cv_names_free(cv_names *c);
+
+/* ------------------------------------------------------------------ stacks (folded, svg)
+ * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
+ * Memory: the tree (about 40 bytes per distinct stack, bounded by --max-stacks), never
+ * per record. A node's weight is what the user asked for: self time in ns, or calls.
+ * Several traces (job->n_inputs > 1) go into one tree, read one after the other, each
+ * under its process's root node ("[process PID NAME]"); each one's function names, thread
+ * names and clock are its own, taken while it is open, so only one trace is open at a
+ * time and traces of different programs or clock rates merge too. */
+struct fr_stack_agg;
+typedef struct cv_thread_frame { int32_t tid; char *frame; } cv_thread_frame;
+typedef struct cv_stack_process {
+    uint32_t end;             /* its nodes are [previous process's end, end) */
+    char *frame;              /* its root frame, formatted (several traces only) */
+    cv_clock clock;           /* its trace's, for time weights */
+    cv_names names;           /* its function names, formatted */
+    cv_thread_frame *threads; /* --thread-root: its threads' frames, by tid */
+    size_t n_threads;
+} cv_stack_process;
+typedef struct cv_stacks {
+    struct fr_analysis *analysis;
+    const struct fr_stack_agg *agg;
+    size_t n;                 /* nodes */
+    cv_stack_process *procs;  /* one per input */
+    size_t n_procs;
+} cv_stacks;
+
+/* Reads job's trace, or every input of job->inputs, into st. Names (functions, threads,
+ * processes) are passed through format (folded and svg make them safe in their syntax).
+ * Returns FR_EXIT_OK; FR_EXIT_BAD_INPUT after a read error (the stacks read before it
+ * are kept, so the caller can still write them) or when an input cannot be opened (then
+ * st is empty and nothing must be written); FR_EXIT_USAGE for an input given twice. */
+int  cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, void *));
+void cv_stacks_free(cv_stacks *st);
+uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
+/* A node's frame name: [other], [process ...], [thread ...], or its function's. */
+const char *cv_stack_frame_name(cv_stacks *st, uint32_t node);
+/* Reports unmatched records on stderr, if any. */
+void cv_report_unmatched(const fr_call_tracker_stats *s);
 
 #endif

@@ -3,6 +3,7 @@
  * the input of flamegraph.pl, speedscope and inferno. The weight is the stack's self
  * time in nanoseconds (--weight calls: the number of calls that ended with that stack).
  * Stacks whose weight is 0 are left out, as a sampling profiler would never see them.
+ * Several traces: every line starts with its process's frame ("[process PID NAME]").
  */
 #include <stdlib.h>
 #include "analysis.h"
@@ -26,50 +27,36 @@ static char *folded_name(const char *name, void *ctx)
     return s;
 }
 
-/* folded_name for a thread frame (its name comes from the trace), in place in buf. */
-static const char *folded_name_into(const char *name, char *buf, size_t n)
-{
-    if (name != buf)
-        snprintf(buf, n, "%s", name);
-    for (char *p = buf; *p; p++)
-        if (*p == ';')
-            *p = ':';
-        else if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    return buf;
-}
-
 int cv_convert_folded(cv_job *job)
 {
     cv_stacks st;
-    int rc = cv_stacks_build(job, &st);
-    cv_names names;
-    cv_names_init(&names, job->symbols, folded_name, NULL);
+    int rc = cv_stacks_build(job, &st, folded_name);
+    if (!st.analysis)
+        return rc;   /* an input could not be opened: no output */
+    int orc = cv_open_output(job);
+    if (orc) {
+        cv_stacks_free(&st);
+        return orc;
+    }
     cv_out o;
     cv_out_init(&o, job->out);
+    /* Each line is a node's path: its nodes from the root, found through the parents. */
     uint32_t cap = 256, *path = malloc(cap * sizeof *path);
     for (size_t i = 0; i < st.n && path; i++) {
         uint64_t weight = cv_stack_weight(job, &st, (uint32_t)i);
         if (weight == 0)
             continue;
-        uint32_t len = fr_stack_agg_path(st.agg, (uint32_t)i, path, cap);
-        if (len > cap) {
-            cap = len;
-            path = realloc(path, cap * sizeof *path);
-            if (!path)
-                break;
-            fr_stack_agg_path(st.agg, (uint32_t)i, path, cap);
+        uint32_t len = 0;
+        for (uint32_t v = (uint32_t)i; v != FR_STACK_ROOT && path; v = fr_stack_agg_node(st.agg, v)->parent) {
+            if (len == cap)
+                path = realloc(path, (cap *= 2) * sizeof *path);
+            if (path)
+                path[len++] = v;
         }
-        for (uint32_t k = 0; k < len; k++) {
-            if (k)
-                cv_putc(&o, ';');
-            char buf[96];
-            const char *name = cv_stack_frame_name(job, &names, path[k], buf, sizeof buf);
-            if (fr_stack_is_thread(path[k]))
-                name = folded_name_into(name, buf, sizeof buf);
-            cv_puts(&o, name);
+        for (uint32_t k = len; k-- > 0 && path;) {
+            cv_puts(&o, cv_stack_frame_name(&st, path[k]));
+            cv_putc(&o, k ? ';' : ' ');
         }
-        cv_putc(&o, ' ');
         cv_u64(&o, weight);
         cv_putc(&o, '\n');
     }
@@ -82,7 +69,6 @@ int cv_convert_folded(cv_job *job)
         fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
         rc = FR_EXIT_BAD_INPUT;
     }
-    cv_names_free(&names);
     cv_stacks_free(&st);
     return rc;
 }

@@ -2,8 +2,10 @@
  * convert_out.c - the converters' buffered writer, hand-made number formatting, JSON
  * string escaping and the per-function name cache.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include "convert.h"
+#include "u64_map.h"
 
 #define CV_OUT_BUFFER (1u << 20)
 
@@ -173,40 +175,64 @@ void cv_hex(cv_out *o, const uint8_t *p, size_t n)
 
 /* ------------------------------------------------------------------ name cache */
 
-#define CV_NAMES_MAX_DIRECT (1u << 20)   /* ids are dense from 1; beyond this, no cache */
+#define CV_NAMES_MAX_DIRECT (1u << 20)   /* ids are dense from 1; beyond this, a hash map */
 
 void cv_names_init(cv_names *c, fr_symbols *symbols, char *(*format)(const char *, void *), void *ctx)
 {
-    c->by_id = NULL;
-    c->n = 0;
+    memset(c, 0, sizeof *c);
     c->symbols = symbols;
     c->format = format;
     c->ctx = ctx;
 }
 
+static void names_oom(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+}
+
+/* The name to format: from the symbols while the trace is open, else "#ID" (as the
+ * symbols name an id they do not know). */
+static char *names_make(cv_names *c, uint32_t id)
+{
+    char fallback[16];
+    snprintf(fallback, sizeof fallback, "#%u", id);
+    char *s = c->format(c->symbols ? fr_symbols_name(c->symbols, id) : fallback, c->ctx);
+    names_oom(s);
+    return s;
+}
+
 const char *cv_names_get_slow(cv_names *c, uint32_t id)
 {
     if (id >= CV_NAMES_MAX_DIRECT) {
-        /* Not cached: keep the last one alive until the next such call. */
-        static char *uncached;
-        free(uncached);
-        uncached = c->format(fr_symbols_name(c->symbols, id), c->ctx);
-        return uncached;
+        if (!c->big_index) {
+            names_oom(c->big_index = malloc(sizeof(fr_u64_map)));
+            fr_u64_map_init(c->big_index);
+        }
+        uint32_t i = fr_u64_map_get(c->big_index, id);
+        if (i != FR_U64_MAP_NONE)
+            return c->big[i];
+        if (c->n_big == c->cap_big) {
+            c->cap_big = c->cap_big ? 2 * c->cap_big : 16;
+            names_oom(c->big = realloc(c->big, c->cap_big * sizeof *c->big));
+        }
+        c->big[c->n_big] = names_make(c, id);
+        fr_u64_map_put(c->big_index, id, (uint32_t)c->n_big);
+        return c->big[c->n_big++];
     }
     if (id >= c->n) {
         size_t n = c->n ? c->n : 256;
         while (n <= id)
             n *= 2;
         char **nb = realloc(c->by_id, n * sizeof *nb);
-        if (!nb) {
-            fprintf(stderr, "flightrec convert: out of memory\n");
-            exit(1);
-        }
+        names_oom(nb);
         memset(nb + c->n, 0, (n - c->n) * sizeof *nb);
         c->by_id = nb;
         c->n = n;
     }
-    c->by_id[id] = c->format(fr_symbols_name(c->symbols, id), c->ctx);
+    c->by_id[id] = names_make(c, id);
     return c->by_id[id];
 }
 
@@ -215,6 +241,31 @@ void cv_names_free(cv_names *c)
     for (size_t i = 0; i < c->n; i++)
         free(c->by_id[i]);
     free(c->by_id);
-    c->by_id = NULL;
-    c->n = 0;
+    for (size_t i = 0; i < c->n_big; i++)
+        free(c->big[i]);
+    free(c->big);
+    if (c->big_index) {
+        fr_u64_map_free(c->big_index);
+        free(c->big_index);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* ------------------------------------------------------------------ output file */
+
+int cv_open_output(cv_job *job)
+{
+    if (job->out)
+        return 0;
+    if (!job->out_path || !strcmp(job->out_path, "-")) {
+        job->out = stdout;
+        job->out_path = "<stdout>";
+        return 0;
+    }
+    if (fr_cli_check_output("convert", job->out_path))   /* -o naming an input */
+        return FR_EXIT_BAD_INPUT;
+    job->out = fopen(job->out_path, "wb");
+    if (!job->out)   /* the environment, not the command line, is at fault: exit 1 */
+        return fr_cli_input_error("convert", "cannot create %s: %s", job->out_path, strerror(errno));
+    return 0;
 }

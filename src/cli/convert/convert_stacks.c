@@ -1,12 +1,23 @@
 /*
  * convert_stacks.c - the calling-context tree behind folded stacks and the SVG flame
- * graph: one streaming pass of the analysis driver with stack aggregation, then weights.
+ * graph: one streaming pass of the analysis driver with stack aggregation over each
+ * trace, then weights and frame names.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include "analysis.h"
 #include "commands.h"
 #include "convert.h"
 #include "analysis_cli.h"
+
+static void *check_alloc(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
 
 void cv_report_unmatched(const fr_call_tracker_stats *s)
 {
@@ -17,14 +28,10 @@ void cv_report_unmatched(const fr_call_tracker_stats *s)
                 (unsigned long long)s->open_at_end);
 }
 
-int cv_stacks_build(cv_job *job, cv_stacks *st)
+/* Feeds the rest of job's trace to the analysis: plain function records in batches (no
+ * record structure per record), the rest one by one. */
+static fr_read_status feed(cv_job *job, fr_analysis *a)
 {
-    memset(st, 0, sizeof *st);
-    st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
-    fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
-    fr_stack_agg_set_thread_roots(st->analysis->stacks, job->thread_roots);
-    /* Plain function records in batches (no record structure per record), the rest one
-     * by one. */
     enum { FN_BATCH = 1024 };
     fr_function_record fns[FN_BATCH];
     fr_record rec;
@@ -33,43 +40,193 @@ int cv_stacks_build(cv_job *job, cv_stacks *st)
         int32_t tid;
         size_t n = fr_cli_next_functions(job->trace, fns, FN_BATCH, &tid);
         if (n) {
-            fr_analysis_feed_functions(st->analysis, tid, fns, n);
+            fr_analysis_feed_functions(a, tid, fns, n);
             continue;
         }
         if ((rs = cv_next(job, &rec)) != FR_READ_OK)
-            break;
-        fr_analysis_feed(st->analysis, &rec);
+            return rs;
+        fr_analysis_feed(a, &rec);
     }
-    fr_analysis_finish(st->analysis);
-    cv_report_unmatched(fr_analysis_stats(st->analysis));
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    int32_t x = ((const cv_thread_frame *)a)->tid, y = ((const cv_thread_frame *)b)->tid;
+    return (x > y) - (x < y);
+}
+
+/* After process p was fed (its nodes are [start, p->end)), while its trace is open: its
+ * threads' frames, and with eager its function names (the trace's symbols are gone once
+ * it is closed). A walk over its nodes, a name lookup per node. */
+static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32_t start,
+                         char *(*format)(const char *, void *), bool eager)
+{
+    size_t cap = 0;
+    for (uint32_t i = start; i < p->end; i++) {
+        uint32_t fid = fr_stack_agg_node(st->agg, i)->function_id;
+        if (fr_stack_is_thread(fid)) {
+            char buf[96];
+            int32_t tid = (int32_t)(fid & ~FR_STACK_THREAD);
+            if (p->n_threads == cap)
+                p->threads = check_alloc(realloc(p->threads, (cap = cap ? 2 * cap : 8) * sizeof *p->threads));
+            p->threads[p->n_threads++] = (cv_thread_frame){
+                tid, check_alloc(format(fr_acli_thread_frame(job->meta, tid, buf, sizeof buf), NULL))};
+        } else if (eager && fid != FR_STACK_OTHER && !fr_stack_is_process(fid)) {
+            cv_names_get(&p->names, fid);
+        }
+    }
+    qsort(p->threads, p->n_threads, sizeof *p->threads, by_tid);
+}
+
+/* A process's root frame: "[process PID NAME]" from the trace's process event, else
+ * "[trace PATH]" (compiler-rt's files do not say which process wrote them). */
+static char *process_frame(const cv_job *job, char *(*format)(const char *, void *))
+{
+    char buf[4200];
+    const fr_trace_meta *m = job->meta;
+    if (!m->has_process)
+        snprintf(buf, sizeof buf, "[trace %s]", job->in_path);
+    else if (m->process_name && m->process_name[0])
+        snprintf(buf, sizeof buf, "[process %u %s]", (unsigned)m->pid, m->process_name);
+    else
+        snprintf(buf, sizeof buf, "[process %u]", (unsigned)m->pid);
+    return check_alloc(format(buf, NULL));
+}
+
+/* Several inputs: none twice (its calls would count twice), as account and stack refuse. */
+static int check_inputs(const cv_job *job)
+{
+    for (size_t i = 0; i < job->n_inputs; i++)
+        for (size_t j = 0; j < i; j++) {
+            struct stat a, b;
+            if (!strcmp(job->inputs[i], job->inputs[j]) ||
+                (stat(job->inputs[i], &a) == 0 && stat(job->inputs[j], &b) == 0 &&
+                 a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+                return fr_cli_usage_error("convert", "'%s' is given twice", job->inputs[i]);
+        }
+    return 0;
+}
+
+int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, void *))
+{
+    memset(st, 0, sizeof *st);
+    bool several = job->n_inputs > 1;
+    size_t n_in = several ? job->n_inputs : 1;
+    int rc = several ? check_inputs(job) : 0;
+    if (rc)
+        return rc;
+    st->procs = check_alloc(calloc(n_in, sizeof *st->procs));
+    uint32_t *pids = several ? check_alloc(calloc(n_in, sizeof *pids)) : NULL;
+    st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
     st->agg = st->analysis->stacks;
+    fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
+    fr_stack_agg_set_thread_roots(st->analysis->stacks, job->thread_roots);
+    for (size_t k = 0; k < n_in; k++) {
+        fr_cli_trace trace;
+        if (several) {
+            /* (a trace that cannot be opened was closed by cv_open_input) */
+            int orc = cv_open_input(job, &trace, job->inputs[k]);
+            /* two traces of one pid would have the same root frame */
+            for (size_t j = 0; !orc && job->meta->has_process && j < k; j++)
+                if (pids[j] == job->meta->pid) {
+                    orc = fr_cli_input_error("convert", "%s and %s both record process %u",
+                                             job->inputs[k], job->inputs[j], (unsigned)pids[j]);
+                    fr_cli_close(&trace);
+                }
+            if (orc) {           /* nothing is written: the caller opens no output */
+                free(pids);
+                cv_stacks_free(st);
+                job->trace = NULL;
+                return orc;
+            }
+            pids[k] = job->meta->has_process ? job->meta->pid : 0;   /* 0: no process's */
+            fr_stack_agg_set_process(st->analysis->stacks, (uint32_t)k);
+        }
+        cv_stack_process *p = &st->procs[k];
+        uint32_t start = k ? st->procs[k - 1].end : 0;
+        p->clock = job->clock;
+        cv_names_init(&p->names, job->symbols, format, NULL);
+        if (several)
+            p->frame = process_frame(job, format);
+        if (feed(job, st->analysis) == FR_READ_ERROR)
+            rc = FR_EXIT_BAD_INPUT;
+        /* a process's frames still open end with its trace, not in the next one */
+        fr_analysis_finish(st->analysis);
+        p->end = (uint32_t)fr_stack_agg_count(st->agg);
+        st->n_procs = k + 1;
+        name_process(job, st, p, start, format, several);
+        if (several) {
+            p->names.symbols = NULL;
+            int crc = fr_cli_close(&trace);
+            if (!rc)
+                rc = crc;
+            job->trace = NULL;
+            job->meta = NULL;
+            job->symbols = NULL;
+            job->info = NULL;
+        }
+    }
+    free(pids);
+    if (several)
+        job->in_path = job->inputs[0];   /* (the svg's title names it) */
+    cv_report_unmatched(fr_analysis_stats(st->analysis));
     st->n = fr_stack_agg_count(st->agg);
     uint64_t merged = fr_stack_agg_merged_calls(st->agg);
     if (merged)
         fprintf(stderr, "flightrec convert: --max-stacks %zu: %llu calls counted in [other] stacks\n",
                 job->max_stacks, (unsigned long long)merged);
-    return rs == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+    return rc;
+}
+
+/* The process whose nodes include node: the first whose end is past it. */
+static cv_stack_process *process_of(const cv_stacks *st, uint32_t node)
+{
+    size_t lo = 0, hi = st->n_procs - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->procs[mid].end > node)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return &st->procs[lo];
 }
 
 uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node)
 {
     const fr_stack_node *s = fr_stack_agg_node(st->agg, node);
-    return job->weight == CV_WEIGHT_CALLS ? s->calls
-         : (uint64_t)cv_clock_ns(&job->clock, (int64_t)s->self_ticks);
+    if (job->weight == CV_WEIGHT_CALLS)
+        return s->calls;
+    return (uint64_t)cv_clock_ns(&process_of(st, node)->clock, (int64_t)s->self_ticks);
 }
 
-const char *cv_stack_frame_name(const cv_job *job, cv_names *names, uint32_t function_id,
-                                char *buf, size_t n)
+const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
 {
-    if (function_id == FR_STACK_OTHER)
+    uint32_t fid = fr_stack_agg_node(st->agg, node)->function_id;
+    if (fid == FR_STACK_OTHER)
         return "[other]";
-    if (fr_stack_is_thread(function_id))
-        return fr_acli_thread_frame(job->meta, (int32_t)(function_id & ~FR_STACK_THREAD), buf, n);
-    return cv_names_get(names, function_id);
+    cv_stack_process *p = process_of(st, node);
+    if (fr_stack_is_process(fid))
+        return p->frame;
+    if (fr_stack_is_thread(fid)) {
+        cv_thread_frame key = {(int32_t)(fid & ~FR_STACK_THREAD), NULL};
+        const cv_thread_frame *t = bsearch(&key, p->threads, p->n_threads, sizeof key, by_tid);
+        return t ? t->frame : "[thread]";   /* (every thread node was named) */
+    }
+    return cv_names_get(&p->names, fid);
 }
 
 void cv_stacks_free(cv_stacks *st)
 {
+    for (size_t k = 0; k < st->n_procs; k++) {
+        cv_stack_process *p = &st->procs[k];
+        free(p->frame);
+        cv_names_free(&p->names);
+        for (size_t i = 0; i < p->n_threads; i++)
+            free(p->threads[i].frame);
+        free(p->threads);
+    }
+    free(st->procs);
     fr_analysis_free(st->analysis);
     memset(st, 0, sizeof *st);
 }

@@ -4,7 +4,8 @@
  * time in ns of it and everything it called, or calls), root at the bottom. Inline script,
  * no external files: click a frame to zoom, "Reset zoom" or Escape to go back, hover for
  * name, time and percent, "Search" (or Ctrl-F) highlights frames matching a regular
- * expression and reports how much of the total they cover.
+ * expression and reports how much of the total they cover. Several traces: one flame
+ * graph, a root frame per process ("[process PID NAME]") above its stacks.
  */
 #include <stdlib.h>
 #include "analysis.h"
@@ -254,9 +255,14 @@ static void write_script(cv_out *o)
 int cv_convert_svg(cv_job *job)
 {
     cv_stacks st;
-    int rc = cv_stacks_build(job, &st);
-    cv_names names;
-    cv_names_init(&names, job->symbols, plain_name, NULL);
+    int rc = cv_stacks_build(job, &st, plain_name);
+    if (!st.analysis)
+        return rc;   /* an input could not be opened: no output */
+    int orc = cv_open_output(job);
+    if (orc) {
+        cv_stacks_free(&st);
+        return orc;
+    }
     /* Subtree weights: parents have smaller indexes than their children, so one
      * backward sweep adds each node into its parent. Index st.n is the synthetic root
      * "all". 8 bytes a node, plus 4 for the frame index below. */
@@ -338,6 +344,12 @@ int cv_convert_svg(cv_job *job)
     else {
         CV_LIT(&o, "Flame graph of ");
         xml_text(&o, job->in_path, strlen(job->in_path));
+        if (job->n_inputs > 1) {
+            char more[64];
+            snprintf(more, sizeof more, " and %zu more trace%s", job->n_inputs - 1,
+                     job->n_inputs > 2 ? "s" : "");
+            cv_puts(&o, more);
+        }
         CV_LIT(&o, job->weight == CV_WEIGHT_CALLS ? " (calls)" : " (time)");
     }
     CV_LIT(&o, "</text>\n");
@@ -353,9 +365,7 @@ int cv_convert_svg(cv_job *job)
     frame(&o, "all", 0, total, 0, total, max_depth, job->weight);
     for (size_t k = 1; k < n_frames; k++) {
         const struct frame_at *f = &frames[k];
-        uint32_t id = fr_stack_agg_node(st.agg, f->node)->function_id;
-        char buf[96];
-        frame(&o, cv_stack_frame_name(job, &names, id, buf, sizeof buf), f->x0,
+        frame(&o, cv_stack_frame_name(&st, f->node), f->x0,
               subtree[f->node], f->depth, total, max_depth, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
@@ -365,7 +375,6 @@ int cv_convert_svg(cv_job *job)
     }
     free(frames);
     free(subtree);
-    cv_names_free(&names);
     cv_stacks_free(&st);
     return rc;
 }
