@@ -18,6 +18,10 @@ usage: events_compact.py EVENTS_COMPACT LIB FLIGHTREC LLVM_XRAY WORKDIR
     end) and one ended by a crash dump (abort(), the rest through the streamed path);
     `llvm-xray fdr-dump -verify` accepts them; dump reads the same events as without
     streaming;
+  - backing=: the file recovered after SIGKILL (`flightrec recover`) holds compact
+    events (each Sample entry at most 24 bytes) and the sites they name, and reads the
+    same as a run without backing=: provider registered while recording, before
+    fr_init, and in a fork child's backing file;
   - overwrite policy: a site whose first event was overwritten still decodes;
   - snapshots taken while a thread appends to its run read whole (our reader, llvm-xray);
   - a dlclose'd library's events decode after the flush;
@@ -217,21 +221,58 @@ for how, status in (("kill", -9), ("abort", -6)):
         check(late >= 100 and samples >= 2000, "stream-kill: %d Late, %d Sample in the file "
               "(want the full buffers: >= 100, >= 2000)" % (late, samples))
 
-# backing= (the metadata recovered after SIGKILL is the one written at init): full records
-back = os.path.join(work, "killed.backing")
-for f in (back,):
-    if os.path.exists(f):
-        os.remove(f)
-k = subprocess.run([prog, "killed", os.path.join(work, "killed.fr"), back], capture_output=True)
-check(k.returncode == -9, "killed: exit %d %s" % (k.returncode, k.stderr[-200:]))
-rec = os.path.join(work, "recovered.fr")
-run(flightrec, "recover", "-q", back, "-o", rec)
-if os.path.exists(rec):
-    s_k, r_k, f_k = parse(rec)
-    out = run(flightrec, "dump", rec).stdout.decode()
-    got = len(re.findall(r'"n": "CompactApp:Sample", "a": \d+', out))
-    check(got == 1000 and not r_k and "undecoded" not in out,
-          "recovered after SIGKILL: %d of 1000 events decode (%d runs)" % (got, len(r_k)))
+# backing=: the runtime appends each site to the backing file's sites region before the
+# site is enabled; `flightrec recover` after SIGKILL puts them into the metadata block.
+# The provider registered while recording, before fr_init, and a fork child's file (a
+# copy of its parent's sites)
+ref = record("sample", "sample1000.fr", 1000)
+for mode in ("killed", "killed-early", "killed-fork"):
+    back = os.path.join(work, mode + ".backing")
+    for f in os.listdir(work):
+        if f.startswith(mode + ".backing"):
+            os.remove(os.path.join(work, f))
+    k = subprocess.run([prog, mode, os.path.join(work, mode + ".fr"), back], capture_output=True)
+    if mode == "killed-fork":
+        m = re.search(rb"child (\d+)", k.stdout)
+        check(k.returncode == 0 and m, "%s: exit %d %s" % (mode, k.returncode, k.stderr[-200:]))
+        back += ".%s" % (m.group(1).decode() if m else "?")
+    else:
+        check(k.returncode == -9, "%s: exit %d %s" % (mode, k.returncode, k.stderr[-200:]))
+    rec = os.path.join(work, mode + ".recovered.fr")
+    if os.path.exists(rec):
+        os.remove(rec)
+    run(flightrec, "recover", "-q", back, "-o", rec)
+    if os.path.exists(rec):
+        per = compact_file(rec, "backing= (%s), recovered after SIGKILL" % mode, 1000)
+        got, want = event_lines(rec), event_lines(ref)
+        check(got == want and len(got) == 1000, "%s: dump of the recovered file reads the "
+              "same 1000 events as a run without backing= (%d vs %d lines)" % (mode, len(got), len(want)))
+        print("backing= (%s), recovered: %.2f bytes per event in runs" % (mode, per))
+        check(re.search(r"records written: 1000\b", run(flightrec, "info", rec).stdout.decode())
+              is not None, "%s: the recovered file counts each entry of a run as a record" % mode)
+
+# An entry being appended to a run when the process died: the runtime grows the run's
+# size first and writes the entry's first byte last; an entry still beginning with 0 is
+# cut and counted, the run's 1000 whole entries kept
+data = bytearray(open(os.path.join(work, "killed.backing"), "rb").read())
+(data_off, bufs_off) = struct.unpack_from("<QQ", data, 24)
+(bsize, nbuf) = struct.unpack_from("<QI", data, 64)
+cur = [i for i in range(nbuf) if struct.unpack_from("<Q", data, bufs_off + 32 * i)[0] & 0xff == 1]
+check(len(cur) == 1, "killed: one CURRENT buffer in the backing file (%d)" % len(cur))
+if cur:
+    at = data_off + cur[0] * bsize + 64
+    check(data[at] == 0x0B and data[at + 16:at + 28] == b"flightrec\0\x12\xf0",
+          "killed: the CURRENT buffer holds a run first")
+    size = struct.unpack_from("<i", data, at + 1)[0]
+    end = at + 16 + size
+    entry = bytes([0, 3, 14]) + struct.pack("<II", 5, 15) + b"hel"   # key not yet written
+    data[end:end + len(entry)] = entry
+    struct.pack_into("<i", data, at + 1, size + 17)
+    open(os.path.join(work, "torn.backing"), "wb").write(data)
+    torn = os.path.join(work, "torn.recovered.fr")
+    p = run(flightrec, "recover", os.path.join(work, "torn.backing"), "-o", torn)
+    check(b"1 torn last record cut" in p.stderr, "torn entry: recover says %s" % p.stderr[-300:])
+    check(event_lines(torn) == event_lines(ref), "torn entry: the 1000 whole entries read the same")
 
 # ------------------------------------------------------------------ same decoded output
 

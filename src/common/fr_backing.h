@@ -11,6 +11,8 @@
  * hostile input. All integers are little-endian (x86-64 native).
  *
  *   [0, 4096)                         struct fr_backing_header
+ *   [sites_off, sites_off + sites_len) structured events' call sites: FR_TE_EVENT_SITE
+ *                                     records, appended while recording (version 2)
  *   [FR_BACKING_POOL_OFFSET, +pool)   buffers, then buffer descriptors, then thread
  *                                     descriptors (offsets in the header)
  *   [meta_off, meta_off + meta_len)   the metadata block's fixed records (CLOCK,
@@ -23,11 +25,15 @@
 #include <stdint.h>
 #include "fr_format.h"
 
-#define FR_BACKING_MAGIC        "FRBACKv1"   /* 8 bytes, no NUL */
-#define FR_BACKING_VERSION      1
+#define FR_BACKING_MAGIC        "FRBACKv1"   /* 8 bytes, no NUL (every version) */
+/* 2: the event sites region (sites_off, sites_cap, sites_len). A reader takes version 1
+ * too: its header is version 2's up to `exe` (FR_BACKING_HEADER_V1_SIZE bytes), no sites. */
+#define FR_BACKING_VERSION      2
+#define FR_BACKING_HEADER_V1_SIZE 1168u
 #define FR_BACKING_HEADER_SIZE  4096u
 /* The pool starts 2 MiB into the file, so that it can sit on 2 MiB pages (file offset
- * and address both aligned); the bytes between the header and the pool are a hole. */
+ * and address both aligned); the bytes between the header and the pool hold the event
+ * sites (sites_off, sites_cap). */
 #define FR_BACKING_POOL_OFFSET  (2u << 20)
 #define FR_BACKING_META_MAX     (64u << 20)  /* what a reader accepts as metadata */
 
@@ -64,6 +70,14 @@ struct fr_backing_header {
     int64_t  realtime_ns;       /* CLOCK_REALTIME at tick 0 */
     uint16_t exe_len;
     char     exe[1024];         /* /proc/self/exe at init (exe_len bytes, no NUL) */
+    /* Version 2. The call sites of structured events whose events this session writes
+     * compact (FR_TE_EVENT_RUN entries name a site by id): FR_TE_EVENT_SITE records as
+     * in a trace's metadata block (an XRay custom event with our envelope), each appended
+     * before the site's first event can be written; sites_len is stored (release) after
+     * the record's bytes, so [sites_off, sites_off + sites_len) is whole records. */
+    uint64_t sites_off;         /* in the mapped part, between the header and the pool */
+    uint64_t sites_cap;         /* bytes there for them */
+    uint64_t sites_len;         /* bytes of whole records */
 };   /* natural alignment, no padding before `exe` (the offsets are asserted) */
 _Static_assert(sizeof(struct fr_backing_header) <= FR_BACKING_HEADER_SIZE, "backing header");
 _Static_assert(offsetof(struct fr_backing_header, map_size) == 16, "backing map_size");
@@ -72,6 +86,10 @@ _Static_assert(offsetof(struct fr_backing_header, buffers) == 72, "backing buffe
 _Static_assert(offsetof(struct fr_backing_header, state) == 92, "backing state");
 _Static_assert(offsetof(struct fr_backing_header, ticks_per_second) == 112, "backing tps");
 _Static_assert(offsetof(struct fr_backing_header, exe) == 138, "backing exe");
+_Static_assert(offsetof(struct fr_backing_header, sites_off) == FR_BACKING_HEADER_V1_SIZE,
+               "backing sites_off: version 1's header is a prefix of version 2's");
+_Static_assert(offsetof(struct fr_backing_header, sites_len) == 1184, "backing sites_len");
+_Static_assert(sizeof(struct fr_backing_header) == 1192, "backing header v2");
 
 /* A buffer's descriptor (the runtime's struct fr_buffer_desc, docs/BUFFERS.md). `used`
  * and `records` are exact for FULL and RETIRED buffers; a CURRENT buffer's length lives

@@ -14,6 +14,11 @@
  *   being written then is torn: bytes past the last whole record are cut, and a last
  *   event whose final 8 payload bytes are still zero is taken for torn (memcpy writes the
  *   end last) and cut (counted; a whole event ending in 8 zero bytes is cut too).
+ * A compact structured event (an entry of an FR_TE_EVENT_RUN record) counts as one
+ * record, as the runtime counts it; the sites they name (FR_TE_EVENT_SITE records the
+ * runtime appended to the file's sites region, version 2) go into the metadata block.
+ * The runtime grows a run by writing the entry, then the run's size: a run of several
+ * entries is whole up to its size; a run of one may be torn as any event.
  * Everything read from the file is checked: the header's sizes and offsets against the
  * file's size, each descriptor's owner and counts, each record's kind and size.
  */
@@ -107,12 +112,34 @@ static bool preamble_ok(const uint8_t *b, int32_t tid)
            b[48] == FR_MD_BYTE0(FR_MD_NEW_CPU_ID);
 }
 
+/* Entries of an FR_TE_EVENT_RUN whose payload is p[0, n) (after the envelope): the
+ * whole ones, as the reader takes them (fr_reader.c), up to the first whose first byte
+ * is 0 (being written: the runtime writes it last); *len: their bytes. */
+static uint64_t run_entries(const uint8_t *p, size_t n, size_t *len)
+{
+    const uint8_t *q = p, *end = p + n;
+    uint64_t count = 0;
+    while (q < end && *q) {
+        uint64_t key, delta, size;
+        size_t a = fr_varint_get(q, end, &key);
+        size_t b = a ? fr_varint_get(q + a, end, &delta) : 0;
+        size_t c = b ? fr_varint_get(q + a + b, end, &size) : 0;
+        if (!c || size > (uint64_t)(end - (q + a + b + c)))
+            break;
+        q += a + b + c + size;
+        count++;
+    }
+    *len = (size_t)(q - p);
+    return count;
+}
+
 typedef struct parsed {
     size_t end;          /* end of the last whole record */
     uint64_t records;    /* function records (an enter with argument and its CallArgument
                             are one) and events, as the runtime counts them */
     size_t last;         /* start of the last record */
     bool last_event;     /* ... an event (custom or typed) */
+    uint64_t last_entries; /* ... its records: the entries of a run, else 1 */
 } parsed;
 
 /* Whole records in b[from, limit). `zero_ends`: 8 zero bytes at a record boundary end
@@ -126,7 +153,8 @@ static parsed parse_records(const uint8_t *b, size_t from, size_t limit, bool ze
         if (zero_ends && all_zero(p, 8))
             break;
         size_t size;
-        bool counts = true, event = false;
+        uint64_t counts = 1;
+        bool event = false;
         if (!(p[0] & 1)) {
             unsigned kind = (p[0] >> 1) & 7;
             if (kind > FR_FN_ENTER_ARG)
@@ -143,7 +171,7 @@ static parsed parse_records(const uint8_t *b, size_t from, size_t limit, bool ze
             unsigned kind = p[0] >> 1;
             if (kind == FR_MD_NEW_CPU_ID || kind == FR_MD_TSC_WRAP) {
                 size = MD;
-                counts = false;
+                counts = 0;
             } else if (kind == FR_MD_CUSTOM_EVENT || kind == FR_MD_TYPED_EVENT) {
                 int32_t n;
                 memcpy(&n, p + 1, 4);
@@ -151,12 +179,18 @@ static parsed parse_records(const uint8_t *b, size_t from, size_t limit, bool ze
                     break;
                 size = MD + (size_t)n;
                 event = true;
+                size_t whole;
+                if (kind == FR_MD_CUSTOM_EVENT &&
+                    fr_te_enveloped_type(p + MD, (size_t)n) == FR_TE_EVENT_RUN)
+                    counts = run_entries(p + MD + sizeof(struct fr_te_envelope),
+                                         (size_t)n - sizeof(struct fr_te_envelope), &whole);
             } else {
                 break;   /* nothing else belongs in a buffer's body */
             }
         }
         r.last = off;
         r.last_event = event;
+        r.last_entries = counts;
         r.records += counts;
         off += size;
         r.end = off;
@@ -172,6 +206,8 @@ typedef struct buf_info {
     uint64_t seq;
     size_t len;
     uint64_t records;
+    size_t run_at;       /* a torn entry cut from the run at this offset (0: none) */
+    int32_t run_size;    /* ... whose size is then this */
 } buf_info;
 
 static int by_tid_seq(const void *a, const void *b)
@@ -195,7 +231,8 @@ static const char *header_problem(const struct fr_backing_header *h, uint64_t si
     if (memcmp(h->magic, FR_BACKING_MAGIC, 8) != 0)
         return "not a flightrec backing file (no FRBACKv1 magic; an init that had not "
                "finished, or another file)";
-    if (h->version != FR_BACKING_VERSION || h->header_size != sizeof *h)
+    if (!(h->version == FR_BACKING_VERSION && h->header_size == sizeof *h) &&
+        !(h->version == 1 && h->header_size == FR_BACKING_HEADER_V1_SIZE))
         return "backing file of an unknown version";
     if (h->buffer_size < 1024 || h->buffer_size > (1ull << 30) || h->buffer_size % 8 ||
         h->buffers < 1 || h->buffers > 65536 || h->max_threads < 1 || h->max_threads > 4096 ||
@@ -214,20 +251,29 @@ static const char *header_problem(const struct fr_backing_header *h, uint64_t si
         return "inconsistent header (offsets outside the file)";
     if (h->exe_len > sizeof h->exe)
         return "inconsistent header (executable path length)";
+    if (h->sites_len > h->sites_cap || h->sites_cap > FR_BACKING_META_MAX ||
+        (h->sites_cap && (h->sites_off < FR_BACKING_HEADER_SIZE ||
+                          !fits(h->sites_off, 1, h->sites_cap, h->map_size))))
+        return "inconsistent header (event sites region)";
     return NULL;
 }
 
-/* The metadata records the runtime left: whole enveloped records of ours only. */
-static size_t meta_prefix(const uint8_t *m, size_t len)
+/* The metadata records the runtime left: whole enveloped records of ours only (of type
+ * `only`, if not 0); *count: how many. */
+static size_t meta_prefix(const uint8_t *m, size_t len, uint16_t only, uint64_t *count)
 {
     size_t off = 0;
     while (len - off >= MD + sizeof(struct fr_te_envelope)) {
         int32_t n;
         memcpy(&n, m + off + 1, 4);
+        uint16_t type = 0;
         if (m[off] != FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) || n < (int32_t)sizeof(struct fr_te_envelope) ||
-            (uint64_t)n > len - off - MD || !fr_te_enveloped_type(m + off + MD, (size_t)n))
+            (uint64_t)n > len - off - MD || !(type = fr_te_enveloped_type(m + off + MD, (size_t)n)) ||
+            (only && type != only))
             break;
         off += MD + (size_t)n;
+        if (count)
+            (*count)++;
     }
     return off;
 }
@@ -287,20 +333,42 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
         return 0;
     }
     parsed p;
+    size_t run_at = 0;
+    int32_t run_size = 0;
     if (st == FR_BACKING_BUF_CURRENT) {
         p = parse_records(j->buf, 64, size, true);
         size_t hi = size;
         while (hi > p.end && !j->buf[hi - 1])
             hi--;
         bool torn = hi > p.end;   /* bytes of a record that was not finished */
-        if (!torn && p.last_event && p.records) {
-            int32_t n;
+        int32_t n = 0;
+        if (p.last_event)
             memcpy(&n, j->buf + p.last + 1, 4);
+        const uint8_t *ev = j->buf + p.last + MD;
+        size_t whole = 0;
+        if (!torn && p.last_event && j->buf[p.last] == FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) &&
+            fr_te_enveloped_type(ev, (size_t)n) == FR_TE_EVENT_RUN) {
+            /* A run: its size covers an entry before the entry is written, whose first
+             * byte comes last: the entries up to one that begins with 0 are whole. */
+            size_t body = (size_t)n - sizeof(struct fr_te_envelope);
+            run_entries(ev + sizeof(struct fr_te_envelope), body, &whole);
+            if (whole < body) {
+                torn = true;   /* its bytes are counted as cut below */
+                if (whole == 0) {   /* nothing whole: the run goes */
+                    p.end = p.last;
+                } else {
+                    run_at = p.last;
+                    run_size = (int32_t)(sizeof(struct fr_te_envelope) + whole);
+                    p.end = p.last + MD + (size_t)run_size;
+                }
+            }
+        } else if (!torn && p.last_event && p.records) {
+            /* any other event: written header first, payload front to back */
             size_t tail = n < 8 ? (size_t)n : 8;
             if (all_zero(j->buf + p.end - tail, tail)) {
                 torn = true;
                 p.end = p.last;
-                p.records--;
+                p.records -= p.last_entries;
             }
         }
         if (torn) {
@@ -319,7 +387,7 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
         }
     }
     *bi = (buf_info){ .idx = i, .slot = slot, .tid = tid, .seq = d->seq, .len = p.end,
-                      .records = p.records };
+                      .records = p.records, .run_at = run_at, .run_size = run_size };
     j->kept_of[slot] += p.records;
     j->rep->records += p.records;
     j->rep->buffers++;
@@ -340,7 +408,8 @@ static void walltime(const struct fr_backing_header *h, uint8_t wt[12])
 }
 
 /* The metadata block's body. */
-static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len)
+static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
+                      const uint8_t *sites, size_t sites_len)
 {
     const struct fr_backing_header *h = &j->h;
     int32_t zero = 0, pid = (int32_t)h->pid;
@@ -377,6 +446,7 @@ static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len)
         put(b, &p, sizeof p);
         put(b, tail, n);
     }
+    put(b, sites, sites_len);   /* FR_TE_EVENT_SITE: what compact events need */
     uint64_t causes[FR_DROP_NCAUSES] = {0}, below = 0, written = 0;
     uint32_t threads = 0;
     bytes per = {0};
@@ -456,7 +526,9 @@ static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t 
         if (rd(j, j->h.data_off + (uint64_t)bufs[i].idx * j->h.buffer_size, j->buf,
                bufs[i].len) < 0)
             return -1;
-        const uint8_t *b = j->buf;
+        uint8_t *b = j->buf;
+        if (bufs[i].run_at)   /* a run cut back to its whole entries */
+            memcpy(b + bufs[i].run_at + 1, &bufs[i].run_size, 4);
         if (i) {
             fwrite(b + 48, 1, bufs[i].len - 48, out);
             continue;
@@ -494,7 +566,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
     memset(rep, 0, sizeof *rep);
     job j = { .in = in, .rep = rep };
     int rc = FR_RECOVER_BAD;
-    uint8_t *meta = NULL;
+    uint8_t *meta = NULL, *sites = NULL;
     bytes mb = {0};
     if (in->size < sizeof j.h) {
         fail(err, errcap, "truncated: too short for a backing file's header");
@@ -504,6 +576,9 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         snprintf(err, errcap, "cannot read the header: %s", strerror(errno));
         return FR_RECOVER_IO;
     }
+    if (j.h.version == 1)   /* no sites region; what follows its header is not ours */
+        memset((uint8_t *)&j.h + FR_BACKING_HEADER_V1_SIZE, 0,
+               sizeof j.h - FR_BACKING_HEADER_V1_SIZE);
     const char *why = header_problem(&j.h, in->size);
     if (why) {
         fail(err, errcap, why);
@@ -543,12 +618,26 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         }
         if (rd(&j, h->meta_off, meta, (size_t)h->meta_len) < 0)
             goto read_error;
-        meta_len = meta_prefix(meta, (size_t)h->meta_len);
+        meta_len = meta_prefix(meta, (size_t)h->meta_len, 0, NULL);
         rep->meta_ignored = h->meta_len - meta_len;
     } else if (h->meta_len) {
         rep->meta_ignored = h->meta_len;
     }
     rep->meta_missing = meta_len == 0;
+    /* the event sites the runtime appended (bounds checked with the header) */
+    size_t sites_len = 0;
+    if (h->sites_len) {
+        sites = malloc((size_t)h->sites_len);
+        if (!sites) {
+            fail(err, errcap, "out of memory (event sites)");
+            rc = FR_RECOVER_IO;
+            goto done;
+        }
+        if (rd(&j, h->sites_off, sites, (size_t)h->sites_len) < 0)
+            goto read_error;
+        sites_len = meta_prefix(sites, (size_t)h->sites_len, FR_TE_EVENT_SITE, &rep->sites);
+        rep->sites_ignored = h->sites_len - sites_len;
+    }
     for (uint32_t i = 0; i < h->buffers; i++) {
         int r = scan_buffer(&j, i, &j.used[j.nused]);
         if (r < 0)
@@ -556,7 +645,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         j.nused += (uint32_t)r;
     }
     qsort(j.used, j.nused, sizeof *j.used, by_tid_seq);
-    if (build_meta(&j, &mb, meta, meta_len) < 0) {
+    if (build_meta(&j, &mb, meta, meta_len, sites, sites_len) < 0) {
         fail(err, errcap, "out of memory (metadata block)");
         rc = FR_RECOVER_IO;
         goto done;
@@ -611,6 +700,7 @@ done:
     free(j.lost_of);
     free(j.kept_of);
     free(meta);
+    free(sites);
     free(mb.p);
     return rc;
 }

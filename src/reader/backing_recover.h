@@ -33,6 +33,9 @@ typedef struct fr_recover_report {
     int      meta_missing;     /* no usable metadata: no function names; clock and
                                   process from the header */
     uint64_t meta_ignored;     /* metadata bytes left out (not whole records of ours) */
+    uint64_t sites;            /* structured events' call sites (FR_TE_EVENT_SITE) kept */
+    uint64_t sites_ignored;    /* bytes of the sites region left out (not whole
+                                  FR_TE_EVENT_SITE records) */
 } fr_recover_report;
 
 enum { FR_RECOVER_OK = 0, FR_RECOVER_BAD = 1, FR_RECOVER_IO = 2 };

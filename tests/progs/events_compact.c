@@ -12,7 +12,12 @@
  *                writer had time to append the full buffers, SIGKILL (no end written)
  *   stream-abort the same with crash_dump=1, ended by abort() (the crash dump appends
  *                the rest through the streamed path)
- *   killed BACK  1000 Sample events into backing file BACK, then SIGKILL
+ *   killed BACK  1000 Sample events into backing file BACK, then SIGKILL (the provider
+ *                registered while recording)
+ *   killed-early BACK  the same, the provider registered before fr_init
+ *   killed-fork BACK   10 Sample events, then fork: the child (backing file BACK.PID,
+ *                its pid printed) writes 1000 Sample events and is SIGKILLed; the
+ *                parent waits for it and exits normally
  *   mixed        a fixed set of events (every kind of field, explicit activity ids,
  *                function records between them, two threads): deterministic but for
  *                timestamps and thread ids
@@ -34,7 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "flightrec.h"
 #include "flightrec/events.h"
@@ -161,8 +168,10 @@ int main(int argc, char **argv)
              : !strcmp(mode, "stream-kill") ? " stream=1 buffer_size=4096 buffers=64 policy=discard"
              : !strcmp(mode, "stream-abort") ? " stream=1 buffer_size=4096 buffers=64 policy=discard"
                                                " crash_dump=1" : "");
-    if (!strcmp(mode, "killed") && argc > 3)   /* backing file ARG, then SIGKILL */
+    if (!strncmp(mode, "killed", 6) && argc > 3)   /* backing file ARG, then SIGKILL */
         snprintf(options + strlen(options), sizeof options - strlen(options), " backing=%s", argv[3]);
+    if (!strcmp(mode, "killed-early") && FR_PROVIDER_REGISTER(app))
+        return 1;
     if (fr_init(options) != FR_OK)
         return 1;
     size_t ml = strlen(mode);
@@ -170,7 +179,7 @@ int main(int argc, char **argv)
         fr__event_sites_off_for_test();
         ((char *)mode)[ml - 5] = 0;
     }
-    if (FR_PROVIDER_REGISTER(app))
+    if (strcmp(mode, "killed-early") && FR_PROVIDER_REGISTER(app))
         return 1;
 
     if ((!strcmp(mode, "sample") || !strcmp(mode, "stream")) && argc > 3) {
@@ -182,10 +191,25 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "mixed")) {
         if (mixed())
             return 1;
-    } else if (!strcmp(mode, "killed") && argc > 3) {
+    } else if ((!strcmp(mode, "killed") || !strcmp(mode, "killed-early")) && argc > 3) {
         for (uint32_t i = 0; i < 1000; i++)
             sample(i);
         raise(SIGKILL);   /* no trace: flightrec recover writes it from the backing file */
+    } else if (!strcmp(mode, "killed-fork") && argc > 3) {
+        for (uint32_t i = 0; i < 10; i++)
+            sample(i);
+        pid_t child = fork();
+        if (child < 0)
+            return 1;
+        if (child == 0) {
+            for (uint32_t i = 0; i < 1000; i++)
+                sample(i);
+            raise(SIGKILL);
+        }
+        printf("child %d\n", (int)child);
+        int status;
+        if (waitpid(child, &status, 0) != child || !WIFSIGNALED(status))
+            return 1;
     } else if (!strcmp(mode, "snapshot") && argc > 3) {
         if (snapshots(argv[2], atoi(argv[3])))
             return 1;

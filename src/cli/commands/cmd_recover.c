@@ -185,5 +185,9 @@ int cmd_recover(int argc, char **argv)
     else if (rep.meta_ignored)
         fprintf(stderr, "flightrec recover: %llu bytes of metadata left out (not whole "
                         "records)\n", (unsigned long long)rep.meta_ignored);
+    if (rep.sites_ignored)
+        fprintf(stderr, "flightrec recover: %llu bytes of event sites left out (not whole "
+                        "FR_TE_EVENT_SITE records): events of a site not described read as "
+                        "undecoded\n", (unsigned long long)rep.sites_ignored);
     return FR_EXIT_OK;
 }

@@ -38,7 +38,14 @@ static struct {
     dev_t    dev;
     ino_t    ino;
     pid_t    pid;       /* the process that created it: only it removes it */
+    uint32_t gen;       /* the set of event sites the file holds (fr_backing_generation) */
+    uint64_t carried;   /* fork child: bytes of event sites copied from the parent's file */
 } bk;
+static uint32_t last_gen;
+
+/* The event sites region: the part of the mapping between the header and the pool. */
+#define SITES_OFF FR_BACKING_HEADER_SIZE
+#define SITES_CAP (FR_BACKING_POOL_OFFSET - FR_BACKING_HEADER_SIZE)
 
 /* The runtime's descriptors are the file's (fr_backing.h): same sizes, same offsets. */
 _Static_assert(sizeof(struct fr_buffer_desc) == sizeof(struct fr_backing_buffer_desc), "buffer desc");
@@ -125,6 +132,25 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
             ;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* A fork child's file holds the parent's event sites (the child's compact events
+     * name them; nothing registers them again here): copied before our mapping replaces
+     * the parent's. Same generation then; a new file at init gets a new one. */
+    uint64_t carried = 0;
+    uint32_t gen = bk.gen;
+    if (!fixed) {
+        gen = ++last_gen;
+    } else if (!err) {
+        const struct fr_backing_header *ph = (const void *)((uint8_t *)fixed - huge);
+        uint64_t n = __atomic_load_n(&ph->sites_len, __ATOMIC_ACQUIRE);
+        if (ph->version == FR_BACKING_VERSION && n <= SITES_CAP && n &&
+            pwrite(fd, (const uint8_t *)ph + SITES_OFF, n, SITES_OFF) == (ssize_t)n) {
+            carried = n;
+        } else if (n) {
+            gen = ++last_gen;
+            say("cannot copy the parent's event sites (a recovered trace reports the child's "
+                "structured events as undecoded)", used, errno);
+        }
+    }
     uint8_t *m = MAP_FAILED;
     if (!err) {
         /* the header and the pool in one mapping whose pool part is 2 MiB aligned */
@@ -166,6 +192,8 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
     bk.dev = st.st_dev;
     bk.ino = st.st_ino;
     bk.pid = getpid();
+    bk.gen = gen;
+    bk.carried = carried;
     memcpy(fr_backing_path, used, sizeof used);
     return m + huge;
 }
@@ -199,9 +227,41 @@ void fr_backing_fill_header(uint32_t session)
     h->realtime_ns = fr_clock.realtime_ns;
     h->exe_len = fr_process.exe_len <= sizeof h->exe ? fr_process.exe_len : sizeof h->exe;
     memcpy(h->exe, fr_process.exe, h->exe_len);
+    h->sites_off = SITES_OFF;
+    h->sites_cap = SITES_CAP;
+    h->sites_len = bk.carried;
     /* the magic last: a reader that sees it sees a whole header */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(h->magic, FR_BACKING_MAGIC, 8);
+}
+
+uint32_t fr_backing_generation(void)
+{
+    return bk.base ? bk.gen : 0;
+}
+
+int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
+{
+    if (!bk.base || getpid() != bk.pid)
+        return 1;
+    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
+    uint64_t len = h->sites_len;   /* only we (under the caller's lock) change it */
+    uint64_t body = sizeof(struct fr_te_envelope) + sizeof(struct fr_te_event_site) + size;
+    if (len > SITES_CAP || body > SITES_CAP - len - FR_XRAY_METADATA_SIZE)
+        return -1;
+    uint8_t *p = bk.base + SITES_OFF + len;
+    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
+    int32_t n = (int32_t)body;
+    memcpy(hdr + 1, &n, 4);
+    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_EVENT_SITE };
+    struct fr_te_event_site fixed = { .site = id };
+    memcpy(p, hdr, sizeof hdr);
+    memcpy(p + sizeof hdr, &e, sizeof e);
+    memcpy(p + sizeof hdr + sizeof e, &fixed, sizeof fixed);
+    memcpy(p + sizeof hdr + sizeof e + sizeof fixed, bytes, size);
+    /* the length after the bytes: a recovery never reads a record half written */
+    __atomic_store_n(&h->sites_len, len + sizeof hdr + body, __ATOMIC_RELEASE);
+    return 0;
 }
 
 /* Opens the file we created for writing again: by name, but only if the name still

@@ -30,6 +30,16 @@ FR_HIDDEN void fr_backing_fill_header(uint32_t session);
  * (a lifecycle hook registered after init, a dlopen). */
 FR_HIDDEN void fr_backing_write_meta(void);
 FR_HIDDEN void fr_backing_set_state(uint32_t state);
+/* Structured events' call sites (docs/BACKING.md, "Event sites"): a compact event names
+ * its site by id, so the site's bytes must be in the file before its first event. Under
+ * the event registry's lock (one caller at a time), before the site is enabled for the
+ * recorder: appends FR_TE_EVENT_SITE(id, bytes) to the file's sites region. 0 appended,
+ * 1 no backing file, -1 no room left (the caller then records events in full). */
+FR_HIDDEN int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size);
+/* Which set of sites the backing file holds: a new number for each file made at init
+ * (0: no backing file); a fork child's file, which starts with a copy of its parent's
+ * sites, keeps the parent's number. A site added under this number need not be again. */
+FR_HIDDEN uint32_t fr_backing_generation(void);
 /* The trace was written: the file has served its purpose and is removed (only if the
  * name still leads to the file we created). Async-signal-safe. */
 FR_HIDDEN void fr_backing_remove(void);

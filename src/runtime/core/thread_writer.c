@@ -742,16 +742,22 @@ static inline uint8_t *put_iov(uint8_t *q, const struct iovec *iov, int iovcnt)
     return q;
 }
 
-/* Writes the entry (head, ext, values) at q; returns its end. */
+/* Writes the entry (head, ext, values) at q; returns its end. The entry's first byte
+ * last, in program order (a compiler fence, no instruction; x86 keeps stores in order):
+ * it is never 0 (the key's first byte: site ids start at 1), so in a backing file read
+ * after SIGKILL an entry whose first byte is still 0 was being written (docs/BACKING.md). */
 static inline uint8_t *put_entry(uint8_t *q, const uint8_t *head, size_t head_len,
                                  const void *ext, size_t ext_len, const struct iovec *values,
                                  int nvalues)
 {
-    memcpy(q, head, head_len);
-    q += head_len;
+    memcpy(q + 1, head + 1, head_len - 1);
+    uint8_t *v = q + head_len;
     if (ext_len)
-        memcpy(q, ext, ext_len);
-    return put_iov(q + ext_len, values, nvalues);
+        memcpy(v, ext, ext_len);
+    v = put_iov(v + ext_len, values, nvalues);
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    q[0] = head[0];
+    return v;
 }
 
 void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
@@ -781,12 +787,17 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
         memcpy(&size, t->run_hdr + 1, 4);
         if (LIKELY((intptr_t)((uintptr_t)t->end - (uintptr_t)p) >= (intptr_t)need &&
                    need <= (size_t)(INT32_MAX - size))) {
-            uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
+            /* The size covers the entry before its bytes are written (a compiler fence,
+             * no instruction): in a backing file read after SIGKILL, the bytes after a
+             * run are never an entry half written, which could read as a function
+             * record; an entry inside the run whose first byte is still 0 is cut
+             * (put_entry, backing_recover.c). Readers of pos cut a run back to it
+             * (fr_buffer_whole_records, close_own_run). */
             size += (int32_t)need;
             memcpy(t->run_hdr + 1, &size, 4);
-            /* the size covers the entry before pos passes it (release: for a snapshot
-             * reading pos from another thread too); readers of pos cut a run back to
-             * it (fr_buffer_whole_records, close_own_run) */
+            __atomic_signal_fence(__ATOMIC_RELEASE);
+            uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
+            /* release: a snapshot reading pos from another thread sees the entry */
             __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
             t->run_end = q;
             t->run_tsc = tsc;

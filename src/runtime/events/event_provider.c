@@ -129,8 +129,7 @@ static bool add_site(struct fr_provider_state *st, fr_event_site *site)
 static void enable_site(fr_event_site *site)
 {
     fr_ue_register_site(site, site->tracepoint);
-    if (fr_events_recorder_wants(site))
-        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
+    fr_events_recorder_enable(site);
 }
 
 static void disable_site(fr_event_site *site)

@@ -11,6 +11,7 @@
  * recorder runs get the bit at registration.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "events/events_internal.h"
@@ -29,11 +30,31 @@ bool fr_events_recorder_wants(const fr_event_site *site)
     return on;
 }
 
+void fr_events_recorder_enable(fr_event_site *site)
+{
+    if (!fr_events_recorder_wants(site))
+        return;
+    /* A backing file must hold the site before the site's first compact event (docs/
+     * BACKING.md): added here, before the bit. When the file has no room left, this
+     * session's events are written in full from now on (set before the bit: an event
+     * that sees the bit sees it). */
+    if (site->recorder_site_id && __atomic_load_n(&fr_events_compact, __ATOMIC_RELAXED) &&
+        fr_event_site_to_backing(site->recorder_site_id) < 0) {
+        __atomic_store_n(&fr_events_compact, 0, __ATOMIC_RELAXED);
+        static int said;
+        if (!said++)
+            fprintf(stderr, "flightrec: the backing file has no room for more event call "
+                    "sites: structured events are recorded in full (larger records) for "
+                    "the rest of this session\n");
+    }
+    __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
+}
+
 static void apply_to_site(fr_event_site *site, void *ctx)
 {
     (void)ctx;
     if (fr_events_recorder_wants(site))
-        __atomic_fetch_or(&site->enabled, FR_SITE_RECORDER, __ATOMIC_RELEASE);
+        fr_events_recorder_enable(site);
     else
         __atomic_fetch_and(&site->enabled, ~FR_SITE_RECORDER, __ATOMIC_RELAXED);
 }
@@ -51,11 +72,10 @@ static void after_init(const struct fr_options *opts)
 {
     /* Compact events need each site's bytes in the file before (for a reader) its events:
      * the metadata block of a file written at the end; a streamed file's writer puts them
-     * in before the first block that uses them (stream_writer.c). A backing file
-     * (backing=, recovered after SIGKILL) has no metadata block written at the end at all:
-     * its events are written in full (FR_TE_EVENT). Set before any site gets its recorder
-     * bit (release, below). */
-    __atomic_store_n(&fr_events_compact, opts && !opts->backing[0], __ATOMIC_RELAXED);
+     * in before the first block that uses them (stream_writer.c); a backing file gets
+     * them as the sites are enabled (fr_events_recorder_enable). Set before any site gets
+     * its recorder bit (release). */
+    __atomic_store_n(&fr_events_compact, opts != NULL, __ATOMIC_RELAXED);
     /* An empty value means the option was not given: every event. */
     set_filter(fr_event_filter_parse(opts && opts->events[0] ? opts->events : NULL));
     fr_events_for_each_site(apply_to_site, NULL);

@@ -5,7 +5,9 @@
  * header, metadata extension: the prefix built by event_provider.c, owned by the
  * runtime and never freed). At flush, the metadata block gets one FR_TE_EVENT_SITE
  * record for every site that fired; a streamed file gets each one before the first
- * block that uses it (lookup_site, for stream_writer.c).
+ * block that uses it (lookup_site, for stream_writer.c); a backing file gets each site
+ * enabled for the recorder before it is enabled (fr_event_site_to_backing), so that
+ * `flightrec recover` finds it after SIGKILL.
  *
  * Why the copy and not the site: a site lives in its module's static storage, and a
  * library dlclose'd before the flush takes it away; its events stay in the buffers and
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 
 #include "events/events_internal.h"
+#include "core/backing_file.h"
 #include "core/log_writer.h"
 
 struct fr_site_slot *fr_site_chunks[FR_SITE_NCHUNKS];
@@ -77,6 +80,20 @@ static void emit_sites(fr_meta_writer *w, void *ctx)
         struct iovec v[2] = { { &fixed, sizeof fixed }, { (void *)slot->bytes, slot->size } };
         fr_meta_emit_iov(w, FR_TE_EVENT_SITE, v, 2);
     }
+}
+
+int fr_event_site_to_backing(uint32_t id)
+{
+    uint32_t gen = fr_backing_generation();
+    if (!gen || !id || id >= published)
+        return 0;
+    struct fr_site_slot *slot = &fr_site_chunks[id >> FR_SITE_CHUNK_BITS][id & (FR_SITE_CHUNK - 1)];
+    if (slot->backing_gen == gen)
+        return 0;
+    int r = fr_backing_add_site(id, slot->bytes, slot->size);
+    if (r == 0)
+        slot->backing_gen = gen;
+    return r < 0 ? -1 : 0;
 }
 
 /* The lookup a streamed file's writer uses (recorder.h, fr_meta_register_sites): a

@@ -38,10 +38,14 @@ FR_HIDDEN void fr_events_for_each_site(void (*fn)(fr_event_site *site, void *ctx
 
 /* ------------------------------------------------------------------ flight recorder sink */
 FR_HIDDEN bool fr_events_recorder_wants(const fr_event_site *site);   /* by `events=` */
+/* Registry lock held: gives the site its recorder bit if `events=` wants it, after its
+ * bytes went into the backing file if there is one (compact events, see
+ * event_sink_recorder.c). */
+FR_HIDDEN void fr_events_recorder_enable(fr_event_site *site);
 /* Hot path: iov spells the whole payload (tracepoint name NUL-terminated, event bytes). */
 FR_HIDDEN void fr_events_recorder_write(const struct iovec *iov, int iovcnt);
-/* Whether this session writes compact events (not with backing=: see
- * event_sink_recorder.c). Read on the hot path. */
+/* Whether this session writes compact events (all but a backing file's session whose
+ * sites region filled up: event_sink_recorder.c). Read on the hot path. */
 extern FR_HIDDEN int fr_events_compact;
 /* Hot path, a site with an id: one compact event (site id, activity extension `ext` of
  * ext_len bytes or none, the field values). */
@@ -58,6 +62,7 @@ struct fr_site_slot {
     const uint8_t *bytes;   /* tracepoint name NUL, header, metadata extension */
     uint32_t size;
     uint32_t fired;
+    uint32_t backing_gen;   /* fr_backing_generation() of the backing file holding it */
 };
 #define FR_SITE_CHUNK_BITS 10
 #define FR_SITE_CHUNK      (1u << FR_SITE_CHUNK_BITS)
@@ -66,6 +71,10 @@ extern FR_HIDDEN struct fr_site_slot *fr_site_chunks[FR_SITE_NCHUNKS];
 /* Under the registry lock: an id for a site whose static bytes are `bytes` (kept), or 0
  * when the table is full (the site's events are then written in full). */
 FR_HIDDEN uint32_t fr_event_site_table_add(const uint8_t *bytes, uint32_t size);
+/* Registry lock held, before the site is enabled for the recorder: puts the site into the
+ * backing file if there is one and it is not there yet. 0, or -1 when the file has no
+ * room left for it. */
+FR_HIDDEN int fr_event_site_to_backing(uint32_t id);
 /* Hot path: marks the site as fired (its FR_TE_EVENT_SITE goes into the file). */
 static inline void fr_event_site_fired(uint32_t id)
 {
