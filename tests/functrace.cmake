@@ -117,6 +117,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_xray_fdr.sh $<TARGET_FILE:functrace_xray_fdr>
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_fdr_work ${LLVM_XRAY})
 
+  # The same API with stream=1: the file grows from init, the flush writes its end.
+  functrace_xray_program(functrace_xray_stream functrace_xray_stream.c "flightrec;Threads::Threads")
+  add_test(NAME functrace_xray_stream
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_xray_stream.sh $<TARGET_FILE:functrace_xray_stream>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_xray_stream.d ${LLVM_XRAY} $<TARGET_FILE:flightrec_cli>)
+
   # C++ names (namespace, template, virtual, lambda, std::thread) demangled in every output.
   functrace_xray_program(functrace_cxx_names functrace_cxx_names.cpp "flightrec;Threads::Threads")
   add_test(NAME functrace_cxx_names

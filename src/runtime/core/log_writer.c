@@ -313,7 +313,8 @@ static int open_temp(const char *path, char *tmp, size_t cap)
         for (int i = 0; i < 16; i++)
             *q++ = "0123456789abcdef"[(x >> (4 * i)) & 15];
         memcpy(q, ".tmp", 5);
-        int fd = fr_open_new_file(tmp, O_WRONLY, fr_opts.file_mode);
+        /* read too: a streamed file is read back for copies (fr_stream_copy) */
+        int fd = fr_open_new_file(tmp, O_RDWR, fr_opts.file_mode);
         if (fd != -EEXIST)
             return fd;
     }
@@ -405,7 +406,15 @@ int fr_write_trace_fd(int fd)
     sigemptyset(&xfsz);
     sigaddset(&xfsz, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &xfsz, &old);   /* as fr_write_trace_job: EFBIG, not death */
-    int err = write_contents(fd, out_buffer, sizeof out_buffer, NULL);
+    int err;
+    if (fr_stream_owns(fr_output_path)) {
+        /* stream=1: the trace is the streamed file; its end first, then a copy of it */
+        err = fr_stream_finish(0);
+        if (!err)
+            err = fr_stream_copy(fd);
+    } else {
+        err = write_contents(fd, out_buffer, sizeof out_buffer, NULL);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err;
 }

@@ -35,7 +35,8 @@ FR_HIDDEN void fr_process_info_read(void);
 /* Writes the whole trace (log_writer.c). Returns 0 or an errno value. */
 FR_HIDDEN int fr_write_trace(const char *path);
 /* The same into an open file (the caller closes it; XRay compatibility's log files and
- * in-memory image). Callers hold what fr_flush holds (fr_flush_fd does). */
+ * in-memory image). Callers hold what fr_flush holds (fr_flush_fd does). With stream=1:
+ * the stream's end is written (as fr_flush does), then the whole streamed file copied. */
 FR_HIDDEN int fr_write_trace_fd(int fd);
 
 /* Stopping from a signal handler (lifecycle.c, for crash_dump.c): 0 when the caller owns

@@ -84,6 +84,8 @@ struct entry {
 static struct {
     int      owned;    /* this session streams to `path` (atomic) */
     int      fd;       /* -1 once finished */
+    int      done_fd;  /* the finished file, kept open (read and write) for copies of it
+                          (fr_stream_copy) until the next session or fork; else -1 */
     uint32_t stop;     /* the writer is asked to end (atomic) */
     uint32_t running;  /* the writer thread is in its loop (atomic) */
     int32_t  writer_tid;
@@ -104,7 +106,7 @@ static struct {
     int32_t  *lost_tid;     /* per slot: the thread lost_marked belongs to */
     uint8_t  *site_done;    /* bit per event site id: its FR_TE_EVENT_SITE is in the file */
     uint8_t  *site_sel;     /* bit per event site id: going into the next sites block */
-} st = { .fd = -1 };
+} st = { .fd = -1, .done_fd = -1 };
 
 #define SITE_BITMAP ((FR_EVENT_SITE_MAX + 1) / 8)
 
@@ -668,9 +670,46 @@ int fr_stream_finish(int snapshot)
             st.offset = o.offset;
         }
     }
-    close(st.fd);
+    st.done_fd = st.fd;   /* fr_stream_copy reads it: fr_flush_fd, XRay's iteration */
     st.fd = -1;
     return err;
+}
+
+/* Bytes [0, len) of the stream's file (complete blocks: the appends are done) into fd.
+ * The file is read with pread, so a writer appending beyond len does not matter. 0 or
+ * an errno value (ESPIPE: the output is a FIFO or a device, nothing to read back). */
+static int copy_prefix(int from, int to, uint64_t len)
+{
+    static uint8_t buf[64 * 1024];
+    for (uint64_t at = 0; at < len;) {
+        size_t want = len - at < sizeof buf ? (size_t)(len - at) : sizeof buf;
+        ssize_t n = pread(from, buf, want, (off_t)at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;   /* cut short under us: not a whole file */
+        struct fr_out o = { .fd = to, .buf = buf, .cap = sizeof buf };
+        o.len = (size_t)n;
+        fr_out_flush(&o);
+        if (o.error)
+            return o.error;
+        at += (uint64_t)n;
+    }
+    return 0;
+}
+
+int fr_stream_copy(int fd)
+{
+    if (st.done_fd < 0)
+        return EBADF;
+    return copy_prefix(st.done_fd, fd, st.offset);
+}
+
+static void close_done(void)
+{
+    if (st.done_fd >= 0)
+        close(st.done_fd);
+    st.done_fd = -1;
 }
 
 void fr_stream_close(void)
@@ -678,6 +717,7 @@ void fr_stream_close(void)
     if (!LOAD(&st.owned))
         return;
     fr_stream_finish(0);
+    close_done();
     __atomic_store_n(&st.owned, 0, __ATOMIC_RELEASE);
     unmap_work();
 }
@@ -690,6 +730,7 @@ void fr_stream_after_fork(int recording)
     if (st.fd >= 0)
         close(st.fd);
     st.fd = -1;
+    close_done();
     __atomic_store_n(&st.owned, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st.running, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&fr_stream_sleeping, 0, __ATOMIC_RELAXED);

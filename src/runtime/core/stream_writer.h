@@ -52,6 +52,11 @@ FR_HIDDEN int fr_stream_owns(const char *path);
  * name (signal_flush with the program's handler): nothing to do, the stream holds it.
  * Async-signal-safe. 0 or an errno value. */
 FR_HIDDEN int fr_stream_finish(int snapshot);
+/* A finished stream's whole file into fd (fr_flush_fd under stream=1: XRay's log file
+ * and in-memory iteration). 0 or an errno value (EBADF: not finished; ESPIPE: the
+ * output is a FIFO or a device). The finished file stays open for this until the next
+ * fr_init, fr_reset or fork. */
+FR_HIDDEN int fr_stream_copy(int fd);
 /* fr_reset, before the pool is unmapped: finishes the stream if needed, frees its state. */
 FR_HIDDEN void fr_stream_close(void);
 /* fork child: the parent's file and thread are not the child's. `recording`: the child

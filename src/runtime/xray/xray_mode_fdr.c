@@ -11,16 +11,22 @@
  * XRAY_FDR_OPTIONS is empty, XRAY_OPTIONS' deprecated xray_fdr_log_* flags give the
  * threshold, as in compiler-rt. When buffers run out, a thread's newest records are the
  * ones lost (compiler-rt's queue hands out no more buffers): policy=discard. flightrec's
- * own keys (output, policy, threshold_us, patch, clock, events, file_mode) pass through.
+ * own keys (output, policy, threshold_us, patch, clock, events, file_mode, stream) pass
+ * through.
  *
  * The log file: at flush, compiler-rt's name (xray_logfile.c) is created and the trace
  * written into it. Given an `output` (in the string or FLIGHTREC_OPTIONS), flightrec's
- * rules apply instead: that file, also written at exit.
+ * rules apply instead: that file, also written at exit. With stream=1 the file grows
+ * from init on (docs/BUFFERS.md, "Streaming"): without an `output`, compiler-rt's log
+ * file is named and created at init and is the stream's file; the flush appends what
+ * is left and the final metadata block (fr_flush).
  *
  * In memory: after finalize and before flush, __xray_log_process_buffers hands out the
  * file header, then one buffer per thread (BufferExtents record + the thread's records),
  * as compiler-rt's iterator hands out its header and buffers: their concatenation is a
  * file llvm-xray reads. flightrec's metadata block (names, objects) is not among them.
+ * With stream=1 the image is the streamed file, ended (fr_flush_fd): one buffer per
+ * streamed block, several per thread.
  */
 #define _GNU_SOURCE
 #include "xray/xray_internal.h"
@@ -41,7 +47,7 @@ static int no_file_flush;
 
 /* flightrec's own keys, handed to fr_init as they are. */
 static const char *const passthrough[] = {
-    "output", "policy", "threshold_us", "patch", "clock", "events", "file_mode", NULL,
+    "output", "policy", "threshold_us", "patch", "clock", "events", "file_mode", "stream", NULL,
 };
 
 static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, void *args,
@@ -89,19 +95,44 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
     }
     const char *fo = secure_getenv("FLIGHTREC_OPTIONS");
     int has_output = strstr(pass, "output=") || (fo && strstr(fo, "output="));
+    /* stream=1 without an `output`: the file grows from init on, so compiler-rt's log
+     * file is named (and created) now instead of at flush, and becomes the output; the
+     * flush then writes the stream's end (fr_flush). '%' is doubled: output expands it. */
+    char stream_out[2 * (XR_BASE_MAX + 512) + 8] = "", path[XR_BASE_MAX + 512] = "";
+    int wants_stream = strstr(pass, "stream=1") || (fo && strstr(fo, "stream=1"));
+    if (wants_stream && !has_output && !nff && !bad) {
+        int fd = xr_open_logfile(path, sizeof path);
+        if (fd < 0) {
+            bad = -1;
+        } else {
+            close(fd);
+            size_t len = 0;
+            memcpy(stream_out, " output=", 8);
+            len = 8;
+            for (const char *p = path; *p; p++) {
+                if (*p == '%')
+                    stream_out[len++] = '%';
+                stream_out[len++] = *p;
+            }
+            stream_out[len] = 0;
+            has_output = 1;
+        }
+    }
     char opts[8192];
     /* Our defaults first: FLIGHTREC_OPTIONS (applied by fr_init before the string) wins
      * only where we add nothing, so patch/policy from it are kept. */
-    int w = snprintf(opts, sizeof opts, "buffer_size=%d buffers=%d threshold_us=%d%s%s%s %s",
+    int w = snprintf(opts, sizeof opts, "buffer_size=%d buffers=%d threshold_us=%d%s%s%s%s %s",
                      size < 1024 ? 1024 : size, max, threshold_us < 0 ? 0 : threshold_us,
                      fo && strstr(fo, "patch=") ? "" : " patch=none",
                      fo && strstr(fo, "policy=") ? "" : " policy=discard",
-                     has_output && !nff ? "" : " no_file_flush=1", pass);
+                     has_output && !nff ? "" : " no_file_flush=1", stream_out, pass);
+    fr_status st = bad || w < 0 || (size_t)w >= sizeof opts ? FR_ERR_OPTIONS : fr_init(opts);
+    if (st != FR_OK && path[0])
+        unlink(path);   /* the log file named for the stream, left empty */
     if (bad || w < 0 || (size_t)w >= sizeof opts) {
         __atomic_store_n(&status, XRAY_LOG_UNINITIALIZED, __ATOMIC_RELEASE);
         return XRAY_LOG_UNINITIALIZED;
     }
-    fr_status st = fr_init(opts);
     if (st != FR_OK) {
         xr_report("BufferQueue init failed.\n");
         __atomic_store_n(&status, XRAY_LOG_UNINITIALIZED, __ATOMIC_RELEASE);
