@@ -75,7 +75,8 @@ static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32
             cv_names_get(&p->names, fid);
         }
     }
-    qsort(p->threads, p->n_threads, sizeof *p->threads, by_tid);
+    if (p->n_threads > 1)   /* (qsort's array must not be NULL, even empty) */
+        qsort(p->threads, p->n_threads, sizeof *p->threads, by_tid);
 }
 
 /* A process's root frame: "[process PID NAME]" from the trace's process event, else
@@ -210,7 +211,8 @@ const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
         return p->frame;
     if (fr_stack_is_thread(fid)) {
         cv_thread_frame key = {(int32_t)(fid & ~FR_STACK_THREAD), NULL};
-        const cv_thread_frame *t = bsearch(&key, p->threads, p->n_threads, sizeof key, by_tid);
+        const cv_thread_frame *t = p->n_threads ? bsearch(&key, p->threads, p->n_threads, sizeof key,
+                                                          by_tid) : NULL;
         return t ? t->frame : "[thread]";   /* (every thread node was named) */
     }
     return cv_names_get(&p->names, fid);
