@@ -99,3 +99,8 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
 else()
   message(STATUS "convert merge test not registered: the C compiler is not clang (XRay sleds)")
 endif()
+
+# Function ids as large as a record carries: no table sized by the largest id.
+add_test(NAME convert_wild_ids
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_ids.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_ids)

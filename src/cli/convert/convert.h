@@ -193,7 +193,12 @@ static inline bool cv_monotonic_origin(const cv_job *job, int64_t *origin_ns)
 }
 
 /* ------------------------------------------------------------------ function names
- * Names looked up once per function id and kept in the form a format needs. */
+ * Names looked up once per function id and kept in the form a format needs. Ids are
+ * dense from 1 in a real trace; a table indexed by id covers ids below CV_IDS_CACHED
+ * only, so that a damaged record's id (up to 2^28 - 1) cannot make it gigabytes:
+ * beyond, the names cache keeps a hash map, other per-id tables compute the value
+ * again at each use. */
+#define CV_IDS_CACHED (1u << 20)
 typedef struct cv_names {
     char **by_id;      /* formatted name per id, NULL until first use */
     size_t n;

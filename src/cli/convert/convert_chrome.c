@@ -165,10 +165,33 @@ static void name_thread(struct cv_chrome *c, struct thread_slot *t)
     }
 }
 
-/* The file:line args of a function's calls (where it starts, from the binary's debug
- * information), looked up once per id; "" when unknown. */
+/* The file:line args of function id's calls (where it starts, from the binary's debug
+ * information), malloc'd; "" when unknown, NULL when out of memory. */
+static char *location_string(struct cv_chrome *c, uint32_t id)
+{
+    const char *file;
+    int line;
+    char *s = NULL;
+    if (c->job->symbols && fr_symbols_location(c->job->symbols, id, &file, &line)) {
+        char *jf = json_name(file, NULL);
+        size_t n = jf ? strlen(jf) + 32 : 0;
+        if (jf && (s = malloc(n)))
+            snprintf(s, n, "\"file\":%s,\"line\":%d", jf, line);
+        free(jf);
+    }
+    return s ? s : strdup("");
+}
+
+/* location_string, looked up once per id. */
 static const char *location_args(struct cv_chrome *c, uint32_t id)
 {
+    if (id >= CV_IDS_CACHED) {
+        /* Not cached (convert.h): kept alive until the next such call. */
+        static char *uncached;
+        free(uncached);
+        uncached = location_string(c, id);
+        return uncached ? uncached : "";
+    }
     if (id >= c->n_locs) {
         size_t n = (size_t)id + 1 > 2 * c->n_locs ? (size_t)id + 1 : 2 * c->n_locs;
         char **p = realloc(c->locs, n * sizeof *p);
@@ -179,17 +202,7 @@ static const char *location_args(struct cv_chrome *c, uint32_t id)
         c->n_locs = n;
     }
     if (!c->locs[id]) {
-        const char *file;
-        int line;
-        char *s = NULL;
-        if (c->job->symbols && fr_symbols_location(c->job->symbols, id, &file, &line)) {
-            char *jf = json_name(file, NULL);
-            size_t n = jf ? strlen(jf) + 32 : 0;
-            if (jf && (s = malloc(n)))
-                snprintf(s, n, "\"file\":%s,\"line\":%d", jf, line);
-            free(jf);
-        }
-        c->locs[id] = s ? s : strdup("");
+        c->locs[id] = location_string(c, id);
         if (!c->locs[id])
             return "";
     }

@@ -175,8 +175,6 @@ void cv_hex(cv_out *o, const uint8_t *p, size_t n)
 
 /* ------------------------------------------------------------------ name cache */
 
-#define CV_NAMES_MAX_DIRECT (1u << 20)   /* ids are dense from 1; beyond this, a hash map */
-
 void cv_names_init(cv_names *c, fr_symbols *symbols, char *(*format)(const char *, void *), void *ctx)
 {
     memset(c, 0, sizeof *c);
@@ -206,7 +204,7 @@ static char *names_make(cv_names *c, uint32_t id)
 
 const char *cv_names_get_slow(cv_names *c, uint32_t id)
 {
-    if (id >= CV_NAMES_MAX_DIRECT) {
+    if (id >= CV_IDS_CACHED) {   /* beyond: a hash map */
         if (!c->big_index) {
             names_oom(c->big_index = malloc(sizeof(fr_u64_map)));
             fr_u64_map_init(c->big_index);

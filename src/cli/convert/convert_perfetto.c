@@ -599,7 +599,7 @@ static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, i
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
     {
-        if (id >= p->fn_cap) {
+        if (id >= p->fn_cap && id < CV_IDS_CACHED) {   /* beyond: interned at each use */
             size_t ncap = p->fn_cap ? p->fn_cap : 1024;
             while (ncap <= id)
                 ncap *= 2;
@@ -610,7 +610,8 @@ static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, i
             p->fn_interned = nf;
             p->fn_cap = ncap;
         }
-        p->fn_interned[id] = 1;
+        if (id < p->fn_cap)
+            p->fn_interned[id] = 1;
         const char *name = fr_symbols_name(p->job->symbols, id);
         put_interned(b, ID_EVENT_NAMES, (uint64_t)id + 1, name, strlen(name));
     }
