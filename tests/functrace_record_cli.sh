@@ -42,6 +42,15 @@ expect_rc 0 "%p output" "$fr" record -o "t-%p.fr" -- "$prog"
 ls t-[0-9]*.fr >/dev/null 2>&1 || fail "%p not expanded: $(ls)"
 expect_rc 7 "exit status propagated" "$fr" record --no-check -o s.fr -- "$seven"
 
+# A run that writes no trace says so, also when OUTPUT already exists (a previous run's
+# trace, written a moment ago, is not this run's).
+echo "previous run" >stale.fr
+FLIGHTREC_OPTIONS=no_file_flush=1 expect_rc 0 "a run that writes no trace" \
+    "$fr" record --no-backing -o stale.fr -- "$prog"
+grep -q "no trace at $work/stale.fr" err.txt || fail "no 'no trace at' for a run without a trace: $(cat err.txt)"
+grep -q "trace written" err.txt && fail "a previous run's file reported as this run's trace: $(cat err.txt)"
+[ "$(cat stale.fr)" = "previous run" ] || fail "the previous run's file was changed"
+
 # Patterns that match nothing say so (issue 10): a name, an id past the last one.
 for pat in nosuch 999; do
   "$fr" record -o nomatch.fr --filter "$pat" -- "$prog" >/dev/null 2>nomatch.err || true

@@ -356,6 +356,19 @@ static pid_t backing_pid(const char *name)
  * written): its trace is recovered to where the process would have written it (TRACE
  * for the recorded process after the rename below, PATTERN with its pid for others; a
  * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
+/* True when PATH was modified after START (less the 10 ms a file system's coarse clock
+ * may lag). With a %p in -o, the runtime writes the trace under its final name: a file of
+ * that name from before the run is not this run's trace. (Without %p, the trace is this
+ * run's only when OUTPUT.PID was renamed to it.) */
+static bool written_since(const char *path, const struct timespec *start, struct stat *st)
+{
+    if (stat(path, st) != 0)
+        return false;
+    long long m = (long long)st->st_mtim.tv_sec * 1000000000ll + st->st_mtim.tv_nsec;
+    long long s = (long long)start->tv_sec * 1000000000ll + start->tv_nsec;
+    return m >= s - 10000000ll;
+}
+
 static void recover_leftovers(const char *dir, const char *pattern, time_t started)
 {
     DIR *d = opendir(dir);
@@ -669,6 +682,8 @@ int cmd_record(int argc, char **argv)
         free(value);
     }
     time_t started = time(NULL);
+    struct timespec started_ns;
+    clock_gettime(CLOCK_REALTIME, &started_ns);
 
     fflush(NULL);
     pid_t pid = fork();
@@ -727,7 +742,7 @@ int cmd_record(int argc, char **argv)
     const char *own_base = own && strrchr(own, '/') ? strrchr(own, '/') + 1 : own;
     if (staging)
         ;   /* said above */
-    else if (trace && stat(trace, &st) == 0 && st.st_mtime >= started - 1)
+    else if (trace && (per_process ? renamed : written_since(trace, &started_ns, &st)))
         fprintf(stderr, "flightrec record: trace written to %s (%lld bytes%s%s)\n", trace,
                 (long long)st.st_size, renamed ? ", renamed from " : "",
                 renamed ? own_base : "");
