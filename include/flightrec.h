@@ -75,7 +75,8 @@
  *                      otherwise; a fork child records into a file of its own (PATH with
  *                      its pid for %p, else PATH.PID). backing=0: none (default; on
  *                      under `flightrec record`). docs/BACKING.md.
- *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h)
+ *   events=SPEC[;SPEC]  structured events the recorder keeps (flightrec/events.h; ','
+ *                      separates SPECs too: "events=A:4,B:*,start=1")
  *   user_events=auto|on|off   the Linux user_events sink (flightrec/events.h): auto
  *                      (default) uses it where the kernel has it and is silent where not;
  *                      on also says once on stderr when it is unavailable; off never

@@ -99,6 +99,8 @@ static void test_bad_input(void **state)
         "bogus=1", "buffer_size=abc", "buffer_size=100", "buffer_size=-5", "buffers=0",
         "policy=both", "start=maybe", "threshold_us=1e3", "output=", "novalue", "clock=sundial",
         "buffers=99999999999999999999",
+        /* events= rules that select nothing the user meant (events.h's syntax) */
+        "events=::::", "events=P:0", "events=P:5:zz", "events=:5", "events=P:256",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_int_equal(fr_options_parse(&o, bad[i], NULL), -1);

@@ -411,6 +411,14 @@ static void test_filter(void **state)
     f = fr_event_filter_parse("none");
     assert_false(fr_event_filter_match(f, "X", 1, 0));
     fr_event_filter_free(f);
+    /* ',' separates SPECs as ';' does (FLIGHTREC_OPTIONS="events=A:4,B:*,start=1") */
+    f = fr_event_filter_parse("MyProvider:4:0x3,Other:*");
+    assert_non_null(f);
+    assert_true(fr_event_filter_match(f, "MyProvider", 4, 0x1));
+    assert_false(fr_event_filter_match(f, "MyProvider", 5, 0x1));
+    assert_true(fr_event_filter_match(f, "Other", 200, 0x80));
+    assert_false(fr_event_filter_match(f, "Third", 1, 0));
+    fr_event_filter_free(f);
     assert_null(fr_event_filter_parse("P:0"));                      /* level 0 invalid */
     assert_null(fr_event_filter_parse("P:5:zz"));
     assert_null(fr_event_filter_parse(":5"));

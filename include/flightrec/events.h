@@ -44,13 +44,15 @@
  *     FR_TE_EVENT_RUN); `flightrec dump` and `flightrec convert` decode them.
  *
  * The `events` option (FLIGHTREC_OPTIONS or fr_init's string):
- *   events=SPEC[;SPEC...]     SPEC = PROVIDER[:LEVEL[:KEYWORDS]]
+ *   events=SPEC[;SPEC...]     SPEC = PROVIDER[:LEVEL[:KEYWORDS]] (',' separates SPECs too)
  *     PROVIDER   a provider name, or * for every provider
  *     LEVEL      highest level recorded, 1 (critical) .. 255, or *; default 5 (verbose)
  *     KEYWORDS   keyword mask (decimal or 0x hex), or *; default * (all). An event is
  *                selected if it has no keyword (0) or shares a bit with the mask.
  *   e.g. events=MyProvider:4:0x3;Other:*   The first SPEC naming a provider wins over *.
  *   events=none records no events. Without the option: every provider, levels 1..5.
+ *   A malformed value is a bad option value (fr_init: FR_ERR_OPTIONS; `flightrec
+ *   record` refuses it before the program runs).
  *
  * Fields (name is a string literal; value expressions are evaluated only if enabled):
  *   FR_I8..FR_I64(name, v), FR_U8..FR_U64(name, v)    signed/unsigned integers

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "core/options.h"
 #include "core/clock.h"
+#include "events/event_spec.h"
 #include "fr_format.h"
 
 #define DEFAULT_BUFFER_SIZE (64u * 1024u)
@@ -214,7 +215,8 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
     if (is_key(k, kl, "snapshot_output"))
         return copy_string(o->snapshot_output, sizeof o->snapshot_output, v, vl);
     if (is_key(k, kl, "events"))
-        return vl < sizeof o->events ? (memcpy(o->events, v, vl), o->events[vl] = 0, 0) : -1;
+        return vl < sizeof o->events && fr_event_spec_valid(v, vl)
+                   ? (memcpy(o->events, v, vl), o->events[vl] = 0, 0) : -1;
     if (is_key(k, kl, "clock")) {
         if (vl == 4 && !memcmp(v, "auto", 4)) o->clock = FR_CLOCK_AUTO;
         else if (vl == 3 && !memcmp(v, "tsc", 3)) o->clock = FR_CLOCK_TSC;

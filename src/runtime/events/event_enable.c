@@ -3,6 +3,8 @@
  * takes. Syntax (documented in flightrec/events.h):
  *   SPEC[;SPEC...]   SPEC = PROVIDER[:LEVEL[:KEYWORDS]],  PROVIDER may be *,
  *   LEVEL 1..255 or * (default 5), KEYWORDS a mask or * (default *); "none": nothing.
+ *   ',' separates SPECs as ';' does (the option parser keeps "events=A:4,B:2" as one
+ *   value, and a ';' needs quoting in a shell).
  * A provider's own SPEC wins over "*". Parsed at init, never on a hot path.
  */
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/event_spec.h"
 #include "events/events_internal.h"
 
 typedef struct filter_rule {
@@ -50,8 +53,13 @@ static bool parse_number(const char *s, size_t len, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* One SPEC into *r; with r NULL, only checked (nothing allocated). */
 static bool parse_rule(const char *s, size_t len, filter_rule *r)
 {
+    filter_rule scratch;
+    bool check_only = !r;
+    if (check_only)
+        r = &scratch;
     const char *end = s + len;
     const char *c1 = memchr(s, ':', len);
     const char *name_end = c1 ? c1 : end;
@@ -60,7 +68,7 @@ static bool parse_rule(const char *s, size_t len, filter_rule *r)
     r->provider = NULL;
     r->max_level = FR_EH_LEVEL_VERBOSE;
     r->keywords = UINT64_MAX;
-    if (!(name_end - s == 1 && *s == '*')) {
+    if (!check_only && !(name_end - s == 1 && *s == '*')) {
         r->provider = strndup(s, (size_t)(name_end - s));
         if (!r->provider)
             return false;
@@ -89,6 +97,29 @@ static bool parse_rule(const char *s, size_t len, filter_rule *r)
     return true;
 }
 
+/* The length of the SPEC at p (up to the next ';' or ',' or the end). */
+static size_t rule_length(const char *p, const char *end)
+{
+    const char *q = p;
+    while (q < end && *q != ';' && *q != ',')
+        q++;
+    return (size_t)(q - p);
+}
+
+bool fr_event_spec_valid(const char *spec, size_t len)
+{
+    if (len == 4 && !memcmp(spec, "none", 4))
+        return true;
+    const char *end = spec + len;
+    for (const char *p = spec; p < end;) {
+        size_t n = rule_length(p, end);
+        if (n > 0 && !parse_rule(p, n, NULL))
+            return false;
+        p += n + (p + n < end);
+    }
+    return true;
+}
+
 fr_event_filter *fr_event_filter_parse(const char *spec)
 {
     if (!spec)
@@ -97,14 +128,14 @@ fr_event_filter *fr_event_filter_parse(const char *spec)
         spec = "";
     size_t n = 1;
     for (const char *p = spec; *p; p++)
-        n += *p == ';';
+        n += *p == ';' || *p == ',';
     fr_event_filter *f = calloc(1, sizeof *f + n * sizeof f->rules[0]);
     if (!f)
         return NULL;
-    const char *p = spec;
+    const char *p = spec, *spec_end = spec + strlen(spec);
     while (*p) {
-        const char *semi = strchr(p, ';');
-        size_t len = semi ? (size_t)(semi - p) : strlen(p);
+        size_t len = rule_length(p, spec_end);
+        bool sep = p + len < spec_end;
         if (len > 0) {
             if (!parse_rule(p, len, &f->rules[f->count])) {
                 fprintf(stderr, "flightrec: bad events= rule '%.*s' (want PROVIDER[:LEVEL[:KEYWORDS]]); "
@@ -115,7 +146,7 @@ fr_event_filter *fr_event_filter_parse(const char *spec)
             }
             f->count++;
         }
-        p += len + (semi != NULL);
+        p += len + sep;
     }
     return f;
 }
