@@ -416,7 +416,7 @@ static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_func
  * locals are written back before any record takes the general path, and at the end. */
 static inline __attribute__((always_inline))
 void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
-                            size_t n, const bool enters, const bool costs, const bool steps)
+                            size_t n, const bool enters, const bool steps)
 {
     size_t i = 0;
     while (i < n) {
@@ -430,7 +430,6 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
         uint32_t *const ids = th->ids;
         struct open_frame *const frames = th->frames;
         fr_call *const batch = t->batch;
-        fr_call_cost *const cost = t->costs;
         fr_call_step *const step = t->steps;
         const uint32_t limit = th->fast_limit;
         uint32_t d = th->depth, max_depth = t->stats.max_depth;
@@ -457,16 +456,6 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             const struct open_frame *f = &frames[(int32_t)d - 1];
             uint64_t exit_tsc = tsc < f->enter_tsc ? f->enter_tsc : tsc;
             uint64_t duration = exit_tsc - f->enter_tsc;
-            if (costs) {   /* only what per-function statistics need */
-                fr_call_cost *k = &cost[n_batch];
-                uint64_t child = f->child_ticks;
-                k->function_id = id;
-                k->flags = tail_flag;
-                k->duration = duration;
-                k->self = child < duration ? duration - child : 0;
-                n_batch += is_exit;
-                goto frames;
-            }
             if (steps) {   /* an enter or a call, in record order */
                 fr_call_step *k = &step[n_batch];
                 uint64_t child = f->child_ticks;
@@ -502,7 +491,7 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             calls += is_exit;
             /* as an enter (no argument in a batch): frame d */
             ids[d] = id;
-            if (costs || steps) {   /* its calls never show the argument: arg, has_arg unused */
+            if (steps) {   /* its calls never show the argument: arg, has_arg unused */
                 frames[d].enter_tsc = tsc;
                 frames[d].child_ticks = 0;
             } else {
@@ -521,18 +510,93 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
     }
 }
 
+/* Costs mode's loop (account, ~20 M records a run): the loop above reduced to what a
+ * completed call's costs need, with as few values live as there are registers (the
+ * shared loop, inlined three times, kept its pointers and counters on the stack and
+ * reloaded them every record). A record moves the depth by one and adds at most one
+ * call, so each run is bounded beforehand by the free batch entries and the depth left
+ * below fast_limit: no check of either per record. The calls made are the entries
+ * added, the thread's last time the last record's. */
+static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
+                                 size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        struct thread_state *th = thread_of(t, tid);
+        if (th->fast_limit - th->depth < 64 && th->cap && th->cap < FR_CALL_TRACKER_MAX_DEPTH)
+            grow_stack(th);                         /* runs not cut short near the limit */
+        if (th->depth >= th->fast_limit) {          /* deep, or no stack yet */
+            feed_function_general(t, tid, &recs[i++]);
+            continue;
+        }
+        if (t->n_batch == BATCH)
+            flush_batch(t);
+        uint32_t *const ids = th->ids;
+        struct open_frame *const frames = th->frames;
+        uint32_t d = th->depth, max_depth = t->stats.max_depth;
+        fr_call_cost *const first = t->costs + t->n_batch;
+        fr_call_cost *k = first;
+        size_t run = n - i;
+        if (run > BATCH - t->n_batch)
+            run = BATCH - t->n_batch;
+        if (run > th->fast_limit - d)
+            run = th->fast_limit - d;
+        const fr_function_record *r = recs + i, *const end = r + run;
+        bool stopped = false;
+        for (; r < end; r++) {
+            const unsigned kind = r->kind;
+            const uint32_t id = r->function_id;
+            const uint64_t tsc = r->tsc;
+            unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
+            unsigned top_differs = ids[(int32_t)d - 1] != id;
+            __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
+            if (is_exit & top_differs) {                /* unmatched, unwinding: rare */
+                stopped = true;
+                break;
+            }
+            /* as an exit: the costs of frame d-1's call (a clock gone back: length 0) */
+            const struct open_frame *f = &frames[(int32_t)d - 1];
+            const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
+            const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
+            k->function_id = id;
+            k->flags = (kind & FR_REC_TAIL_EXIT) << 1;  /* FR_CALL_TAIL_EXIT */
+            _Static_assert(FR_REC_TAIL_EXIT == 2 && FR_CALL_TAIL_EXIT == 4, "tail flag");
+            k->duration = duration;
+            k->self = child < duration ? duration - child : 0;
+            k += is_exit;
+            frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
+            /* as an enter: frame d (arg and has_arg unused: these calls never show them) */
+            ids[d] = id;
+            frames[d].enter_tsc = tsc;
+            frames[d].child_ticks = 0;
+            d = d + 1 - 2 * is_exit;
+            max_depth = d > max_depth ? d : max_depth;
+        }
+        const size_t done = (size_t)(r - (recs + i)), calls = (size_t)(k - first);
+        th->depth = d;
+        if (done)
+            th->last_tsc = r[-1].tsc;
+        t->n_batch += calls;
+        t->stats.calls += calls;
+        t->stats.max_depth = max_depth;
+        i += done;
+        if (stopped)                                /* that record: general path */
+            feed_function_general(t, tid, &recs[i++]);
+    }
+}
+
 void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n)
 {
     if (t->on_calls) {
         if (t->on_steps)
-            feed_functions_batched(t, tid, recs, n, true, false, true);
+            feed_functions_batched(t, tid, recs, n, true, true);
         else if (t->enters)
-            feed_functions_batched(t, tid, recs, n, true, false, false);
+            feed_functions_batched(t, tid, recs, n, true, false);
         else if (t->on_costs)
-            feed_functions_batched(t, tid, recs, n, false, true, false);
+            feed_functions_costs(t, tid, recs, n);
         else
-            feed_functions_batched(t, tid, recs, n, false, false, false);
+            feed_functions_batched(t, tid, recs, n, false, false);
         return;
     }
     for (size_t i = 0; i < n; i++)
