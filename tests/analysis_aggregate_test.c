@@ -98,6 +98,64 @@ static void test_function_stats(void **state)
     fr_analysis_free(a);
 }
 
+/* The per-function sketches equal sketches fed directly with fr_qsketch_add, bucket for
+ * bucket, whichever way the calls come in (one by one, fr_call batches, costs batches):
+ * func_stats counts a call in a one-byte counter per bucket, added to the sketch when it
+ * wraps, when the window grows and when the statistics are read. So: one bucket hit far
+ * more than 256 times (wrapping many times), windows widened below and above while counts
+ * are pending, and reads between the adds. */
+static void test_function_sketches_exact(void **state)
+{
+    (void)state;
+    enum { FUNCS = 3, ROUNDS = 3, PER_ROUND = 70000 };
+    fr_func_stats *fs = fr_func_stats_new();
+    fr_qsketch ref[FUNCS];
+    for (int f = 0; f < FUNCS; f++)
+        fr_qsketch_init(&ref[f]);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int k = 0; k < PER_ROUND; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t f = (uint32_t)(x % FUNCS);
+            /* mostly one bucket (wraps the byte counter hundreds of times), some nearby
+             * values, and in later rounds values far below and above the window so far */
+            uint64_t d = 1000;
+            if (x % 7 == 0)
+                d = 900 + (x >> 40) % 400;
+            if (round > 0 && x % 5003 == 0)
+                d = round == 1 ? 3 : (1ull << 40) + (x >> 30);
+            fr_qsketch_add(&ref[f], d);
+            fr_call c = {.function_id = 10 + f, .enter_tsc = 5, .exit_tsc = 5 + d};
+            fr_call_cost cost = {.function_id = 10 + f, .duration = d, .self = d};
+            if (k % 3 == 0)
+                fr_func_stats_add(fs, &c);
+            else if (k % 3 == 1)
+                fr_func_stats_on_calls(&c, 1, fs);
+            else
+                fr_func_stats_on_costs(&cost, 1, fs);
+        }
+        for (int f = 0; f < FUNCS; f++) {   /* a read between the rounds' adds */
+            const fr_func_stat *s = fr_func_stats_find(fs, 10 + (uint32_t)f);
+            assert_non_null(s);
+            assert_int_equal(s->calls, ref[f].count);
+            assert_int_equal(s->durations.count, ref[f].count);
+            assert_int_equal(s->durations.min, ref[f].min);
+            assert_int_equal(s->durations.max, ref[f].max);
+            assert_int_equal(s->durations.lo, ref[f].lo);
+            assert_int_equal(s->durations.n, ref[f].n);
+            for (uint32_t i = 0; i < ref[f].n; i++)
+                assert_int_equal(s->durations.buckets[i], ref[f].buckets[i]);
+            for (int q = 0; q <= 100; q++)
+                assert_int_equal(fr_qsketch_quantile(&s->durations, q / 100.0),
+                                 fr_qsketch_quantile(&ref[f], q / 100.0));
+        }
+    }
+    assert_true(ref[0].count > 256 * 200);   /* the counters wrapped many times */
+    for (int f = 0; f < FUNCS; f++)
+        fr_qsketch_free(&ref[f]);
+    fr_func_stats_free(fs);
+}
+
 static void check_edge(const fr_analysis *a, uint32_t from, uint32_t to, uint64_t calls, uint64_t total)
 {
     const fr_call_edge *e = fr_call_graph_find(a->graph, from, to);
@@ -268,6 +326,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_function_stats),
+        cmocka_unit_test(test_function_sketches_exact),
         cmocka_unit_test(test_call_graph),
         cmocka_unit_test(test_unique_stacks),
         cmocka_unit_test(test_stacks_without_enter_callback),

@@ -95,6 +95,30 @@ static void test_every_bucket_boundary(void **state)
     assert_int_equal(fr_qsketch_index(UINT64_MAX), FR_QSKETCH_MAX_BUCKETS - 1);
 }
 
+/* The layout, written out the long way: exact below 128, then 64 buckets per power of two
+ * (fr_qsketch_index computes it without a branch). */
+static uint32_t index_by_layout(uint64_t v)
+{
+    if (v < 128)
+        return (uint32_t)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);
+    return 128 + (e - 7) * 64 + (uint32_t)((v >> (e - 6)) & 63);
+}
+
+static void test_bucket_index_layout(void **state)
+{
+    (void)state;
+    for (uint64_t v = 0; v < (1u << 18); v++)
+        if (fr_qsketch_index(v) != index_by_layout(v))
+            fail_msg("value %llu: bucket %u, layout says %u", (unsigned long long)v,
+                     fr_qsketch_index(v), index_by_layout(v));
+    for (unsigned e = 0; e < 64; e++)
+        for (int d = -2; d <= 2; d++) {
+            uint64_t v = (1ull << e) + (uint64_t)(int64_t)d;
+            assert_int_equal(fr_qsketch_index(v), index_by_layout(v));
+        }
+}
+
 static void test_uniform_and_lognormal_samples(void **state)
 {
     (void)state;
@@ -172,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_small_values_exact),
         cmocka_unit_test(test_empty_and_single),
         cmocka_unit_test(test_every_bucket_boundary),
+        cmocka_unit_test(test_bucket_index_layout),
         cmocka_unit_test(test_uniform_and_lognormal_samples),
         cmocka_unit_test(test_merge_equals_single_sketch),
         cmocka_unit_test(test_llvm_xray_rank_convention),

@@ -39,7 +39,7 @@ void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx);
 void fr_func_stats_on_costs(const fr_call_cost *costs, size_t n, void *ctx);
 
 /* Functions in order of first completed call; the pointers stay valid until the next add.
- * (Not const: reading first applies the sketch updates still queued, see func_stats.c.) */
+ * (Not const: reading first adds the sketch counts still pending, see func_stats.c.) */
 size_t fr_func_stats_count(fr_func_stats *fs);
 fr_func_stat *fr_func_stats_at(fr_func_stats *fs, size_t i);
 /* NULL if the function had no completed call. */
