@@ -9,7 +9,7 @@ process root are that process's, as `stack` and `account` count them on its file
 --format svg of the 4: well-formed XML (python's parser), one frame per process whose
 width is that process's calls. --max-stacks bounds the merged tree and loses no call,
 --tid selects the thread in each file, a file without process metadata gets a
-"[trace PATH]" root. Refused: a file given twice, two files of one pid, a file that is
+"[trace PATH]" root (and its unmatched exit is reported under its name). Refused: a file given twice, two files of one pid, a file that is
 not a trace (nothing written), -o naming an input, several files with yaml.
 usage: convert_merge_stacks.py FLIGHTREC PROGRAM WORKDIR
 """
@@ -166,9 +166,12 @@ except (ET.ParseError, OSError) as e:
 bare = os.path.join(work, "noproc.xray")
 with open(bare, "wb") as f:
     f.write(FDR_HEADER + fdr_extents(fdr_md(0, struct.pack("<i", 5)) + fdr_md(4, struct.pack("<qi", 1, 0))
-                                     + fdr_md(2, struct.pack("<HQ", 0, 100))
+                                     + fdr_md(2, struct.pack("<HQ", 0, 100)) + fdr_fn(2, 1, 5)
                                      + fdr_fn(1, 0, 10) + fdr_fn(1, 1, 10) + fdr_fn(1, 0, 10) + fdr_fn(1, 1, 10)))
-lines, _ = folded([files[1], bare, "--weight", "calls"], "folded of a trace and a compiler-rt file")
+lines, r = folded([files[1], bare, "--weight", "calls"], "folded of a trace and a compiler-rt file")
+check(r.stderr == "flightrec convert: %s: 1 exits without their entry dropped, 0 calls closed by a caller's "
+      "exit, 0 calls still open at the end (closed at the thread's last record)\n" % bare,
+      "unmatched records reported for the trace that has them: %s" % r.stderr)
 check(("[trace %s]" % bare, 2) in [(fr[0], w) for fr, w in lines] and
       sum(w for fr, w in lines if ROOT.match(fr[0])) == alone_calls[1],
       "[trace PATH] root for the file that names no process: %s" % lines)

@@ -1,5 +1,6 @@
 /*
- * convert.h - `flightrec convert`: one trace in, one file in another format out.
+ * convert.h - `flightrec convert`: one trace (or several: perfetto, chrome, folded, svg)
+ * in, one file in another format out.
  * cmd_convert.c parses the options and opens the trace; each format has its own file
  * (convert_chrome.c, convert_folded.c, convert_svg.c, convert_yaml.c, convert_perfetto.c) that streams the
  * records once and writes as it reads. convert_out.c holds the buffered writer they share.

@@ -19,13 +19,20 @@ static void *check_alloc(void *p)
     return p;
 }
 
-void cv_report_unmatched(const fr_call_tracker_stats *s)
+/* The report, saying which trace when path is not NULL. */
+static void report_unmatched_in(const char *path, const fr_call_tracker_stats *s)
 {
     if (s->unmatched_exits || s->closed_by_unwind || s->open_at_end)
-        fprintf(stderr, "flightrec convert: %llu exits without their entry dropped, %llu calls closed by a "
+        fprintf(stderr, "flightrec convert: %s%s%llu exits without their entry dropped, %llu calls closed by a "
                 "caller's exit, %llu calls still open at the end (closed at the thread's last record)\n",
+                path ? path : "", path ? ": " : "",
                 (unsigned long long)s->unmatched_exits, (unsigned long long)s->closed_by_unwind,
                 (unsigned long long)s->open_at_end);
+}
+
+void cv_report_unmatched(const fr_call_tracker_stats *s)
+{
+    report_unmatched_in(NULL, s);
 }
 
 /* Feeds the rest of job's trace to the analysis: plain function records in batches (no
@@ -149,10 +156,19 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         cv_names_init(&p->names, job->symbols, format, NULL);
         if (several)
             p->frame = process_frame(job, format);
+        fr_call_tracker_stats before = *fr_analysis_stats(st->analysis);
         if (feed(job, st->analysis) == FR_READ_ERROR)
             rc = FR_EXIT_BAD_INPUT;
         /* a process's frames still open end with its trace, not in the next one */
         fr_analysis_finish(st->analysis);
+        if (several) {   /* which trace had unmatched records */
+            const fr_call_tracker_stats *now = fr_analysis_stats(st->analysis);
+            fr_call_tracker_stats d = {
+                .unmatched_exits = now->unmatched_exits - before.unmatched_exits,
+                .closed_by_unwind = now->closed_by_unwind - before.closed_by_unwind,
+                .open_at_end = now->open_at_end - before.open_at_end};
+            report_unmatched_in(job->in_path, &d);
+        }
         p->end = (uint32_t)fr_stack_agg_count(st->agg);
         st->n_procs = k + 1;
         name_process(job, st, p, start, format, several);
@@ -170,7 +186,8 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     free(pids);
     if (several)
         job->in_path = job->inputs[0];   /* (the svg's title names it) */
-    cv_report_unmatched(fr_analysis_stats(st->analysis));
+    if (!several)
+        cv_report_unmatched(fr_analysis_stats(st->analysis));
     st->n = fr_stack_agg_count(st->agg);
     uint64_t merged = fr_stack_agg_merged_calls(st->agg);
     if (merged)
