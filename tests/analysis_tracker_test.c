@@ -340,18 +340,28 @@ static fr_call seen_calls[200000];
 static size_t n_seen;
 /* calls and enters in the order of the callbacks, for the batched enters mode */
 static fr_call seen_events[200000];
+static uint64_t seen_paths[200000];   /* each event's fr_call_path_hash, from its stack */
 static size_t n_events;
+static uint64_t path_of(const uint32_t *stack, uint32_t depth)
+{
+    uint64_t h = FR_CALL_PATH_SEED;
+    for (uint32_t d = 0; d <= depth; d++)
+        h = fr_call_path_hash(h, stack[d]);
+    return h;
+}
 static void collect_one(const fr_call *c, void *ctx)
 {
     (void)ctx;
     assert_true(n_seen < 200000 && n_events < 200000);
     seen_calls[n_seen++] = *c;
+    seen_paths[n_events] = path_of(c->stack, c->depth);
     seen_events[n_events++] = *c;
 }
 static void collect_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
 {
     (void)ctx;
     assert_true(n_events < 200000);
+    seen_paths[n_events] = path_of(stack, depth);
     seen_events[n_events++] = (fr_call){.tid = tid, .function_id = stack[depth], .enter_tsc = tsc,
                                         .depth = depth, .flags = FR_CALL_ENTER};
 }
@@ -414,14 +424,15 @@ static void check_costs(const fr_call_cost *costs, size_t n, void *ctx)
 }
 
 /* Checks a batch of the steps mode against seen_events; ctx: the count checked so far. */
-static void check_steps(const fr_call_step *steps, size_t n, void *ctx)
+static void check_steps(int32_t tid, const fr_call_step *steps, size_t n, void *ctx)
 {
     size_t *checked = ctx;
     for (size_t i = 0; i < n; i++, (*checked)++) {
         assert_true(*checked < n_events);
         const fr_call *a = &seen_events[*checked];
         const fr_call_step *b = &steps[i];
-        assert_int_equal(a->tid, b->tid);
+        assert_int_equal(a->tid, tid);
+        assert_int_equal(seen_paths[*checked], b->path_hash);
         assert_int_equal(a->function_id, b->function_id);
         assert_int_equal(a->depth, b->depth);
         assert_int_equal(a->flags, b->flags);

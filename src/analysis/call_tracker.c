@@ -41,6 +41,7 @@ struct thread_state {
     uint64_t last_tsc;
     uint32_t *ids;               /* ids[0..depth-1]: function ids, root first */
     struct open_frame *frames;
+    uint64_t *hashes;            /* steps mode: each open frame's fr_call_path_hash */
 };
 
 #define BATCH 512   /* calls handed over at once in batched mode */
@@ -54,6 +55,7 @@ struct fr_call_tracker {
     fr_call_cost *costs;             /* costs mode: BATCH completed calls */
     fr_steps_fn on_steps;            /* steps mode (on_calls is then costs_mode) */
     fr_call_step *steps;             /* steps mode: BATCH enters and completed calls */
+    int32_t     steps_tid;           /* steps mode: the thread of the steps batched */
     void       *ctx;
     fr_call    *batch;               /* batched mode: BATCH completed calls */
     size_t      n_batch;
@@ -82,6 +84,7 @@ void fr_call_tracker_free(fr_call_tracker *t)
         if (t->threads[i]->cap) {
             free(t->threads[i]->ids - GUARD);
             free(t->threads[i]->frames - GUARD);
+            free(t->threads[i]->hashes - GUARD);
         }
         free(t->threads[i]);
     }
@@ -140,10 +143,19 @@ static void flush_batch(fr_call_tracker *t)
     if (t->n_batch && t->on_costs)
         t->on_costs(t->costs, t->n_batch, t->ctx);
     else if (t->n_batch && t->on_steps)
-        t->on_steps(t->steps, t->n_batch, t->ctx);
+        t->on_steps(t->steps_tid, t->steps, t->n_batch, t->ctx);
     else if (t->n_batch)
         t->on_calls(t->batch, t->n_batch, t->ctx);
     t->n_batch = 0;
+}
+
+/* Steps mode: room in the batch for a step of thread tid (a batch is of one thread). */
+static inline fr_call_step *next_step(fr_call_tracker *t, int32_t tid)
+{
+    if (t->n_batch == BATCH || (t->n_batch && t->steps_tid != tid))
+        flush_batch(t);
+    t->steps_tid = tid;
+    return &t->steps[t->n_batch++];
 }
 
 const fr_call_tracker_stats *fr_call_tracker_get_stats(const fr_call_tracker *t)
@@ -212,13 +224,13 @@ static void close_top(fr_call_tracker *t, struct thread_state *th, uint64_t exit
                 .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
             };
         else if (t->on_steps)
-            t->steps[t->n_batch++] = (fr_call_step){
-                .tid = th->tid,
+            *next_step(t, th->tid) = (fr_call_step){
+                .path_hash = th->hashes[d],
+                .duration = duration,
+                .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
                 .function_id = c.function_id,
                 .depth = d,
                 .flags = flags,
-                .duration = duration,
-                .self = c.child_ticks < duration ? duration - c.child_ticks : 0,
             };
         else
             t->batch[t->n_batch++] = c;
@@ -234,11 +246,14 @@ static void grow_stack(struct thread_state *th)
     uint32_t *ids = fr_xrealloc(th->cap ? th->ids - GUARD : NULL, (cap + GUARD) * sizeof *ids);
     struct open_frame *frames = fr_xrealloc(th->cap ? th->frames - GUARD : NULL,
                                             (cap + GUARD) * sizeof *frames);
+    uint64_t *hashes = fr_xrealloc(th->cap ? th->hashes - GUARD : NULL, (cap + GUARD) * sizeof *hashes);
     /* new frames zeroed: in costs mode the fast path writes only a frame's start and
      * child time, and close_top still copies its arg and has_arg */
     memset(frames + GUARD + th->cap, 0, (cap - th->cap) * sizeof *frames);
     th->ids = ids + GUARD;
     th->frames = frames + GUARD;
+    th->hashes = hashes + GUARD;
+    th->hashes[-1] = th->hashes[-2] = FR_CALL_PATH_SEED;   /* a root frame's caller */
     th->ids[-1] = th->ids[-2] = UINT32_MAX;   /* above FR_XRAY_MAX_FUNCTION_ID */
     memset(frames, 0, GUARD * sizeof *frames);
     th->cap = cap;
@@ -266,14 +281,15 @@ static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_r
     if (t->enters) {
         if (t->n_batch == BATCH)
             flush_batch(t);
-        if (t->on_steps)
-            t->steps[t->n_batch++] = (fr_call_step){
-                .tid = th->tid,
+        if (t->on_steps) {
+            th->hashes[d] = fr_call_path_hash(th->hashes[(int32_t)d - 1], rec->function_id);
+            *next_step(t, th->tid) = (fr_call_step){
+                .path_hash = th->hashes[d],
                 .function_id = rec->function_id,
                 .depth = d,
                 .flags = FR_CALL_ENTER,
             };
-        else
+        } else {
             t->batch[t->n_batch++] = (fr_call){
                 .tid = th->tid,
                 .function_id = rec->function_id,
@@ -283,6 +299,7 @@ static inline void enter(fr_call_tracker *t, struct thread_state *th, const fr_r
                 .has_arg = rec->kind == FR_REC_ENTER_ARG,
                 .flags = FR_CALL_ENTER,
             };
+        }
     }
     if (t->on_enter)
         t->on_enter(th->tid, rec->tsc, th->ids, d, t->ctx);
@@ -425,9 +442,11 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             feed_function_general(t, tid, &recs[i++]);
             continue;
         }
-        if (t->n_batch == BATCH)
+        if (t->n_batch == BATCH || (steps && t->n_batch && t->steps_tid != tid))
             flush_batch(t);
+        t->steps_tid = tid;
         uint32_t *const ids = th->ids;
+        uint64_t *const hashes = th->hashes;
         struct open_frame *const frames = th->frames;
         fr_call *const batch = t->batch;
         fr_call_step *const step = t->steps;
@@ -459,7 +478,11 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             if (steps) {   /* an enter or a call, in record order */
                 fr_call_step *k = &step[n_batch];
                 uint64_t child = f->child_ticks;
-                k->tid = tid;
+                /* as an enter, frame d's path; as an exit, frame d-1's */
+                uint64_t below = hashes[(int32_t)d - 1];
+                uint64_t h = fr_call_path_hash(below, id);
+                hashes[d] = h;
+                k->path_hash = is_exit ? below : h;
                 k->function_id = id;
                 k->depth = d - is_exit;
                 k->flags = tail_flag | (1u - is_exit) * FR_CALL_ENTER;

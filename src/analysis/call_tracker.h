@@ -79,19 +79,29 @@ typedef struct fr_call_cost {
 } fr_call_cost;
 typedef void (*fr_costs_fn)(const fr_call_cost *costs, size_t n, void *ctx);
 fr_call_tracker *fr_call_tracker_new_costs(fr_costs_fn on_costs, void *ctx);
+/* The hash of a call path (root first), from its caller's path hash (FR_CALL_PATH_SEED
+ * for a root frame) and its function id: what the steps mode hands over with each frame,
+ * for a consumer that keys data by call path (the stack aggregation places its nodes in a
+ * hash table by it, and so knows where a frame's node is before finding its parent's). */
+#define FR_CALL_PATH_SEED 0x243F6A8885A308D3ull
+static inline uint64_t fr_call_path_hash(uint64_t parent_hash, uint32_t function_id)
+{
+    uint64_t h = ((parent_hash << 23 | parent_hash >> 41) ^ function_id) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
 /* Steps mode, for the stack aggregation: each enter and each completed call in record
  * order (an open frame's enter before anything of the frames above it), as the little
- * a calling-context tree needs, in batches (the last ones at fr_call_tracker_finish).
- * 32 bytes a step where the batched modes write an fr_call of 64. */
+ * a calling-context tree needs, in batches of one thread each (the last ones at
+ * fr_call_tracker_finish). 40 bytes a step where the batched modes write an fr_call of 64. */
 typedef struct fr_call_step {
-    int32_t  tid;
+    uint64_t path_hash;      /* fr_call_path_hash of the frame's path (root ... function) */
+    uint64_t duration;       /* a call's fr_call_duration; an enter's means nothing */
+    uint64_t self;           /* a call's fr_call_self; an enter's means nothing */
     uint32_t function_id;
     uint32_t depth;          /* the frame's depth, 0 = root */
     uint32_t flags;          /* FR_CALL_ENTER for an enter, else the call's enum fr_call_flags */
-    uint64_t duration;       /* a call's fr_call_duration; an enter's means nothing */
-    uint64_t self;           /* a call's fr_call_self; an enter's means nothing */
 } fr_call_step;
-typedef void (*fr_steps_fn)(const fr_call_step *steps, size_t n, void *ctx);
+typedef void (*fr_steps_fn)(int32_t tid, const fr_call_step *steps, size_t n, void *ctx);
 fr_call_tracker *fr_call_tracker_new_steps(fr_steps_fn on_steps, void *ctx);
 /* Batched mode that also hands over each enter, in record order among the calls, as an
  * fr_call with flags FR_CALL_ENTER: .tid, .function_id, .depth (the new frame's, 0 =

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE   /* mremap */
 #include "stack_aggregate.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ static inline uint64_t slot_key(uint32_t parent, uint32_t function_id)
     return (uint64_t)function_id << 32 | parent;
 }
 
-/* A frame's node and its path hash. */
+/* A frame's node and the hash that placed it (see path_hash). */
 struct frame_node {
     uint64_t hash;
     uint32_t node;
@@ -57,11 +58,12 @@ struct frame_node {
 struct thread_nodes {
     int32_t   tid;
     uint32_t  root;        /* parent of the thread's depth-0 nodes */
-    uint64_t  root_hash;   /* its path hash */
-    uint32_t  known;       /* at[0..known-1] were written by enters */
+    uint64_t  root_hash;   /* its placement hash (PATH_SEED without thread roots) */
+    uint64_t  salt;        /* see path_hash: 0, or the root node's hash */
+    uint32_t  known;       /* at[0..known-1] were written by enters (callbacks) */
     size_t    cap;
     struct frame_node *at; /* per depth, the open frame's node */
-    uint64_t *pre;         /* per depth, fr_stack_agg_on_steps's guess of at[].hash */
+    uint64_t *pre;         /* per depth, the open frame's path hash (callbacks) */
 };
 
 struct fr_stack_agg {
@@ -71,7 +73,6 @@ struct fr_stack_agg {
     struct slot    *slots;
     uint32_t        slot_bits;
     size_t          limit;         /* nodes before "other" takes new stacks (<= MAX_NODES/2) */
-    uint64_t        merged_calls;
     int             thread_roots;
     int             processes;     /* fr_stack_agg_set_process called: process roots */
     uint32_t        process;       /* the index of the process being fed */
@@ -137,7 +138,12 @@ void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index)
 
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa)
 {
-    return sa->merged_calls;
+    /* counted at the end, not per call */
+    uint64_t merged = 0;
+    for (size_t i = 0; i < sa->n; i++)
+        if (sa->nodes[i].function_id == FR_STACK_OTHER)
+            merged += sa->nodes[i].calls;
+    return merged;
 }
 
 void fr_stack_agg_free(fr_stack_agg *sa)
@@ -156,14 +162,19 @@ void fr_stack_agg_free(fr_stack_agg *sa)
     free(sa);
 }
 
-/* The hash of a node's path (root first), from its parent's: where the node's slot is.
- * A function of the path alone, so that the slot of a frame's node is known from the
- * records, before the parent's node has been read from memory (see the top). */
-#define PATH_SEED 0x243F6A8885A308D3ull   /* the hash of the empty path (FR_STACK_ROOT) */
+/* Where a node's slot is: its placement hash, a function of the node alone, so that the
+ * slot of a frame's node is known from the records, before the parent's node has been
+ * found (see the top).
+ *  - a node of a function: the path hash of its path (fr_call_path_hash, root first, as
+ *    the tracker's steps carry it), xor the thread's salt: 0, or with process or thread
+ *    roots the placement hash of the thread's root node, so that each tree has its own;
+ *  - a process's or thread's root node: path_hash(its parent's placement hash, or
+ *    PATH_SEED at the top, its function id);
+ *  - an "other" node: path_hash(its parent's placement hash, FR_STACK_OTHER). */
+#define PATH_SEED FR_CALL_PATH_SEED
 static inline uint64_t path_hash(uint64_t parent_hash, uint32_t function_id)
 {
-    uint64_t h = ((parent_hash << 23 | parent_hash >> 41) ^ function_id) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 31);
+    return fr_call_path_hash(parent_hash, function_id);
 }
 
 static inline uint32_t home_slot(uint64_t hash, uint32_t bits)
@@ -252,13 +263,13 @@ static struct frame_node child_of_new(fr_stack_agg *sa, struct frame_node parent
     return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_OTHER, h, slot)};
 }
 
-/* The node of function_id called from the frame parent, created if new, and its path
- * hash. */
+/* The node of function_id called from the frame parent, created if new, and its
+ * placement hash h (the call's path hash xor the thread's salt). */
 static inline __attribute__((always_inline))
-struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t function_id)
+struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t function_id,
+                           uint64_t h)
 {
     uint32_t slot;
-    uint64_t h = path_hash(parent.hash, function_id);
     uint32_t i = lookup(sa, parent.node, function_id, h, &slot);
     if (__builtin_expect(i != FR_STACK_ROOT, 1))
         return (struct frame_node){h, i};
@@ -290,6 +301,7 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
             root = root_child(sa, root, FR_STACK_THREAD | (uint32_t)tid);
         th->root = root.node;
         th->root_hash = root.hash;
+        th->salt = root.node != FR_STACK_ROOT ? root.hash : 0;   /* see path_hash */
         sa->threads = fr_xgrow(sa->threads, &sa->cap_threads, sa->n_threads + 1,
                                sizeof *sa->threads, 16);
         i = (uint32_t)sa->n_threads++;
@@ -300,12 +312,17 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     return sa->last;
 }
 
-static struct frame_node node_of_stack(fr_stack_agg *sa, const struct thread_nodes *th,
+/* The node of stack[0..depth] from the root; writes the path hashes into pre[0..depth]
+ * (grow_frames first). */
+static struct frame_node node_of_stack(fr_stack_agg *sa, struct thread_nodes *th,
                                        const uint32_t *stack, uint32_t depth)
 {
     struct frame_node f = {th->root_hash, th->root};
-    for (uint32_t d = 0; d <= depth; d++)
-        f = child_of(sa, f, stack[d]);
+    uint64_t p = PATH_SEED;
+    for (uint32_t d = 0; d <= depth; d++) {
+        p = th->pre[d] = path_hash(p, stack[d]);
+        f = child_of(sa, f, stack[d], p ^ th->salt);
+    }
     return f;
 }
 
@@ -330,7 +347,8 @@ void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uin
     struct frame_node parent = depth == 0 ? (struct frame_node){th->root_hash, th->root}
                              : depth <= th->known ? th->at[depth - 1]
                              : node_of_stack(sa, th, stack, depth - 1);
-    th->at[depth] = child_of(sa, parent, stack[depth]);
+    uint64_t p = th->pre[depth] = path_hash(depth ? th->pre[depth - 1] : PATH_SEED, stack[depth]);
+    th->at[depth] = child_of(sa, parent, stack[depth], p ^ th->salt);
     th->known = depth + 1;
 }
 
@@ -340,7 +358,6 @@ static inline void count_call(fr_stack_agg *sa, uint32_t node, const fr_call *c)
     s->calls++;
     s->total_ticks += fr_call_duration(c);
     s->self_ticks += fr_call_self(c);
-    sa->merged_calls += s->function_id == FR_STACK_OTHER;
 }
 
 void fr_stack_agg_on_call(const fr_call *c, void *ctx)
@@ -353,6 +370,7 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
         /* The deeper entries belong to frames closed by now. */
         th->known = c->depth;
     } else {
+        grow_frames(th, c->depth);
         node = node_of_stack(sa, th, c->stack, c->depth).node;
     }
     count_call(sa, node, c);
@@ -361,73 +379,63 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
 /* The steps tracker's stream (fr_call_tracker_new_steps): the work of
  * fr_stack_agg_on_enter and fr_stack_agg_on_call without a callback per record, nor the
  * stack array: an enter's parent is at[depth - 1], written by the enter of the frame
- * still open below it (the tracker hands over every open frame's enter first).
+ * still open below it (the tracker hands over every open frame's enter first), and its
+ * path hash comes with it.
  *
  * On a trace with many stacks, nearly every hash slot and node read is a cache miss, and
  * in a plain loop each waits for the one before. So a chunk of the stream is taken in
- * three passes: the first computes each enter's path hash from the records alone (the
- * thread's pre[] stack) and prefetches its slot; the second finds each enter's node from
- * the slots, now in cache, and prefetches the node, and lists each call's node and times;
- * the third counts the listed calls in their nodes, mostly in cache by then. The first
- * pass only guesses (an "other" node's hash is not its path's), and a wrong guess costs
- * only a useless prefetch. */
+ * three passes: the first prefetches each step's slot (for a call, its frame's, touched
+ * at the enter already); the second finds each enter's node from the slots, now in
+ * cache, and prefetches the node, and lists each call's node and times; the third counts
+ * the listed calls in their nodes, mostly in cache by then. (An enter under an "other"
+ * node prefetches a slot for nothing.) */
 #define CHUNK 256
-
-static inline struct thread_nodes *thread_cached(fr_stack_agg *sa, struct thread_nodes *th,
-                                                 int32_t tid)
-{
-    return th && th->tid == tid ? th : thread_of(sa, tid);
-}
 
 struct pending_call {
     uint32_t node;
     uint64_t duration, self;
 };
 
-static void steps_chunk(fr_stack_agg *sa, const fr_call_step *steps, size_t n)
+static void steps_chunk(fr_stack_agg *sa, struct thread_nodes *th, const fr_call_step *steps,
+                        size_t n)
 {
     struct pending_call calls[CHUNK];
-    struct thread_nodes *th = NULL;
     const uint32_t bits = sa->slot_bits;
+    const uint64_t salt = th->salt;
+    uint32_t deepest = 0;
     for (size_t i = 0; i < n; i++) {
-        const fr_call_step *c = &steps[i];
-        th = thread_cached(sa, th, c->tid);
-        uint32_t d = c->depth;
-        grow_frames(th, d);
-        if (c->flags & FR_CALL_ENTER) {
-            uint64_t h = path_hash(d ? th->pre[d - 1] : th->root_hash, c->function_id);
-            th->pre[d] = h;
-            __builtin_prefetch(&sa->slots[home_slot(h, bits)]);
-        }
+        __builtin_prefetch(&sa->slots[home_slot(steps[i].path_hash ^ salt, bits)]);
+        deepest = steps[i].depth > deepest ? steps[i].depth : deepest;
     }
-    th = NULL;
+    grow_frames(th, deepest);
+    struct frame_node *const at = th->at;
     size_t n_calls = 0;
     for (size_t i = 0; i < n; i++) {
         const fr_call_step *c = &steps[i];
-        th = thread_cached(sa, th, c->tid);
         uint32_t d = c->depth;
         if (c->flags & FR_CALL_ENTER) {
-            struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
-            struct frame_node f = child_of(sa, parent, c->function_id);
-            th->at[d] = f;
+            struct frame_node parent = d ? at[d - 1] : (struct frame_node){th->root_hash, th->root};
+            struct frame_node f = child_of(sa, parent, c->function_id, c->path_hash ^ salt);
+            at[d] = f;
             __builtin_prefetch(node_at(sa, f.node), 1);
             continue;
         }
-        calls[n_calls++] = (struct pending_call){th->at[d].node, c->duration, c->self};
+        calls[n_calls++] = (struct pending_call){at[d].node, c->duration, c->self};
     }
     for (size_t i = 0; i < n_calls; i++) {
         fr_stack_node *s = node_at(sa, calls[i].node);
         s->calls++;
         s->total_ticks += calls[i].duration;
         s->self_ticks += calls[i].self;
-        sa->merged_calls += s->function_id == FR_STACK_OTHER;
     }
 }
 
-void fr_stack_agg_on_steps(const fr_call_step *steps, size_t n, void *ctx)
+void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, void *ctx)
 {
+    fr_stack_agg *sa = ctx;
+    struct thread_nodes *th = thread_of(sa, tid);
     for (size_t i = 0; i < n; i += CHUNK)
-        steps_chunk(ctx, steps + i, n - i < CHUNK ? n - i : CHUNK);
+        steps_chunk(sa, th, steps + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
 size_t fr_stack_agg_count(const fr_stack_agg *sa)
@@ -460,9 +468,16 @@ uint32_t fr_stack_agg_path(const fr_stack_agg *sa, uint32_t index, uint32_t *ids
 uint32_t fr_stack_agg_find(const fr_stack_agg *sa, const uint32_t *stack, uint32_t n)
 {
     uint32_t node = FR_STACK_ROOT, slot;
-    uint64_t h = PATH_SEED;
+    uint64_t h = PATH_SEED, p = PATH_SEED, salt = 0;   /* see path_hash */
+    bool roots = true;   /* still in the process and thread roots above the functions */
     for (uint32_t d = 0; d < n; d++) {
-        h = path_hash(h, stack[d]);
+        roots = roots && (fr_stack_is_thread(stack[d]) || fr_stack_is_process(stack[d]));
+        if (roots)
+            h = salt = path_hash(h, stack[d]);
+        else if (stack[d] == FR_STACK_OTHER)
+            h = path_hash(h, FR_STACK_OTHER);
+        else
+            h = (p = path_hash(p, stack[d])) ^ salt;
         node = lookup(sa, node, stack[d], h, &slot);
         if (node == FR_STACK_ROOT)
             return FR_STACK_ROOT;

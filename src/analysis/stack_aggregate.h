@@ -74,7 +74,7 @@ uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 void fr_stack_agg_on_call(const fr_call *call, void *ctx);
 /* Or, faster, the fr_steps_fn of a tracker from fr_call_tracker_new_steps. */
-void fr_stack_agg_on_steps(const fr_call_step *steps, size_t n, void *ctx);
+void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, void *ctx);
 
 /* Nodes are numbered 0..count-1 in order of creation; a parent always has a smaller index
  * than its children. Nodes may exist with calls == 0 (entered, never completed). */
