@@ -62,9 +62,11 @@
  *                      (counted "overwritten", gaps marked). A write error (disk full)
  *                      is said once on stderr; the file then ends at its last whole
  *                      block. A fork child streams to its own file (the output naming
- *                      rules). A snapshot (fr_snapshot, snapshot_signal=) holds what is
- *                      in the pool at that moment (its summary: the session so far). Not
- *                      with no_file_flush=1. Default 0.
+ *                      rules). A snapshot (fr_snapshot, snapshot_signal=) holds the
+ *                      whole history: the streamed file's blocks so far, then the
+ *                      buffers not yet in it (the writer waits meanwhile, recording
+ *                      goes on; a FIFO or device output: the buffers only). Not with
+ *                      no_file_flush=1. Default 0.
  *   backing=PATH       the pool and what a trace needs besides the records live in a
  *                      MAP_SHARED mapping of the file PATH ("%p": pid), created
  *                      O_EXCL|O_NOFOLLOW with file_mode: when the process dies without
@@ -187,7 +189,8 @@ FR_API const char *fr_last_output_path(void);
  * written stay in the buffers (the later trace has them); a buffer a thread recycles
  * while the snapshot reads it is left out and its records counted as "not captured
  * consistently" (`flightrec info`: "written on: snapshot N, ..."). The file's summary
- * counts cover filled buffers only; the records in it are exact. One snapshot at a time
+ * counts cover filled buffers only; the records in it are exact. With stream=1 the
+ * snapshot starts with the streamed file's blocks so far (docs/BUFFERS.md). One snapshot at a time
  * (FR_ERR_STATE while another is written). Async-signal-safe; FR_ERR_IO if the file
  * cannot be written (message on stderr). */
 FR_API fr_status fr_snapshot(const char *path);

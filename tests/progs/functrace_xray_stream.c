@@ -25,8 +25,8 @@ TRACED void *worker(void *arg)
     long n = (long)arg;
     for (long i = 0; i < n; i++) {
         leaf(i);
-        if (i % 256 == 255) {   /* slower than the disk: the stream keeps every record */
-            struct timespec ts = { 0, 1000000 };
+        if (i % 128 == 127) {   /* slower than the disk: the stream keeps every record */
+            struct timespec ts = { 0, 2000000 };
             nanosleep(&ts, NULL);
         }
     }

@@ -376,7 +376,16 @@ static int write_file(struct fr_trace_job *job, const char *path)
 static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job)
 {
     struct fr_out o = { .fd = fd, .buf = buf, .cap = cap };
-    write_header(&o);
+    int deferred = 0;
+    if (job && job->prefix) {
+        deferred = lseek(fd, (off_t)job->prefix, SEEK_SET) == (off_t)job->prefix;
+        int err = deferred ? 0 : job->prefix_copy(fd, job->ctx);
+        if (err)
+            return err;
+        o.offset = job->prefix;
+    } else {
+        write_header(&o);
+    }
     write_metadata_block(&o);
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
     if (nthreads > FR_MAX_THREADS)
@@ -397,6 +406,11 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
             write_thread_block(&o, tid, nthreads);
     }
     fr_out_flush(&o);
+    if (job && job->prefix) {
+        job->blocks_done(job->ctx);
+        if (deferred && !o.error)
+            o.error = lseek(fd, 0, SEEK_SET) == 0 ? job->prefix_copy(fd, job->ctx) : errno;
+    }
     return o.error;
 }
 

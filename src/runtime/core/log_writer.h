@@ -44,6 +44,15 @@ struct fr_trace_job {
      * threads record, writes them its own way (snapshot.c). */
     void   (*thread_block)(struct fr_out *o, int32_t tid, uint32_t nthreads, void *ctx);
     void    *ctx;
+    /* A snapshot of a streamed session (snapshot.c): the file starts with the first
+     * `prefix` bytes of the streamed file (its complete blocks, header included) instead
+     * of a header; prefix_copy(fd, ctx) writes them at fd's position. The metadata block
+     * and the thread blocks go first, after a hole of `prefix` bytes, then blocks_done
+     * (the stream writer may go on), then the copy into the hole; into a FIFO or a
+     * device (no seek) the copy goes first. */
+    uint64_t prefix;
+    int    (*prefix_copy)(int fd, void *ctx);
+    void   (*blocks_done)(void *ctx);
 };
 /* Writes the whole trace through `job` (async-signal-safe). SIGXFSZ raised by a write
  * past RLIMIT_FSIZE is kept from killing the program (the write fails with EFBIG and

@@ -14,6 +14,14 @@
  * counted as "not captured consistently" (FR_TE_DUMP_CAUSE) and an FR_TE_LOST event
  * marks the gap.
  *
+ * With stream=1 the history is mostly in the streamed file, not in the pool: the
+ * snapshot holds the stream writer between two blocks (fr_stream_hold: recording goes
+ * on, the pool is the queue meanwhile), reads the pool as above (every buffer not in the
+ * file is still there), lets the writer go, and then copies the streamed file's complete
+ * blocks as they were at the hold in front of its own metadata and thread blocks. Its
+ * blocks carry the stream's WalltimeMarker sequence and FR_TE_LOST counts only for
+ * losses the file's markers do not cover (docs/FORMAT.md, "Streamed files").
+ *
  * Async-signal-safe (it runs from the snapshot_signal handler): the staging area is
  * mmap'ed for the snapshot and unmapped after; one snapshot at a time.
  */
@@ -30,6 +38,7 @@
 #include "core/options.h"
 #include "core/session.h"
 #include "core/snapshot.h"
+#include "core/stream_writer.h"
 #include "core/text_out.h"
 #include "core/thread_writer.h"
 #include "fr_format.h"
@@ -49,6 +58,8 @@ struct snapshot {
     struct snap_buf *info;     /* per entry of order */
     size_t           map_size;
     struct fr_dump_cause cause;
+    int              streamed; /* the stream is held: `held` describes its file */
+    struct fr_stream_held held;
 };
 
 static uint8_t out_buffer[64 * 1024];
@@ -99,7 +110,7 @@ static void capture_current_buffers(struct snapshot *s)
 
 /* Records lost before the oldest buffer a thread still holds (its own overwrites, and
  * buffers other threads took from it). */
-static uint64_t lost_before(int32_t tid, uint32_t nthreads)
+static uint64_t lost_before(const struct snapshot *s, int32_t tid, uint32_t nthreads)
 {
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return 0;
@@ -116,6 +127,10 @@ static uint64_t lost_before(int32_t tid, uint32_t nthreads)
             n += LOAD_R(&d->dropped[FR_DROP_OVERWRITTEN]);
         }
         n += LOAD_R(&d->taken_records);
+        if (s->streamed) {   /* marked in the streamed file already */
+            uint64_t marked = fr_stream_lost_marked(slot, tid);
+            n -= marked < n ? marked : n;
+        }
     }
     return n;
 }
@@ -170,7 +185,7 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
     uint64_t extents_at = o->offset;
     fr_out_extents(o, 0);
     uint64_t body = o->offset;
-    uint64_t gap = lost_before(tid, nthreads);
+    uint64_t gap = lost_before(s, tid, nthreads);
     int started = 0;
     for (uint32_t k = 0; k < n; k++) {
         const struct snap_buf *info = &s->info[k];
@@ -189,7 +204,20 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
             used = fr_buffer_whole_records(s->stage, used);
         if (!started) {
             /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; real NewCPUId */
-            fr_out_put(o, p, FR_BUFFER_HEAD_SKIP);
+            if (s->streamed) {
+                /* after the streamed blocks: the stream's sequence, not a time (FORMAT.md) */
+                uint8_t wt[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_WALLTIME_MARKER) };
+                int64_t sec = s->held.base_sec + (int64_t)s->held.blocks;
+                int32_t usec = (int32_t)(s->held.blocks & 0x7fffffff);
+                memcpy(wt + 1, &sec, 8);
+                memcpy(wt + 9, &usec, 4);
+                s->held.blocks++;
+                fr_out_put(o, p, FR_XRAY_METADATA_SIZE);
+                fr_out_put(o, wt, sizeof wt);
+                fr_out_put(o, p + 2 * FR_XRAY_METADATA_SIZE, FR_XRAY_METADATA_SIZE);
+            } else {
+                fr_out_put(o, p, FR_BUFFER_HEAD_SKIP);
+            }
             uint8_t at_one[FR_XRAY_METADATA_SIZE];
             uint64_t one = 1;
             memcpy(at_one, p + FR_BUFFER_HEAD_SKIP, sizeof at_one);
@@ -219,6 +247,18 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
     }
     if (s->cause.inconsistent_at)
         fr_out_patch(o, s->cause.inconsistent_at, &s->cause.inconsistent, 8);
+}
+
+/* The job's prefix (log_writer.c): the streamed file's complete blocks at the hold. */
+static int copy_streamed(int fd, void *ctx)
+{
+    return fr_stream_copy_held(&((struct snapshot *)ctx)->held, fd);
+}
+
+static void release_stream(void *ctx)
+{
+    (void)ctx;
+    fr_stream_release();
 }
 
 /* "%p" -> pid, "%n" -> the snapshot's number, "%%" -> "%". */
@@ -296,6 +336,10 @@ static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered
         complain(seq, path, ENOMEM);
         r = FR_ERR_NOMEM;
     } else {
+        s.streamed = fr_stream_hold(path, &s.held);
+        job.prefix = s.streamed ? s.held.offset : 0;
+        job.prefix_copy = copy_streamed;
+        job.blocks_done = release_stream;
         capture_current_buffers(&s);
         s.cause.cause = cause;
         s.cause.seq = seq;
@@ -304,6 +348,8 @@ static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered
         job.thread_block = snapshot_block;
         job.ctx = &s;
         int err = fr_write_trace_caused(&job, path, &s.cause);
+        if (s.streamed)
+            fr_stream_release();   /* already, unless the write failed first */
         if (err) {
             complain(seq, path, err);
             r = FR_ERR_IO;

@@ -88,6 +88,10 @@ static struct {
                           (fr_stream_copy) until the next session or fork; else -1 */
     uint32_t stop;     /* the writer is asked to end (atomic) */
     uint32_t running;  /* the writer thread is in its loop (atomic) */
+    uint32_t hold;     /* a snapshot asks the writer to append nothing (atomic) */
+    uint32_t in_pass;  /* the writer may be appending: it checks `hold` after setting
+                          this and before each append (atomic, seq_cst: Dekker) */
+    int      in_place; /* the output is a FIFO or a device: nothing to read back */
     int32_t  writer_tid;
     int      broken;   /* a write failed: the writer writes no more */
     int      error;    /* the first write error (said once) */
@@ -227,6 +231,69 @@ static int write_new_sites(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------ snapshots */
+
+/* Between two appends (the writer's pass only, never the finish): while a snapshot holds
+ * the stream, wait, out of the pass, so the snapshot sees the file end at a whole block
+ * and every buffer not in the file still in the pool. */
+static void wait_while_held(void)
+{
+    while (__atomic_load_n(&st.hold, __ATOMIC_SEQ_CST) && !LOAD(&st.stop)) {
+        __atomic_store_n(&st.in_pass, 0, __ATOMIC_SEQ_CST);
+        struct timespec t = { 0, 10 * 1000 * 1000 };
+        syscall(SYS_futex, &st.hold, FUTEX_WAIT_PRIVATE, 1, &t, NULL, 0);
+        __atomic_store_n(&st.in_pass, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* How long a snapshot waits for the writer to finish its block: ~2 s. */
+#define HOLD_WAIT_MS 2000
+
+int fr_stream_hold(const char *path, struct fr_stream_held *h)
+{
+    memset(h, 0, sizeof *h);
+    if (!LOAD(&st.owned) || st.fd < 0 || st.in_place || strcmp(path, st.path) == 0)
+        return 0;
+    uint32_t expect = 0;
+    if (!__atomic_compare_exchange_n(&st.hold, &expect, 1, 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_RELAXED))
+        return 0;
+    for (int i = 0; i < HOLD_WAIT_MS && __atomic_load_n(&st.in_pass, __ATOMIC_SEQ_CST); i++) {
+        struct timespec ms = { 0, 1000 * 1000 };
+        nanosleep(&ms, NULL);
+    }
+    if (__atomic_load_n(&st.in_pass, __ATOMIC_SEQ_CST) || st.fd < 0) {
+        fr_stream_release();   /* the writer is stuck in a write: the pool only */
+        return 0;
+    }
+    h->fd = st.fd;
+    h->offset = st.offset;
+    h->blocks = st.blocks;
+    h->base_sec = st.base_sec;
+    return 1;
+}
+
+void fr_stream_release(void)
+{
+    if (!__atomic_exchange_n(&st.hold, 0, __ATOMIC_SEQ_CST))
+        return;
+    int saved = errno;
+    syscall(SYS_futex, &st.hold, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+
+uint64_t fr_stream_lost_marked(uint32_t slot, int32_t tid)
+{
+    return st.map && st.lost_tid[slot] == tid ? st.lost_marked[slot] : 0;
+}
+
+static int copy_prefix(int from, int to, uint64_t len);
+
+int fr_stream_copy_held(const struct fr_stream_held *h, int fd)
+{
+    return copy_prefix(h->fd, fd, h->offset);
+}
+
 /* ------------------------------------------------------------------ one block */
 
 static void put_md(struct fr_out *o, unsigned kind, const void *payload, size_t len)
@@ -341,6 +408,11 @@ static int mark_final_losses(int finishing)
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (!lost || LOAD_R(&d->state) != state)
             continue;   /* nothing new, or claimed by a new thread while we read */
+        if (!finishing) {
+            wait_while_held();
+            if (LOAD(&st.stop))
+                return 0;
+        }
         int err = append_lost_block(slot, tid);
         if (err)
             return err;
@@ -451,6 +523,8 @@ static int pass(int finishing)
     }
     sort_by_seq(st.list, n);
     if (n) {
+        if (!finishing)
+            wait_while_held();
         int err = write_new_sites();   /* before the blocks that use them */
         if (err) {
             failed(err);
@@ -458,6 +532,8 @@ static int pass(int finishing)
         }
     }
     for (uint32_t k = 0; k < n; k++) {
+        if (!finishing)
+            wait_while_held();
         if (!finishing && LOAD(&st.stop))
             return 0;
         int err = write_buffer(&st.list[k]);
@@ -488,8 +564,10 @@ static void *writer_main(void *arg)
     __atomic_store_n(&st.writer_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
     while (!LOAD(&st.stop)) {
         uint32_t seen = __atomic_load_n(&fr_stream_word, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&st.in_pass, 1, __ATOMIC_SEQ_CST);
         if (!st.broken)
             pass(0);
+        __atomic_store_n(&st.in_pass, 0, __ATOMIC_SEQ_CST);
         if (LOAD(&st.stop))
             break;
         /* Sleep until a thread publishes a buffer (the word changes) or IDLE_NS pass.
@@ -560,6 +638,7 @@ static int create(const char *path)
     memcpy(st.path, path, plen + 1);
     st.fd = -1;
     st.stop = st.running = 0;
+    st.hold = st.in_pass = 0;
     st.broken = st.error = 0;
     st.write_errors = st.offset = st.blocks = 0;
     if (!st.map && map_work(fr_pool.nbuf) < 0) {
@@ -571,6 +650,7 @@ static int create(const char *path)
     char tmp[FR_OPTIONS_PATH_MAX + 32];
     int in_place = 0;
     int fd = fr_create_trace_file(path, tmp, sizeof tmp, &in_place);
+    st.in_place = in_place;
     if (fd >= 0 && !in_place && rename(tmp, path) != 0) {
         int err = errno;
         close(fd);
@@ -653,6 +733,11 @@ int fr_stream_finish(int snapshot)
     if (stop_writer() < 0) {
         say("the writer thread did not stop; the file ends at its last whole block:", 0);
         return EBUSY;
+    }
+    /* A snapshot reading the pool and the file's length: let it end (bounded). */
+    for (int i = 0; i < STOP_WAIT_MS && __atomic_load_n(&st.hold, __ATOMIC_SEQ_CST); i++) {
+        struct timespec ms = { 0, 1000 * 1000 };
+        nanosleep(&ms, NULL);
     }
     /* Everything recorded is in FULL or RETIRED buffers now (the stop published each
      * thread's current one): those, then the totals. One more try after an error. */

@@ -57,6 +57,27 @@ FR_HIDDEN int fr_stream_finish(int snapshot);
  * output is a FIFO or a device). The finished file stays open for this until the next
  * fr_init, fr_reset or fork. */
 FR_HIDDEN int fr_stream_copy(int fd);
+/* A snapshot while streaming (snapshot.c): the snapshot file is the streamed file's
+ * complete blocks so far, then the buffers not yet in it. fr_stream_hold asks the
+ * writer to append nothing more (it waits between two blocks, recording goes on) and
+ * gives the file's length then; 1 when held, 0 when not streaming to a file that can be
+ * read back (a FIFO, a device, `path` is the stream's own, the writer did not reach the
+ * end of its block in ~2 s, another snapshot holds it). fr_stream_release lets the
+ * writer go on (as soon as the pool has been read: the copy of the file does not need
+ * the hold, a file only grows). Async-signal-safe. */
+struct fr_stream_held {
+    int      fd;        /* the streamed file */
+    uint64_t offset;    /* the end of its last whole block */
+    uint64_t blocks;    /* blocks in it: the next block's WalltimeMarker sequence */
+    int64_t  base_sec;
+};
+FR_HIDDEN int fr_stream_hold(const char *path, struct fr_stream_held *h);
+FR_HIDDEN void fr_stream_release(void);
+/* Bytes [0, h->offset) of the streamed file into fd, at fd's position: 0 or an errno. */
+FR_HIDDEN int fr_stream_copy_held(const struct fr_stream_held *h, int fd);
+/* Records of `slot` (thread tid) the streamed file's FR_TE_LOST markers cover already
+ * (read while held). */
+FR_HIDDEN uint64_t fr_stream_lost_marked(uint32_t slot, int32_t tid);
 /* fr_reset, before the pool is unmapped: finishes the stream if needed, frees its state. */
 FR_HIDDEN void fr_stream_close(void);
 /* fork child: the parent's file and thread are not the child's. `recording`: the child
