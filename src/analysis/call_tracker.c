@@ -554,16 +554,19 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
         }
         if (t->n_batch == BATCH)
             flush_batch(t);
-        uint32_t *const ids = th->ids;
         struct open_frame *const frames = th->frames;
-        uint32_t d = th->depth, max_depth = t->stats.max_depth;
+        const uint32_t d0 = th->depth;
+        /* the stack's top as pointers: one past the innermost frame and its id */
+        uint32_t *id_top = th->ids + d0;
+        struct open_frame *top = frames + d0;
+        struct open_frame *highest = frames + (t->stats.max_depth > d0 ? t->stats.max_depth : d0);
         fr_call_cost *const first = t->costs + t->n_batch;
         fr_call_cost *k = first;
         size_t run = n - i;
         if (run > BATCH - t->n_batch)
             run = BATCH - t->n_batch;
-        if (run > th->fast_limit - d)
-            run = th->fast_limit - d;
+        if (run > th->fast_limit - d0)
+            run = th->fast_limit - d0;
         const fr_function_record *r = recs + i, *const end = r + run;
         bool stopped = false;
         for (; r < end; r++) {
@@ -571,14 +574,14 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
             const uint32_t id = r->function_id;
             const uint64_t tsc = r->tsc;
             unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
-            unsigned top_differs = ids[(int32_t)d - 1] != id;
+            unsigned top_differs = id_top[-1] != id;
             __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
             if (is_exit & top_differs) {                /* unmatched, unwinding: rare */
                 stopped = true;
                 break;
             }
             /* as an exit: the costs of frame d-1's call (a clock gone back: length 0) */
-            const struct open_frame *f = &frames[(int32_t)d - 1];
+            const struct open_frame *f = &top[-1];
             const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
             const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
             k->function_id = id;
@@ -587,21 +590,24 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
             k->duration = duration;
             k->self = child < duration ? duration - child : 0;
             k += is_exit;
-            frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
+            top[-2].child_ticks += duration & (0 - (uint64_t)is_exit);
             /* as an enter: frame d (arg and has_arg unused: these calls never show them) */
-            ids[d] = id;
-            frames[d].enter_tsc = tsc;
-            frames[d].child_ticks = 0;
-            d = d + 1 - 2 * is_exit;
-            max_depth = d > max_depth ? d : max_depth;
+            *id_top = id;
+            top->enter_tsc = tsc;
+            top->child_ticks = 0;
+            const ptrdiff_t step = 1 - 2 * (ptrdiff_t)is_exit;
+            id_top += step;
+            top += step;
+            highest = top > highest ? top : highest;
         }
+        const uint32_t d = (uint32_t)(top - frames);
         const size_t done = (size_t)(r - (recs + i)), calls = (size_t)(k - first);
         th->depth = d;
         if (done)
             th->last_tsc = r[-1].tsc;
         t->n_batch += calls;
         t->stats.calls += calls;
-        t->stats.max_depth = max_depth;
+        t->stats.max_depth = (uint32_t)(highest - frames);
         i += done;
         if (stopped)                                /* that record: general path */
             feed_function_general(t, tid, &recs[i++]);
