@@ -166,15 +166,33 @@ static inline struct lookup lookup_of(const fr_func_stats *fs)
     return (struct lookup){fs->index_of, fs->cap_index, fs->hot};
 }
 
+/* The index of function_id when the dense table does not have it (a large id, or a
+ * function's first call). Out of line, like every rare path of count(): inlined, they
+ * took the registers of the hot loop. */
+__attribute__((noinline))
+static uint32_t index_or_add(fr_func_stats *fs, uint32_t function_id)
+{
+    uint32_t i = index_of(fs, function_id);
+    return i == FR_U64_MAP_NONE ? new_function(fs, function_id) : i;
+}
+
+__attribute__((noinline))
+static void count_unmatched(fr_func_stats *fs, uint32_t i, unsigned flags)
+{
+    fs->items[i].closed_by_unwind += (flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
+    fs->items[i].open_at_end += (flags & FR_CALL_OPEN_AT_END) != 0;
+}
+
 /* Counts one completed call of function_id: duration d, self time self. */
 static inline __attribute__((always_inline))
 void count(fr_func_stats *fs, struct lookup *lk, uint32_t function_id, uint64_t d,
            uint64_t self, unsigned flags)
 {
-    uint32_t i = function_id < lk->cap_index ? lk->index_of[function_id] - 1
-                                             : index_of(fs, function_id);
+    uint32_t i = FR_U64_MAP_NONE;
+    if (__builtin_expect(function_id < lk->cap_index, 1))
+        i = lk->index_of[function_id] - 1;
     if (__builtin_expect(i == FR_U64_MAP_NONE, 0)) {
-        i = new_function(fs, function_id);
+        i = index_or_add(fs, function_id);
         *lk = lookup_of(fs);
     }
     struct hot_counters *h = &lk->hot[i];
@@ -183,10 +201,8 @@ void count(fr_func_stats *fs, struct lookup *lk, uint32_t function_id, uint64_t 
     h->self += self;
     h->min = d < h->min ? d : h->min;
     h->max = d > h->max ? d : h->max;
-    if (__builtin_expect(flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END), 0)) {
-        fs->items[i].closed_by_unwind += (flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
-        fs->items[i].open_at_end += (flags & FR_CALL_OPEN_AT_END) != 0;
-    }
+    if (__builtin_expect(flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END), 0))
+        count_unmatched(fs, i, flags);
     uint32_t k = fr_qsketch_index(d) - h->lo;
     if (__builtin_expect(k >= h->n, 0)) {     /* outside the bucket window: widen it */
         widen(fs, i, k + h->lo);
