@@ -129,6 +129,19 @@ check(len(spans) == 1 and spans[0][1][0] == "Work" and dec.tracks[spans[0][0]]["
       dec.tracks[spans[0][0]]["parent"] == proc_uuid,
       "calls: the activity is one async slice 'Work' on its own track under the process: %s" % spans)
 
+# a thread whose clock goes back between two of its blocks (yaml.fr): those slices'
+# packets carry their absolute time on the builtin clock instead of a delta on the
+# thread's sequence clock, and every time is still the Chrome JSON's
+trace = os.path.join(work, "yaml.fr")
+pf = convert(trace, "perfetto", os.path.join(work, "yaml.pftrace"))
+protoc_decode(pf)
+dec = Decoded(pf)
+errors = [e for e in dec.errors if not e.startswith("timestamps go back")]   # they do
+check(not errors and dec.errors, "yaml: decoder: %s" % errors[:5])
+check(dec.clock_overrides > 0, "yaml: slices back in time have an absolute timestamp")
+n = compare_with_chrome(trace, dec, convert(trace, "chrome", os.path.join(work, "yaml.chrome.json")))
+check(n > 0, "yaml: %d slices" % n)
+
 # empty trace: still a valid file
 pf = convert(os.path.join(work, "empty.fr"), "perfetto", os.path.join(work, "empty.pftrace"))
 protoc_decode(pf)

@@ -1,8 +1,11 @@
 """perfetto_decode.py - an independent reader of Perfetto trace files for the tests: the
 protobuf wire format by hand (no protobuf library, no flightrec code), the packets of a
-Trace, their sequences' incremental state (interned names valid after a packet that
-clears the state), track descriptors, and slices rebuilt from their begin and end on
-each track. Field numbers: tests/data/perfetto/perfetto_trace.proto."""
+Trace, their sequences' incremental state (interned names, TracePacketDefaults and
+sequence-scoped clocks, valid after a packet that clears the state), timestamps on a
+sequence's incremental clock (each the delta from the previous one on that clock, placed
+on the builtin clock by the sequence's ClockSnapshot), track descriptors, and slices
+rebuilt from their begin and end on each track. Every builtin clock is taken as the one
+timeline. Field numbers: tests/data/perfetto/perfetto_trace.proto."""
 import collections
 import json
 
@@ -76,7 +79,8 @@ def annotations(te):
 
 
 class Decoded:
-    """errors: what breaks Perfetto's rules; clock: ClockSnapshot clock id -> timestamp;
+    """errors: what breaks Perfetto's rules; clock: the trace's ClockSnapshot (not a
+    sequence's), clock id -> timestamp;
     tracks: uuid -> descriptor; slices: track uuid -> [(name, start, end, depth, args)];
     instants: (track, name, ts, categories, args)."""
 
@@ -87,7 +91,10 @@ class Decoded:
         self.slices = collections.defaultdict(list)   # track uuid -> [(name, start, end, depth, args)]
         self.instants = []        # (track, name, ts, category, args)
         self.errors = []
+        self.clock_overrides = 0  # track events with a timestamp_clock_id of their own
         names, cats = {}, {}
+        defaults = {}             # seq -> (timestamp clock id, default track uuid)
+        seq_clocks = {}           # seq -> {clock id: [last value, offset to builtin, incremental]}
         cleared = set()
         open_ = collections.defaultdict(list)
         last_ts = collections.defaultdict(int)
@@ -102,8 +109,17 @@ class Decoded:
                 cleared.add(seq)
                 names.pop(seq, None)
                 cats.pop(seq, None)
+                defaults.pop(seq, None)
+                seq_clocks.pop(seq, None)
             if flags & 2 and seq not in cleared:
                 self.errors.append("packet needs incremental state before it was cleared")
+            if 59 in p:
+                if seq not in cleared:
+                    self.errors.append("TracePacketDefaults before the state was cleared")
+                d = msg(p[59][0])
+                ted = msg(d[11][0]) if 11 in d else {}
+                defaults[seq] = (d[58][0] if 58 in d else None,
+                                 ted[11][0] if 11 in ted else None)
             for idata in p.get(12, []):
                 d = msg(idata)
                 for e in d.get(2, []):
@@ -114,10 +130,19 @@ class Decoded:
                     cats.setdefault(seq, {})[e[1][0]] = e[2][0].decode()
             if 6 in p:
                 cs = msg(p[6][0])
-                for c in cs[1]:
-                    c = msg(c)
-                    self.clock[c[1][0]] = c[2][0]
-                self.primary = cs[2][0] if 2 in cs else None
+                clocks = [msg(c) for c in cs[1]]
+                scoped = [c for c in clocks if 64 <= c[1][0] < 128]
+                builtin = [c for c in clocks if c[1][0] < 64]
+                if not scoped:
+                    for c in clocks:
+                        self.clock[c[1][0]] = c[2][0]
+                    self.primary = cs[2][0] if 2 in cs else None
+                elif not builtin or seq not in cleared:
+                    self.errors.append("sequence clock without a builtin clock or a cleared state")
+                else:
+                    for c in scoped:
+                        seq_clocks.setdefault(seq, {})[c[1][0]] = [
+                            c[2][0], builtin[0][2][0] - c[2][0], bool(c.get(3, [0])[0])]
             if 60 in p:
                 td = msg(p[60][0])
                 desc = {"parent": td[5][0] if 5 in td else None,
@@ -133,8 +158,28 @@ class Decoded:
                 self.tracks[td[1][0]] = desc
             if 11 in p:
                 te = msg(p[11][0])
+                clock_id = p[58][0] if 58 in p else defaults.get(seq, (None, None))[0]
+                self.clock_overrides += 58 in p
                 ts = p[8][0]
-                track = te[11][0]
+                if clock_id is not None and 64 <= clock_id < 128:
+                    c = seq_clocks.get(seq, {}).get(clock_id)
+                    if c is None:
+                        self.errors.append("timestamp on sequence clock %d before its snapshot"
+                                           % clock_id)
+                        continue
+                    if not flags & 2:
+                        self.errors.append("timestamp on a sequence clock without SEQ_NEEDS_INCREMENTAL_STATE")
+                    c[0] = c[0] + ts if c[2] else ts
+                    ts = c[0] + c[1]
+                if 11 in te:
+                    track = te[11][0]
+                elif defaults.get(seq, (None, None))[1] is not None:
+                    if not flags & 2:
+                        self.errors.append("default track without SEQ_NEEDS_INCREMENTAL_STATE")
+                    track = defaults[seq][1]
+                else:
+                    self.errors.append("track event without a track")
+                    continue
                 typ = te[9][0]
                 if track not in self.tracks:
                     self.errors.append("event on track %d before its descriptor" % track)

@@ -128,7 +128,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
             rc = orc;
             continue;
         }
-        int arc = chrome ? cv_chrome_add(c, job) : cv_perfetto_add(p, job, (uint32_t)i);
+        int arc = chrome ? cv_chrome_add(c, job) : cv_perfetto_add(p, job);
         int crc = fr_cli_close(&trace);
         if (!rc)
             rc = arc ? arc : crc;

@@ -67,12 +67,13 @@ int cv_convert_folded(cv_job *job);
 int cv_convert_svg(cv_job *job);
 int cv_convert_yaml(cv_job *job);
 int cv_convert_perfetto(cv_job *job);
-/* Several inputs into one Perfetto file (convert_perfetto.c): each input is a packet
- * sequence of its own (index + 1), every timestamp on CLOCK_MONOTONIC (the inputs must
- * have our clock event), each process its own track. */
+/* Several inputs into one Perfetto file (convert_perfetto.c): each input has packet
+ * sequences of its own (one for its descriptors and events, one per thread for its
+ * slices), every timestamp on CLOCK_MONOTONIC (the inputs must have our clock event),
+ * each process its own track. */
 typedef struct cv_perfetto cv_perfetto;
 cv_perfetto *cv_perfetto_begin(FILE *out);
-int cv_perfetto_add(cv_perfetto *p, cv_job *job, uint32_t index);
+int cv_perfetto_add(cv_perfetto *p, cv_job *job);
 int cv_perfetto_end(cv_perfetto *p, const char *out_path);
 /* Several inputs into one Chrome JSON file (convert_chrome.c): each input's processes
  * under their real pids, every timestamp CLOCK_MONOTONIC microseconds (the inputs must
