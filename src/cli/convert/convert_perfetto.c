@@ -84,10 +84,21 @@ enum { EH_OPCODE_ACTIVITY_START = 1, EH_OPCODE_ACTIVITY_STOP = 2 };
 #define FN_PAGE_SHIFT 15
 #define FN_PAGE_WORDS ((1u << FN_PAGE_SHIFT) / 64)
 
+/* An open slice of a thread: the call tracker's open frame (call_tracker.c), what the
+ * slice's end needs. */
+struct slice_frame { uint64_t enter_tsc, arg; uint64_t has_arg; };
+
 struct thread_slot {
     int32_t  tid, pid;
-    uint32_t open;          /* slices begun and not ended on this thread's track */
     uint8_t  used, described;
+    /* Its open slices, root first (see "calls"): ids[-1] is a guard that matches no
+     * function id; cap entries allocated above it. */
+    uint32_t depth, cap;
+    uint32_t fast_limit;    /* slices_of_functions pushes while depth < fast_limit */
+    uint32_t *ids;
+    struct slice_frame *frames;
+    uint64_t last_tsc;      /* its last function record's time (open slices end there) */
+    uint32_t order_gen;     /* input in which it is in p->order */
     /* The thread's packet sequence (its slices), for input gen (else not started). */
     uint32_t seq, gen;
     uint64_t inc_last;      /* the sequence's incremental clock: last packet's time */
@@ -121,6 +132,8 @@ struct cv_perfetto {
     int32_t *pids; size_t n_pids, cap_pids;   /* processes described */
     struct str_table names, categories;
     struct open_span *spans; size_t n_spans;
+    int32_t *order; size_t n_order, cap_order;   /* threads with slices, first first */
+    fr_call_tracker_stats stats;   /* what cv_report_unmatched reports */
     uint64_t calls, events, undecodable, lost_markers, negative_times, spans_untracked;
 };
 
@@ -605,7 +618,7 @@ static uint64_t thread_ts_full(struct cv_perfetto *p, struct thread_slot *t, uin
     return ns + (uint64_t)p->ts_offset;
 }
 
-static inline uint64_t thread_ts(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc)
+static inline __attribute__((always_inline)) uint64_t thread_ts(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc)
 {
     uint64_t d = tsc - t->conv_tsc;
     if (__builtin_expect(!t->conv_valid || d >= (1ull << 33), 0))   /* d * 1e9 < 2^63 */
@@ -721,7 +734,7 @@ static void put_slice_slow(struct cv_perfetto *p, struct thread_slot *t, uint64_
 
 /* A slice's begin (name already sent) or end, the packets of nearly every record: the
  * same bytes as put_slice_slow, written in one go (every length fits a byte). */
-static inline void put_slice(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc, bool begin,
+static inline __attribute__((always_inline)) void put_slice(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc, bool begin,
                              uint64_t iid)
 {
     pb_buf *b = &p->b;
@@ -754,29 +767,9 @@ static inline void slice_end(struct cv_perfetto *p, struct thread_slot *t, uint6
     put_slice(p, t, tsc, false, 0);
 }
 
-static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc,
-                                 uint32_t id, uint32_t depth);
-
-static inline void slice_begin(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc,
-                               uint32_t id, uint32_t depth)
-{
-    while (t->open > depth) {      /* frames dropped without an exit (cannot happen: LOST
-                                      ends them in lost_record); keep the track balanced */
-        slice_end(p, t, tsc);
-        t->open--;
-    }
-    if (__builtin_expect(t->gen == p->gen && fn_sent(t, id), 1)) {
-        put_slice(p, t, tsc, true, (uint64_t)id + 1);
-        t->open = depth + 1;
-        return;
-    }
-    slice_begin_new_name(p, t, tsc, id, depth);
-}
-
-/* slice_begin's packet for a function whose name is not interned yet on t's sequence. */
+/* A slice's begin whose function name is not sent on t's sequence yet: sent with it. */
 __attribute__((noinline))
-static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc,
-                                 uint32_t id, uint32_t depth)
+static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc, uint32_t id)
 {
     pb_buf *b = &p->b;
     size_t pk = thread_packet_open(p, t, tsc);   /* (starts the sequence if need be) */
@@ -788,53 +781,235 @@ static void slice_begin_new_name(struct cv_perfetto *p, struct thread_slot *t, u
     pb_uint(b, TE_NAME_IID, (uint64_t)id + 1);
     pb_close(b, te);
     pb_close(b, pk);
-    t->open = depth + 1;
 }
 
-static inline void slice_call(struct cv_perfetto *p, struct thread_slot *t, const fr_call *call)
+static inline void slice_begin(struct cv_perfetto *p, struct thread_slot *t, uint64_t tsc, uint32_t id)
 {
-    if (t->open <= call->depth)    /* its begin was ended already (cannot happen) */
+    if (__builtin_expect(t->gen == p->gen && fn_sent(t, id), 1))
+        put_slice(p, t, tsc, true, (uint64_t)id + 1);
+    else
+        slice_begin_new_name(p, t, tsc, id);
+}
+
+/* The calls become slices by the call tracker's rules (call_tracker.h), applied here to
+ * the slices rather than through fr_call_tracker: Perfetto needs no calls (no stacks,
+ * durations or child times), only a begin at each enter and an end at the exit that
+ * matches it, and following the records here is most of what makes the conversion
+ * cheap (see slices_of_functions). The rules: an exit of the innermost open slice's
+ * function ends it (at the enter's time if the clock went back); an exit of a function
+ * deeper in the stack first ends the slices above it ("closed by an exit of a caller");
+ * an exit of a function not open is dropped (counted); enters deeper than
+ * FR_CALL_TRACKER_MAX_DEPTH are ignored; FR_TE_LOST ends the open slices there
+ * (lost_record); at the end of an input, open slices end at the thread's last function
+ * record ("still open at the end"), thread by thread in the order they first had one. */
+
+__attribute__((noinline))
+static void thread_stack_grow(struct cv_perfetto *p, struct thread_slot *t)
+{
+    (void)p;
+    uint32_t cap = t->cap ? 2 * t->cap : 64;
+    uint32_t *ids = realloc(t->cap ? t->ids - 1 : NULL, (cap + 1) * sizeof *ids);
+    struct slice_frame *frames = realloc(t->frames, cap * sizeof *frames);
+    if (!ids || !frames)
+        oom();
+    ids[0] = UINT32_MAX;                     /* the guard: above any function id */
+    t->ids = ids + 1;
+    t->frames = frames;
+    t->cap = cap;
+    t->fast_limit = cap - 1 < FR_CALL_TRACKER_MAX_DEPTH ? cap - 1 : FR_CALL_TRACKER_MAX_DEPTH;
+}
+
+/* t is one of the input's threads with slices, in p->order. */
+static inline void thread_in_order(struct cv_perfetto *p, struct thread_slot *t)
+{
+    if (__builtin_expect(t->order_gen == p->gen, 1))
         return;
-    while (t->open > call->depth + 1) {
-        slice_end(p, t, call->exit_tsc);
-        t->open--;
+    if (p->n_order == p->cap_order) {
+        p->cap_order = p->cap_order ? 2 * p->cap_order : 16;
+        if (!(p->order = realloc(p->order, p->cap_order * sizeof *p->order)))
+            oom();
     }
+    p->order[p->n_order++] = t->tid;
+    t->order_gen = p->gen;
+}
+
+/* Ends t's innermost open slice at exit_tsc (flags: enum fr_call_flags); the end carries
+ * the enter's argument and how it ended as annotations, which Perfetto merges into the
+ * slice's arguments. */
+static void slice_close_top(struct cv_perfetto *p, struct thread_slot *t, uint64_t exit_tsc, unsigned flags)
+{
+    const struct slice_frame *f = &t->frames[--t->depth];
+    if (exit_tsc < f->enter_tsc)        /* a clock that went backwards: a call of length 0 */
+        exit_tsc = f->enter_tsc;
     p->calls++;
-    t->open = call->depth;
-    if (!call->has_arg && !(call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
-        slice_end(p, t, call->exit_tsc);
+    if (!f->has_arg && !(flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
+        slice_end(p, t, exit_tsc);
         return;
     }
-    /* The end's annotations are merged into the slice's arguments. */
     pb_buf *b = &p->b;
-    size_t pk = thread_packet_open(p, t, call->exit_tsc);
+    size_t pk = thread_packet_open(p, t, exit_tsc);
     size_t te = pb_open(b, TP_TRACK_EVENT);
     pb_uint(b, TE_TYPE, TYPE_SLICE_END);
-    if (call->has_arg)
-        annotation_uint(b, "arg", call->arg);
-    if (call->flags & FR_CALL_CLOSED_BY_UNWIND)
+    if (f->has_arg)
+        annotation_uint(b, "arg", f->arg);
+    if (flags & FR_CALL_CLOSED_BY_UNWIND)
         annotation_string(b, "end", "closed by an exit of a caller (unwind)", 38);
-    else if (call->flags & FR_CALL_OPEN_AT_END)
+    else if (flags & FR_CALL_OPEN_AT_END)
         annotation_string(b, "end", "still open at the end of the trace", 34);
     pb_close(b, te);
     pb_close(b, pk);
 }
 
-/* The tracker's batches (fr_call_tracker_new_batched_enters): each enter begins a slice,
- * each call ends one, in record order. */
-static void on_batch(const fr_call *calls, size_t n, void *ctx)
+/* Any function record of thread t (kind enum fr_record_kind, arg for FR_REC_ENTER_ARG). */
+__attribute__((noinline))
+static void slice_record(struct cv_perfetto *p, struct thread_slot *t, unsigned kind, uint32_t id,
+                         uint64_t tsc, uint64_t arg)
 {
-    struct cv_perfetto *p = ctx;
-    struct thread_slot *t = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const fr_call *c = &calls[i];
-        if (!t || t->tid != c->tid || t != p->last)
-            t = thread_of(p, c->tid);
-        if (c->flags & FR_CALL_ENTER)
-            slice_begin(p, t, c->enter_tsc, c->function_id, c->depth);
-        else
-            slice_call(p, t, c);
+    thread_in_order(p, t);
+    t->last_tsc = tsc;
+    if (kind == FR_REC_ENTER || kind == FR_REC_ENTER_ARG) {
+        if (t->depth >= FR_CALL_TRACKER_MAX_DEPTH) {
+            p->stats.too_deep++;
+            return;
+        }
+        if (t->depth + 1 >= t->cap)
+            thread_stack_grow(p, t);
+        t->ids[t->depth] = id;
+        t->frames[t->depth++] = (struct slice_frame){
+            .enter_tsc = tsc, .arg = arg, .has_arg = kind == FR_REC_ENTER_ARG};
+        slice_begin(p, t, tsc, id);
+        return;
     }
+    uint32_t d = t->depth;
+    while (d > 0 && t->ids[d - 1] != id)
+        d--;
+    if (d == 0) {
+        p->stats.unmatched_exits++;
+        return;
+    }
+    while (t->depth > d) {
+        slice_close_top(p, t, tsc, FR_CALL_CLOSED_BY_UNWIND);
+        p->stats.closed_by_unwind++;
+    }
+    slice_close_top(p, t, tsc, 0);
+}
+
+/* A batch of plain function records of one thread (fr_cli_next_functions). The common
+ * case, an enter of a function whose name was sent or an exit of the innermost slice's
+ * function (entered without an argument), at a time not before the thread's previous
+ * one, runs in one loop with the thread's state, the clock and the buffer position in
+ * locals (through the structures, every byte written to the buffer, which may alias
+ * them, made the compiler reload them all); it writes exactly what slice_record and
+ * put_slice would. Anything else stops it: the state is written back and that record
+ * goes through slice_record. */
+static void slices_of_functions(struct cv_perfetto *p, int32_t tid, const fr_function_record *r, size_t n)
+{
+    struct thread_slot *t = thread_of(p, tid);
+    thread_in_order(p, t);
+    if (!t->cap)
+        thread_stack_grow(p, t);
+    const cv_clock *c = &p->job->clock;
+    pb_buf *b = &p->b;
+    size_t i = 0;
+    while (i < n) {
+        if (t->gen == p->gen && t->conv_valid && c->fast &&
+            t->conv_ns + (uint64_t)p->ts_offset >= t->inc_last) {
+            const uint64_t magic = c->magic, tps = c->tps;
+            const unsigned sh1 = c->sh1, sh2 = c->sh2;
+            uint32_t *const ids = t->ids;
+            struct slice_frame *const frames = t->frames;
+            uint64_t *const *const pages = t->fn_pages;
+            const uint32_t npages = t->fn_npages, limit = t->fast_limit;
+            uint32_t d = t->depth;
+            uint64_t conv_tsc = t->conv_tsc, conv_ns = t->conv_ns, rem = t->conv_rem;
+            uint64_t last_tsc = t->last_tsc, calls = p->calls;
+            /* the first packet's delta: from the sequence's last time to conv_ns's */
+            uint64_t gap = conv_ns + (uint64_t)p->ts_offset - t->inc_last;
+            uint8_t tail[16];
+            memcpy(tail, t->tail, sizeof tail);
+            const unsigned tail_len = t->tail_len;
+            uint8_t *q = b->buf + b->len, *const q0 = q;
+            uint8_t *const q_end = b->buf + b->cap / 2;     /* then pb_write_out, slowly */
+            for (; i < n && q < q_end; i++) {
+                const uint32_t id = r[i].function_id;
+                const uint64_t tsc = r[i].tsc;
+                const bool enter = r[i].kind == FR_REC_ENTER;
+                uint64_t at = tsc;
+                if (enter) {
+                    uint32_t pg = id >> FN_PAGE_SHIFT;
+                    if (!(d < limit && pg < npages && pages[pg] &&
+                          (pages[pg][(id >> 6) & (FN_PAGE_WORDS - 1)] >> (id & 63) & 1)))
+                        break;
+                } else {
+                    if (ids[(int32_t)d - 1] != id || frames[d - 1].has_arg)
+                        break;
+                    uint64_t e = frames[d - 1].enter_tsc;
+                    at = tsc < e ? e : tsc;
+                }
+                const uint64_t dt = at - conv_tsc;
+                if (dt >= (1ull << 33))           /* back in time, or far: thread_ts_full */
+                    break;
+                /* thread_ts's step */
+                const uint64_t x = rem + dt * 1000000000u;
+                const uint64_t t1 = (uint64_t)(((unsigned __int128)magic * x) >> 64);
+                const uint64_t inc = (t1 + ((x - t1) >> sh1)) >> sh2;     /* cv_clock_div */
+                rem = x - inc * tps;
+                conv_ns += inc;
+                conv_tsc = at;
+                last_tsc = tsc;
+                /* put_slice's bytes */
+                uint8_t *start = q;
+                q += 2;
+                *q++ = TP_TIMESTAMP << 3 | PB_VARINT;
+                q = put_varint(q, gap + inc);
+                gap = 0;
+                memcpy(q, tail, sizeof tail);
+                q += tail_len;
+                if (enter) {
+                    uint8_t *tail_end = q;
+                    tail_end[-1] = TYPE_SLICE_BEGIN;
+                    *q++ = TE_NAME_IID << 3 | PB_VARINT;
+                    q = put_varint(q, (uint64_t)id + 1);
+                    tail_end[-3] = (uint8_t)(2 + (q - tail_end));
+                    ids[d] = id;
+                    frames[d].enter_tsc = tsc;
+                    frames[d].has_arg = 0;
+                    d++;
+                } else {
+                    d--;
+                    calls++;
+                }
+                start[0] = TRACE_PACKET << 3 | PB_LEN;
+                start[1] = (uint8_t)(q - start - 2);
+            }
+            b->len = (size_t)(q - b->buf);
+            if (q != q0)                /* a packet was written: the sequence's last time */
+                t->inc_last = conv_ns + (uint64_t)p->ts_offset;
+            t->depth = d;
+            t->conv_tsc = conv_tsc;
+            t->conv_ns = conv_ns;
+            t->conv_rem = rem;
+            t->last_tsc = last_tsc;
+            p->calls = calls;
+            if (i == n)
+                break;
+        }
+        slice_record(p, t, r[i].kind, r[i].function_id, r[i].tsc, 0);
+        i++;
+    }
+}
+
+/* The end of an input: every open slice ends at its thread's last function record. */
+static void slices_finish(struct cv_perfetto *p)
+{
+    for (size_t i = 0; i < p->n_order; i++) {
+        struct thread_slot *t = thread_of(p, p->order[i]);
+        while (t->depth) {
+            slice_close_top(p, t, t->last_tsc, FR_CALL_OPEN_AT_END);
+            p->stats.open_at_end++;
+        }
+    }
+    p->n_order = 0;
 }
 
 /* ------------------------------------------------------------------ other records */
@@ -897,8 +1072,12 @@ static void lost_record(struct cv_perfetto *p, const fr_record *rec, struct thre
     uint64_t dropped = 0;
     if (rec->size >= 8)
         memcpy(&dropped, rec->data, 8);
-    /* The open slices' ends are in the lost history: they end here. */
-    for (; t->open; t->open--)
+    /* The open slices' ends are in the lost history: they end here, and what follows
+     * starts from an empty stack. */
+    thread_in_order(p, t);
+    t->last_tsc = rec->tsc;
+    p->stats.discarded_at_lost += t->depth;
+    for (; t->depth; t->depth--)
         slice_end(p, t, rec->tsc);
     size_t pk, te;
     instant_open(p, rec->tsc, UUID_THREAD(rec->tid), "lost records", 12, NULL, 0,
@@ -1066,9 +1245,7 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
     p->names.next_iid = IID_OTHER_NAMES;
     p->categories.next_iid = 1;
     uint64_t undecodable = p->undecodable, negative = p->negative_times, untracked = p->spans_untracked;
-    fr_call_tracker *tracker = fr_call_tracker_new_batched_enters(on_batch, p);
-    if (!tracker)
-        oom();
+    memset(&p->stats, 0, sizeof p->stats);
 
     /* The sequence's first packet: the incremental state (interned names) starts empty. */
     size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -1081,17 +1258,19 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
     for (;;) {
         size_t n = fr_cli_next_functions(job->trace, batch, 256, &tid);
         if (n) {
-            fr_call_tracker_feed_functions(tracker, tid, batch, n);
+            slices_of_functions(p, tid, batch, n);
             continue;
         }
-        /* the slices batched so far come before what this record writes */
-        fr_call_tracker_flush(tracker);
         if ((st = cv_next(job, &rec)) != FR_READ_OK)
             break;
         switch (rec.kind) {
-        case FR_REC_ENTER: case FR_REC_EXIT: case FR_REC_TAIL_EXIT: case FR_REC_ENTER_ARG:
-            fr_call_tracker_feed(tracker, &rec);
+        case FR_REC_ENTER: case FR_REC_EXIT: case FR_REC_TAIL_EXIT: case FR_REC_ENTER_ARG: {
+            struct thread_slot *t = thread_of(p, rec.tid);
+            if (!t->cap)
+                thread_stack_grow(p, t);
+            slice_record(p, t, rec.kind, rec.function_id, rec.tsc, rec.arg);
             break;
+        }
         case FR_REC_BLOCK: {
             if (rec.tid == 0)        /* the metadata block */
                 break;
@@ -1113,7 +1292,6 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
                 p->undecodable++;
                 instant_bytes(p, &rec, "event without its site's metadata", FR_TE_EVENT_RUN);
             } else if (rec.event_type == FR_TE_LOST) {
-                fr_call_tracker_feed(tracker, &rec);
                 lost_record(p, &rec, thread_of(p, rec.tid));
             } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
                 /* our metadata: already in job->meta */
@@ -1123,9 +1301,8 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
             break;
         }
     }
-    fr_call_tracker_finish(tracker);
-    cv_report_unmatched(fr_call_tracker_get_stats(tracker));
-    fr_call_tracker_free(tracker);
+    slices_finish(p);
+    cv_report_unmatched(&p->stats);
     if (p->undecodable > undecodable)
         fprintf(stderr, "flightrec convert: %s: %llu structured events could not be decoded\n",
                 job->in_path, (unsigned long long)(p->undecodable - undecodable));
@@ -1145,10 +1322,17 @@ int cv_perfetto_end(cv_perfetto *p, const char *out_path)
     str_table_free(&p->names);
     str_table_free(&p->categories);
     free(p->spans);
-    for (size_t i = 0; i < p->threads_cap; i++)
-        fn_pages_free(&p->threads[i]);
+    for (size_t i = 0; i < p->threads_cap; i++) {
+        struct thread_slot *t = &p->threads[i];
+        fn_pages_free(t);
+        if (t->cap) {
+            free(t->ids - 1);
+            free(t->frames);
+        }
+    }
     free(p->threads);
     free(p->pids);
+    free(p->order);
     free(p);
     if (wrc) {
         fprintf(stderr, "flightrec convert: writing %s failed\n", out_path);
