@@ -129,6 +129,16 @@ check(len(spans) == 1 and spans[0][1][0] == "Work" and dec.tracks[spans[0][0]]["
       dec.tracks[spans[0][0]]["parent"] == proc_uuid,
       "calls: the activity is one async slice 'Work' on its own track under the process: %s" % spans)
 
+# over an existing, longer file (a second run): the same bytes as a new file (the output
+# is written in place and cut where it ends, cv_fopen_output), for perfetto and chrome
+for fmt, fresh in (("perfetto", pf), ("chrome", os.path.join(work, "calls.chrome.json"))):
+    over = os.path.join(work, "over." + fmt)
+    with open(over, "wb") as f:
+        f.write(b"\xff" * (2 * os.path.getsize(fresh) + 4096))
+    convert(trace, fmt, over)
+    check(open(over, "rb").read() == open(fresh, "rb").read(),
+          "%s over a longer file: %d bytes, a new file %d" % (fmt, os.path.getsize(over), os.path.getsize(fresh)))
+
 # a thread whose clock goes back between two of its blocks (yaml.fr): those slices'
 # packets carry their absolute time on the builtin clock instead of a delta on the
 # thread's sequence clock, and every time is still the Chrome JSON's

@@ -112,7 +112,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     if (out_path && strcmp(out_path, "-")) {
         if (fr_cli_check_output("convert", out_path))
             return FR_EXIT_BAD_INPUT;
-        out = fopen(out_path, "wb");
+        out = cv_fopen_output(out_path);
         if (!out)
             return fr_cli_input_error("convert", "cannot create %s: %s", out_path, strerror(errno));
     }
@@ -134,7 +134,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
             rc = arc ? arc : crc;
     }
     int erc = chrome ? cv_chrome_end(c, job->out_path) : cv_perfetto_end(p, job->out_path);
-    if (out != stdout && fclose(out) != 0 && !erc)
+    if (out != stdout && cv_fclose_output(out) != 0 && !erc)
         erc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
     return rc ? rc : erc;
 }
@@ -232,7 +232,7 @@ int cmd_convert(int argc, char **argv)
         return rc;
     }
     rc = convert(&job);
-    if (job.out && job.out != stdout && fclose(job.out) != 0 && rc == FR_EXIT_OK)
+    if (job.out && job.out != stdout && cv_fclose_output(job.out) != 0 && rc == FR_EXIT_OK)
         rc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
     int crc = n_inputs > 1 ? FR_EXIT_OK : fr_cli_close(&trace);
     return rc ? rc : crc;

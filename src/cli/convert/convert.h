@@ -57,9 +57,18 @@ typedef struct cv_job {
 /* Opens the trace at path into *trace and job (names, clock, --tid). Returns 0, or an
  * exit code after a message. */
 int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *path);
-/* Opens job->out_path into job->out unless it is open. Returns 0 or an exit code after a
- * message. */
+/* Opens job->out_path into job->out unless it is open (cv_fopen_output). Returns 0 or
+ * an exit code after a message. */
 int cv_open_output(cv_job *job);
+/* fopen(path, "wb") without truncating an existing file first: its bytes are written
+ * over in place, and cv_fclose_output cuts it where the writing ended. Converting again
+ * over an earlier output (a user's second run, the benchmarks) then writes into the
+ * file's cached pages, where truncating freed them and writing took new ones: about a
+ * sixth of `convert --format perfetto`'s CPU time. The result is the same file. */
+FILE *cv_fopen_output(const char *path);
+/* fclose of a cv_fopen_output file: a regular file is first cut at the end of what was
+ * written. Returns 0, or EOF with errno set. */
+int cv_fclose_output(FILE *f);
 
 /* Each returns a process exit code (FR_EXIT_*), having reported any error on stderr. */
 int cv_convert_chrome(cv_job *job);

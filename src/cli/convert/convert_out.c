@@ -3,7 +3,10 @@
  * string escaping and the per-function name cache.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "convert.h"
 #include "u64_map.h"
 
@@ -262,8 +265,40 @@ int cv_open_output(cv_job *job)
     }
     if (fr_cli_check_output("convert", job->out_path))   /* -o naming an input */
         return FR_EXIT_BAD_INPUT;
-    job->out = fopen(job->out_path, "wb");
+    job->out = cv_fopen_output(job->out_path);
     if (!job->out)   /* the environment, not the command line, is at fault: exit 1 */
         return fr_cli_input_error("convert", "cannot create %s: %s", job->out_path, strerror(errno));
+    return 0;
+}
+
+FILE *cv_fopen_output(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+int cv_fclose_output(FILE *f)
+{
+    struct stat st;
+    int rc = fflush(f);
+    off_t end = ftello(f);
+    if (rc == 0 && end >= 0 && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > end && ftruncate(fileno(f), end) != 0)
+        rc = EOF;
+    int e = errno;
+    if (fclose(f) != 0)
+        return EOF;
+    if (rc) {
+        errno = e;
+        return EOF;
+    }
     return 0;
 }

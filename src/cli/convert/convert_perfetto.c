@@ -912,24 +912,22 @@ static void slices_of_functions(struct cv_perfetto *p, int32_t tid, const fr_fun
     pb_buf *b = &p->b;
     size_t i = 0;
     while (i < n) {
-        if (t->gen == p->gen && t->conv_valid && c->fast &&
-            t->conv_ns + (uint64_t)p->ts_offset >= t->inc_last) {
+        /* (the sequence's last time is the clock's: a packet written back in time, whose
+         * next one's delta is from an older time, goes through slice_record) */
+        if (t->gen == p->gen && t->conv_valid && c->fast && c->sh1 == 1 &&
+            t->conv_ns + (uint64_t)p->ts_offset == t->inc_last) {
             const uint64_t magic = c->magic, tps = c->tps;
-            const unsigned sh1 = c->sh1, sh2 = c->sh2;
+            const unsigned sh2 = c->sh2;
             uint32_t *const ids = t->ids;
             struct slice_frame *const frames = t->frames;
             uint64_t *const *const pages = t->fn_pages;
             const uint32_t npages = t->fn_npages, limit = t->fast_limit;
-            uint32_t d = t->depth;
+            const uint32_t d0 = t->depth;
+            uint32_t d = d0;
             uint64_t conv_tsc = t->conv_tsc, conv_ns = t->conv_ns, rem = t->conv_rem;
-            uint64_t last_tsc = t->last_tsc, calls = p->calls;
-            /* the first packet's delta: from the sequence's last time to conv_ns's */
-            uint64_t gap = conv_ns + (uint64_t)p->ts_offset - t->inc_last;
-            uint8_t tail[16];
-            memcpy(tail, t->tail, sizeof tail);
-            const unsigned tail_len = t->tail_len;
-            uint8_t *q = b->buf + b->len, *const q0 = q;
+            uint8_t *q = b->buf + b->len;
             uint8_t *const q_end = b->buf + b->cap / 2;     /* then pb_write_out, slowly */
+            const size_t i0 = i;
             for (; i < n && q < q_end; i++) {
                 const uint32_t id = r[i].function_id;
                 const uint64_t tsc = r[i].tsc;
@@ -952,19 +950,17 @@ static void slices_of_functions(struct cv_perfetto *p, int32_t tid, const fr_fun
                 /* thread_ts's step */
                 const uint64_t x = rem + dt * 1000000000u;
                 const uint64_t t1 = (uint64_t)(((unsigned __int128)magic * x) >> 64);
-                const uint64_t inc = (t1 + ((x - t1) >> sh1)) >> sh2;     /* cv_clock_div */
+                const uint64_t inc = (t1 + ((x - t1) >> 1)) >> sh2;     /* cv_clock_div */
                 rem = x - inc * tps;
                 conv_ns += inc;
                 conv_tsc = at;
-                last_tsc = tsc;
-                /* put_slice's bytes */
+                /* put_slice's bytes (the delta: from the previous packet, the clock's) */
                 uint8_t *start = q;
                 q += 2;
                 *q++ = TP_TIMESTAMP << 3 | PB_VARINT;
-                q = put_varint(q, gap + inc);
-                gap = 0;
-                memcpy(q, tail, sizeof tail);
-                q += tail_len;
+                q = put_varint(q, inc);
+                memcpy(q, t->tail, sizeof t->tail);
+                q += t->tail_len;
                 if (enter) {
                     uint8_t *tail_end = q;
                     tail_end[-1] = TYPE_SLICE_BEGIN;
@@ -977,20 +973,21 @@ static void slices_of_functions(struct cv_perfetto *p, int32_t tid, const fr_fun
                     d++;
                 } else {
                     d--;
-                    calls++;
                 }
                 start[0] = TRACE_PACKET << 3 | PB_LEN;
                 start[1] = (uint8_t)(q - start - 2);
             }
-            b->len = (size_t)(q - b->buf);
-            if (q != q0)                /* a packet was written: the sequence's last time */
+            if (i > i0) {
+                /* enters - exits = d - d0, enters + exits = i - i0 */
+                p->calls += ((i - i0) - ((int64_t)d - (int64_t)d0)) / 2;
+                t->last_tsc = r[i - 1].tsc;
                 t->inc_last = conv_ns + (uint64_t)p->ts_offset;
+            }
+            b->len = (size_t)(q - b->buf);
             t->depth = d;
             t->conv_tsc = conv_tsc;
             t->conv_ns = conv_ns;
             t->conv_rem = rem;
-            t->last_tsc = last_tsc;
-            p->calls = calls;
             if (i == n)
                 break;
         }
