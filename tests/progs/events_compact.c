@@ -28,6 +28,8 @@
  *   snapshot N   N snapshots (OUTPUT.0 ...) while a thread writes Sample events
  *   dlopen LIB   LIB (events_compact_lib) registers its provider, emits 3 events, is
  *                dlclose'd; then the main program emits one event and flushes
+ * With EVENTS_COMPACT_KILL set in the environment, a mode that would finalize and flush
+ * raises SIGKILL instead (backing= given in FLIGHTREC_OPTIONS: flightrec recover).
  * Prints nothing; exits non-zero on a failure of the runtime's API.
  */
 #define _GNU_SOURCE
@@ -238,6 +240,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "events_compact: unknown mode %s\n", mode);
         return 2;
     }
+    if (getenv("EVENTS_COMPACT_KILL"))
+        raise(SIGKILL);   /* with backing= in FLIGHTREC_OPTIONS: for flightrec recover */
     if (fr_finalize() != FR_OK || fr_flush() != FR_OK)
         return 1;
     return 0;
