@@ -21,7 +21,8 @@ usage: events_compact.py EVENTS_COMPACT LIB FLIGHTREC LLVM_XRAY WORKDIR
   - backing=: the file recovered after SIGKILL (`flightrec recover`) holds compact
     events (each Sample entry at most 24 bytes) and the sites they name, and reads the
     same as a run without backing=: provider registered while recording, before
-    fr_init, and in a fork child's backing file;
+    fr_init, and in a fork child's backing file; a full sites region turns compact
+    events off (said), every event still decodes; a half-written entry is cut;
   - the mixed program (every kind of field, activities, two threads) streamed, and
     recovered after SIGKILL from a backing file, reads in dump, chrome and perfetto as
     its full encoding does;
@@ -253,6 +254,22 @@ for mode in ("killed", "killed-early", "killed-fork"):
         print("backing= (%s), recovered: %.2f bytes per event in runs" % (mode, per))
         check(re.search(r"records written: 1000\b", run(flightrec, "info", rec).stdout.decode())
               is not None, "%s: the recovered file counts each entry of a run as a record" % mode)
+
+# A sites region with room for one site (a test seam): the next site turns compact events
+# off for the session (said), and every event still decodes after recovery
+back = os.path.join(work, "small.backing")
+if os.path.exists(back):
+    os.remove(back)
+k = subprocess.run([prog, "killed-small", os.path.join(work, "small.fr"), back], capture_output=True)
+check(k.returncode == -9 and b"no room for more event call sites" in k.stderr,
+      "killed-small: exit %d, %s" % (k.returncode, k.stderr[-300:]))
+rec = os.path.join(work, "small.recovered.fr")
+run(flightrec, "recover", "-q", back, "-o", rec)
+if os.path.exists(rec):
+    s_k, _, f_k = parse(rec)
+    check(len(s_k) == 1 and f_k > 0, "killed-small: %d site in the file, %d full events (want 1, some)"
+          % (len(s_k), f_k))
+    check(event_lines(rec) == event_lines(ref), "killed-small: the 1000 events read the same")
 
 # An entry being appended to a run when the process died: the runtime grows the run's
 # size first and writes the entry's first byte last; an entry still beginning with 0 is

@@ -15,6 +15,8 @@
  *   killed BACK  1000 Sample events into backing file BACK, then SIGKILL (the provider
  *                registered while recording)
  *   killed-early BACK  the same, the provider registered before fr_init
+ *   killed-small BACK   `killed` with a sites region of 100 bytes (a test seam): one
+ *                site fits, the others turn compact events off (written in full)
  *   killed-fork BACK   10 Sample events, then fork: the child (backing file BACK.PID,
  *                its pid printed) writes 1000 Sample events and is SIGKILLed; the
  *                parent waits for it and exits normally
@@ -52,6 +54,8 @@ FR_PROVIDER_DEFINE(app, "CompactApp");
 
 /* Test seam (event_site_table.c): sites registered from now on get no id. */
 void fr__event_sites_off_for_test(void);
+/* Test seam (backing_file.c): the backing file's sites region holds only CAP bytes. */
+void fr__backing_sites_cap_for_test(uint64_t cap);
 
 static void sample(uint32_t i)
 {
@@ -181,6 +185,8 @@ int main(int argc, char **argv)
         fr__event_sites_off_for_test();
         ((char *)mode)[ml - 5] = 0;
     }
+    if (!strcmp(mode, "killed-small"))
+        fr__backing_sites_cap_for_test(100);
     if (strcmp(mode, "killed-early") && FR_PROVIDER_REGISTER(app))
         return 1;
 
@@ -193,7 +199,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "mixed")) {
         if (mixed())
             return 1;
-    } else if ((!strcmp(mode, "killed") || !strcmp(mode, "killed-early")) && argc > 3) {
+    } else if ((!strcmp(mode, "killed") || !strcmp(mode, "killed-early") ||
+                !strcmp(mode, "killed-small")) && argc > 3) {
         for (uint32_t i = 0; i < 1000; i++)
             sample(i);
         raise(SIGKILL);   /* no trace: flightrec recover writes it from the backing file */

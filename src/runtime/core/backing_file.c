@@ -240,6 +240,8 @@ uint32_t fr_backing_generation(void)
     return bk.base ? bk.gen : 0;
 }
 
+static uint64_t sites_cap_for_test;   /* fr__backing_sites_cap_for_test */
+
 int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
 {
     if (!bk.base || getpid() != bk.pid)
@@ -247,7 +249,8 @@ int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
     struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
     uint64_t len = h->sites_len;   /* only we (under the caller's lock) change it */
     uint64_t body = sizeof(struct fr_te_envelope) + sizeof(struct fr_te_event_site) + size;
-    if (len > SITES_CAP || body > SITES_CAP - len - FR_XRAY_METADATA_SIZE)
+    uint64_t cap = sites_cap_for_test ? sites_cap_for_test : SITES_CAP;
+    if (len > cap || body + FR_XRAY_METADATA_SIZE > cap - len)
         return -1;
     uint8_t *p = bk.base + SITES_OFF + len;
     uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
@@ -262,6 +265,14 @@ int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
     /* the length after the bytes: a recovery never reads a record half written */
     __atomic_store_n(&h->sites_len, len + sizeof hdr + body, __ATOMIC_RELEASE);
     return 0;
+}
+
+/* Test seam (tests/progs/events_compact.c): the sites region holds only `cap` bytes from
+ * now on, so that a test fills it with a few sites. */
+FR_HIDDEN void fr__backing_sites_cap_for_test(uint64_t cap);
+void fr__backing_sites_cap_for_test(uint64_t cap)
+{
+    sites_cap_for_test = cap < SITES_CAP ? cap : SITES_CAP;
 }
 
 /* Opens the file we created for writing again: by name, but only if the name still
