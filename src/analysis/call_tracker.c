@@ -433,7 +433,7 @@ static void feed_function_general(fr_call_tracker *t, int32_t tid, const fr_func
  * locals are written back before any record takes the general path, and at the end. */
 static inline __attribute__((always_inline))
 void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
-                            size_t n, const bool enters, const bool steps)
+                            size_t n, const bool enters)
 {
     size_t i = 0;
     while (i < n) {
@@ -442,14 +442,11 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             feed_function_general(t, tid, &recs[i++]);
             continue;
         }
-        if (t->n_batch == BATCH || (steps && t->n_batch && t->steps_tid != tid))
+        if (t->n_batch == BATCH)
             flush_batch(t);
-        t->steps_tid = tid;
         uint32_t *const ids = th->ids;
-        uint64_t *const hashes = th->hashes;
         struct open_frame *const frames = th->frames;
         fr_call *const batch = t->batch;
-        fr_call_step *const step = t->steps;
         const uint32_t limit = th->fast_limit;
         uint32_t d = th->depth, max_depth = t->stats.max_depth;
         size_t n_batch = t->n_batch;
@@ -475,22 +472,6 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
             const struct open_frame *f = &frames[(int32_t)d - 1];
             uint64_t exit_tsc = tsc < f->enter_tsc ? f->enter_tsc : tsc;
             uint64_t duration = exit_tsc - f->enter_tsc;
-            if (steps) {   /* an enter or a call, in record order */
-                fr_call_step *k = &step[n_batch];
-                uint64_t child = f->child_ticks;
-                /* as an enter, frame d's path; as an exit, frame d-1's */
-                uint64_t below = hashes[(int32_t)d - 1];
-                uint64_t h = fr_call_path_hash(below, id);
-                hashes[d] = h;
-                k->path_hash = is_exit ? below : h;
-                k->function_id = id;
-                k->depth = d - is_exit;
-                k->flags = tail_flag | (1u - is_exit) * FR_CALL_ENTER;
-                k->duration = duration;
-                k->self = child < duration ? duration - child : 0;
-                n_batch++;
-                goto frames;
-            }
             fr_call *c = &batch[n_batch];
             c->tid = tid;
             c->function_id = id;
@@ -509,17 +490,11 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
                 c->flags = tail_flag;
                 n_batch += is_exit;
             }
-        frames:
             frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
             calls += is_exit;
             /* as an enter (no argument in a batch): frame d */
             ids[d] = id;
-            if (steps) {   /* its calls never show the argument: arg, has_arg unused */
-                frames[d].enter_tsc = tsc;
-                frames[d].child_ticks = 0;
-            } else {
-                frames[d] = (struct open_frame){.enter_tsc = tsc};
-            }
+            frames[d] = (struct open_frame){.enter_tsc = tsc};
             d = d + 1 - 2 * is_exit;
             max_depth = d > max_depth ? d : max_depth;
         }
@@ -614,18 +589,97 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
     }
 }
 
+/* Steps mode's loop (the stack aggregation's): the fast path of feed_functions_batched,
+ * writing a step for every record (an enter or a call) with its frame's path hash. Its own
+ * loop, as costs mode's, so that it keeps its values in registers. */
+static void feed_functions_steps(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
+                                 size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        struct thread_state *th = thread_of(t, tid);
+        if (th->fast_limit - th->depth < 64 && th->cap && th->cap < FR_CALL_TRACKER_MAX_DEPTH)
+            grow_stack(th);                         /* runs not cut short near the limit */
+        if (th->depth >= th->fast_limit) {          /* deep, or no stack yet */
+            feed_function_general(t, tid, &recs[i++]);
+            continue;
+        }
+        if (t->n_batch == BATCH || (t->n_batch && t->steps_tid != tid))
+            flush_batch(t);                         /* a batch is of one thread */
+        t->steps_tid = tid;
+        uint32_t *const ids = th->ids;
+        uint64_t *const hashes = th->hashes;
+        struct open_frame *const frames = th->frames;
+        const uint32_t d0 = th->depth;
+        uint32_t d = d0, max_depth = t->stats.max_depth;
+        fr_call_step *const first = t->steps + t->n_batch;
+        fr_call_step *k = first;
+        size_t run = n - i;
+        if (run > BATCH - t->n_batch)
+            run = BATCH - t->n_batch;
+        if (run > th->fast_limit - d)
+            run = th->fast_limit - d;
+        const fr_function_record *r = recs + i, *const end = r + run;
+        bool stopped = false;
+        for (; r < end; r++) {
+            const unsigned kind = r->kind;
+            const uint32_t id = r->function_id;
+            const uint64_t tsc = r->tsc;
+            unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
+            unsigned top_differs = ids[(int32_t)d - 1] != id;
+            __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
+            if (is_exit & top_differs) {                /* unmatched, unwinding: rare */
+                stopped = true;
+                break;
+            }
+            /* as an exit: the call of frame d-1 (a clock gone back: length 0) */
+            const struct open_frame *f = &frames[(int32_t)d - 1];
+            const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
+            const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
+            const uint64_t below = hashes[(int32_t)d - 1], h = fr_call_path_hash(below, id);
+            k->path_hash = is_exit ? below : h;        /* frame d-1's path, or d's */
+            k->duration = duration;
+            k->self = child < duration ? duration - child : 0;
+            k->function_id = id;
+            k->depth = d - is_exit;
+            k->flags = is_exit ? (kind & FR_REC_TAIL_EXIT) << 1 : FR_CALL_ENTER;
+            _Static_assert(FR_REC_TAIL_EXIT == 2 && FR_CALL_TAIL_EXIT == 4, "tail flag");
+            k++;
+            frames[(int32_t)d - 2].child_ticks += duration & (0 - (uint64_t)is_exit);
+            /* as an enter: frame d (no argument in a batch; steps never show one) */
+            ids[d] = id;
+            hashes[d] = h;
+            frames[d].enter_tsc = tsc;
+            frames[d].child_ticks = 0;
+            d = d + 1 - 2 * is_exit;
+            max_depth = d > max_depth ? d : max_depth;
+        }
+        const size_t done = (size_t)(k - first);
+        th->depth = d;
+        if (done)
+            th->last_tsc = r[-1].tsc;
+        t->n_batch += done;
+        /* enters - calls = d - d0, enters + calls = done */
+        t->stats.calls += (uint64_t)(((int64_t)done - ((int64_t)d - (int64_t)d0)) / 2);
+        t->stats.max_depth = max_depth;
+        i += done;
+        if (stopped)                                /* that record: general path */
+            feed_function_general(t, tid, &recs[i++]);
+    }
+}
+
 void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n)
 {
     if (t->on_calls) {
         if (t->on_steps)
-            feed_functions_batched(t, tid, recs, n, true, true);
+            feed_functions_steps(t, tid, recs, n);
         else if (t->enters)
-            feed_functions_batched(t, tid, recs, n, true, false);
+            feed_functions_batched(t, tid, recs, n, true);
         else if (t->on_costs)
             feed_functions_costs(t, tid, recs, n);
         else
-            feed_functions_batched(t, tid, recs, n, false, false);
+            feed_functions_batched(t, tid, recs, n, false);
         return;
     }
     for (size_t i = 0; i < n; i++)

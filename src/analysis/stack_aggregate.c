@@ -396,33 +396,10 @@ struct pending_call {
     uint64_t duration, self;
 };
 
-static void steps_chunk(fr_stack_agg *sa, struct thread_nodes *th, const fr_call_step *steps,
-                        size_t n)
+/* Counts the listed calls in their nodes. */
+static void count_pending(fr_stack_agg *sa, const struct pending_call *calls, size_t n)
 {
-    struct pending_call calls[CHUNK];
-    const uint32_t bits = sa->slot_bits;
-    const uint64_t salt = th->salt;
-    uint32_t deepest = 0;
     for (size_t i = 0; i < n; i++) {
-        __builtin_prefetch(&sa->slots[home_slot(steps[i].path_hash ^ salt, bits)]);
-        deepest = steps[i].depth > deepest ? steps[i].depth : deepest;
-    }
-    grow_frames(th, deepest);
-    struct frame_node *const at = th->at;
-    size_t n_calls = 0;
-    for (size_t i = 0; i < n; i++) {
-        const fr_call_step *c = &steps[i];
-        uint32_t d = c->depth;
-        if (c->flags & FR_CALL_ENTER) {
-            struct frame_node parent = d ? at[d - 1] : (struct frame_node){th->root_hash, th->root};
-            struct frame_node f = child_of(sa, parent, c->function_id, c->path_hash ^ salt);
-            at[d] = f;
-            __builtin_prefetch(node_at(sa, f.node), 1);
-            continue;
-        }
-        calls[n_calls++] = (struct pending_call){at[d].node, c->duration, c->self};
-    }
-    for (size_t i = 0; i < n_calls; i++) {
         fr_stack_node *s = node_at(sa, calls[i].node);
         s->calls++;
         s->total_ticks += calls[i].duration;
@@ -430,12 +407,43 @@ static void steps_chunk(fr_stack_agg *sa, struct thread_nodes *th, const fr_call
     }
 }
 
+#ifndef AHEAD
+#define AHEAD 64
+#endif
+static inline void prefetch_slot(const fr_stack_agg *sa, uint64_t h)
+{
+    __builtin_prefetch(&sa->slots[home_slot(h, sa->slot_bits)]);
+}
+
 void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, void *ctx)
 {
     fr_stack_agg *sa = ctx;
     struct thread_nodes *th = thread_of(sa, tid);
-    for (size_t i = 0; i < n; i += CHUNK)
-        steps_chunk(sa, th, steps + i, n - i < CHUNK ? n - i : CHUNK);
+    const uint64_t salt = th->salt;
+    struct pending_call calls[CHUNK];
+    size_t n_calls = 0;
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        prefetch_slot(sa, steps[i].path_hash ^ salt);
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            prefetch_slot(sa, steps[i + AHEAD].path_hash ^ salt);
+        const fr_call_step *c = &steps[i];
+        uint32_t d = c->depth;
+        if (c->flags & FR_CALL_ENTER) {
+            grow_frames(th, d);
+            struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
+            struct frame_node f = child_of(sa, parent, c->function_id, c->path_hash ^ salt);
+            th->at[d] = f;
+            __builtin_prefetch(node_at(sa, f.node), 1);
+            continue;
+        }
+        calls[n_calls++] = (struct pending_call){th->at[d].node, c->duration, c->self};
+        if (n_calls == CHUNK) {
+            count_pending(sa, calls, n_calls);
+            n_calls = 0;
+        }
+    }
+    count_pending(sa, calls, n_calls);
 }
 
 size_t fr_stack_agg_count(const fr_stack_agg *sa)
