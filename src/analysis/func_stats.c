@@ -153,8 +153,9 @@ static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
 }
 
 /* The fields of fs that count() reads for every call, copied into locals by the loops:
- * through fs, each byte counter store (a char type, which may alias anything) made the
- * compiler reload them for every call. Only new_function changes them. */
+ * through fs, each counter store (which may alias them: the project builds with
+ * -fno-strict-aliasing, and a byte store may alias anything anyway) made the compiler
+ * reload them for every call. Only new_function changes them. */
 struct lookup {
     const uint32_t      *index_of;
     size_t               cap_index;
