@@ -10,6 +10,13 @@
  * Target: ratio <= 1.1.
  * Then the same with backing=PATH (the pool in a MAP_SHARED file, BACKING_DIR, default
  * /dev/shm, removed at the flush): the same stores into a file's pages. Target: <= 1.1.
+ *
+ * Every time is the measuring thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not the wall
+ * clock: on a loaded machine (the 2-core CI VM) a wall clock charges the recording
+ * thread with the time other processes, and the stream writer, ran instead of it. The
+ * cost the stream writer adds elsewhere is printed beside it, not hidden: the CPU time
+ * of the process's other threads from the first timed record to the end of the flush
+ * (the writer's appends, page-cache copies and wake-ups), per record made.
  * usage: record_bench [records per thread per round (default 4000000)]
  */
 #define _GNU_SOURCE
@@ -26,12 +33,15 @@
 
 static __thread struct { uint64_t tsc, payload; } floor_slot __attribute__((tls_model("initial-exec")));
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* The calling thread's CPU time. */
+static uint64_t now_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 static inline uint64_t rdtsc(void)
 {
@@ -103,24 +113,30 @@ static void run(int threads)
            threads, f, r, r / f);
 }
 
-/* ns per record of one session made with `opts`; kept_pct: the share of its records in
- * the file (with stream=1, what the writer kept up with). */
-static double kept_pct;
+/* ns per record (this thread's CPU) of one session made with `opts`; kept_pct: the share
+ * of its records in the file (with stream=1, what the writer kept up with); other_ns:
+ * CPU of the other threads (the stream writer) per record, from the timed loop's start
+ * to the end of the flush (the writer's backlog is written by then). */
+static double kept_pct, other_ns;
 
 static double session_ns(const char *opts)
 {
     if (fr_init(opts) != FR_OK)
         exit(1);
     record_loop(records / 8);
-    uint64_t t0 = now_ns();
+    uint64_t p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), t0 = now_ns();
     record_loop(records);
-    double ns = (double)(now_ns() - t0) / (double)records;
+    uint64_t t1 = now_ns();
+    double ns = (double)(t1 - t0) / (double)records;
     fr_finalize();
     fr_stats st;
     fr_get_stats(&st);
     kept_pct = 100.0 * (double)st.records_written /
                (double)(st.records_written + st.records_dropped + 1);
     fr_flush();
+    uint64_t p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), t2 = now_ns();
+    double other = (double)(p1 - p0) - (double)(t2 - t0);
+    other_ns = other > 0 ? other / (double)(records + records / 8) : 0;
     fr_reset();
     return ns;
 }
@@ -131,21 +147,22 @@ static void stream_row(void)
     char stream_opts[4200];
     snprintf(stream_opts, sizeof stream_opts,
              "policy=overwrite buffers=64 buffer_size=64k stream=1 output=%s", file);
-    double plain = 1e30, streamed = 1e30, kept = 0;
+    double plain = 1e30, streamed = 1e30, kept = 0, writer = 0;
     for (int k = 0; k < ROUNDS; k++) {
         double a = session_ns("policy=overwrite buffers=64 buffer_size=64k output=/dev/null");
         double b = session_ns(stream_opts);
         if (a < plain) plain = a;
-        if (b < streamed) {
+        if (b < streamed) {   /* that round's share kept and writer CPU with it */
             streamed = b;
             kept = kept_pct;
+            writer = other_ns;
         }
     }
     struct stat sb;
     if (lstat(file, &sb) == 0 && S_ISREG(sb.st_mode))
         unlink(file);   /* never a device given as STREAM_FILE (/dev/null) */
-    printf("record_bench stream=1 threads=1 default=%.2f ns  stream=%.2f ns (%.0f%% of its records in the file)  ratio=%.2f (target <= 1.1)\n",
-           plain, streamed, kept, streamed / plain);
+    printf("record_bench stream=1 threads=1 default=%.2f ns  stream=%.2f ns (%.0f%% of its records in the file)  ratio=%.2f (target <= 1.1)  writer thread +%.2f ns CPU per record\n",
+           plain, streamed, kept, streamed / plain, writer);
 }
 
 static void backing_row(void)
