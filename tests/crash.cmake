@@ -2,12 +2,15 @@
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   set(CRASH_XRAY_FLAGS -fxray-instrument -fnoxray-link-deps -fxray-instruction-threshold=1)
   function(crash_xray_program name src lib)
-    add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${src})
+    # A program that has a worker thread (crash_worker.h) names crash_worker.c after its
+    # own source: "prog.c;crash_worker.c".
+    list(TRANSFORM src PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/progs/)
+    add_executable(${name} ${src})
     target_compile_options(${name} PRIVATE ${CRASH_XRAY_FLAGS} -O1 -Wno-unused-parameter)
     target_link_options(${name} PRIVATE -fxray-instrument -fnoxray-link-deps)
     target_link_libraries(${name} PRIVATE ${lib})
   endfunction()
-  crash_xray_program(crash_prog crash_prog.c "flightrec;Threads::Threads")
+  crash_xray_program(crash_prog "crash_prog.c;crash_worker.c" "flightrec;Threads::Threads")
   crash_xray_program(crash_prog_cxx crash_prog_cxx.cpp "flightrec")
 
   # A sanitizer's own fatal-signal handlers would end the program with their exit status:
@@ -69,7 +72,7 @@ set_tests_properties(crash_stream PROPERTIES TIMEOUT 120 LABELS concurrency)
 
 # backing=PATH + flightrec recover: SIGKILL, _exit, fork, torn records, hostile files.
 if(TARGET crash_prog)
-  crash_xray_program(crash_backing_prog crash_backing_prog.c "flightrec;Threads::Threads")
+  crash_xray_program(crash_backing_prog "crash_backing_prog.c;crash_worker.c" "flightrec;Threads::Threads")
   add_test(NAME crash_backing COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/crash_backing.py
            $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} $<TARGET_FILE:crash_backing_prog>
            ${CMAKE_CURRENT_BINARY_DIR}/crash_backing.d)

@@ -10,7 +10,8 @@
  *   fork:   a child makes CALLS calls of step() and _exits(0); the parent waits for it,
  *           then makes CALLS calls and last_call() waits to be killed
  *   init:   fr_init(NULL) in main (FLIGHTREC_OPTIONS without start=1)
- * A worker thread first makes exactly WORKER_CALLS calls of worker_step(), then blocks.
+ * A worker thread first makes exactly CRASH_WORKER_CALLS calls of worker_step(), then
+ * blocks (crash_worker.c).
  * Records of main's thread with start=1: main's entry, 2 x CALLS, last_call's entry.
  */
 #define _GNU_SOURCE
@@ -20,28 +21,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "crash_worker.h"
 #include "flightrec.h"
 
-#define WORKER_CALLS 100
-
-static volatile int sink;
-static int ready[2];
 static const char *mode;
 
-__attribute__((noinline)) void worker_step(int i) { sink += i; }
-__attribute__((noinline)) void step(int i) { sink += i; }
-
-static void *worker(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < WORKER_CALLS; i++)
-        worker_step(i);
-    char c = 1;
-    (void)!write(ready[1], &c, 1);
-    for (;;)
-        pause();
-    return NULL;
-}
+__attribute__((noinline)) void step(int i) { crash_sink += i; }
 
 __attribute__((noinline)) void last_call(void)
 {
@@ -63,12 +48,8 @@ int main(int argc, char **argv)
     long calls = atol(argv[2]);
     if (argc > 3 && !strcmp(argv[3], "init") && fr_init(NULL) != FR_OK)
         return 4;
-    if (pipe(ready) != 0)
+    if (crash_worker_start())
         return 5;
-    pthread_t t;
-    pthread_create(&t, NULL, worker, NULL);
-    char c;
-    (void)!read(ready[0], &c, 1);
     if (!strcmp(mode, "fork")) {
         pid_t pid = fork();
         if (pid == 0) {

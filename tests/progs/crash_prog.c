@@ -7,8 +7,9 @@
  *   runs on the alternate signal stack) | wait (sleeps until killed)
  *   init: call fr_init(NULL) in main (after the program's own handler), for runs without
  *   `flightrec record` (FLIGHTREC_OPTIONS without start=1).
- * A worker thread makes exactly WORKER_CALLS traced calls, then blocks; main makes
- * MAIN_CALLS traced calls, then calls crash_here(), whose entry must be in the trace.
+ * A worker thread makes exactly CRASH_WORKER_CALLS traced calls, then blocks
+ * (crash_worker.c); main makes MAIN_CALLS traced calls, then calls crash_here(), whose
+ * entry must be in the trace.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -18,28 +19,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "crash_worker.h"
 #include "flightrec.h"
 
-#define WORKER_CALLS 100
 #define MAIN_CALLS   50
 
-static volatile int sink;
-static int ready[2];
-
-__attribute__((noinline)) void worker_step(int i) { sink += i; }
-__attribute__((noinline)) void main_step(int i) { sink += i; }
-
-static void *worker(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < WORKER_CALLS; i++)
-        worker_step(i);
-    char c = 1;
-    (void)!write(ready[1], &c, 1);
-    for (;;)
-        pause();
-    return NULL;
-}
+__attribute__((noinline)) void main_step(int i) { crash_sink += i; }
 
 static void own_handler(int sig)
 {
@@ -83,7 +68,7 @@ __attribute__((noinline)) void crash_here(const char *mode)
     } else if (!strcmp(mode, "ill")) {
         __builtin_trap();
     } else if (!strcmp(mode, "fpe")) {
-        sink = divide(7, zero);
+        crash_sink = divide(7, zero);
     } else if (!strcmp(mode, "abort")) {
         abort();
     } else if (!strcmp(mode, "trap")) {
@@ -95,7 +80,7 @@ __attribute__((noinline)) void crash_here(const char *mode)
     } else if (!strcmp(mode, "hup")) {
         raise(SIGHUP);
     } else if (!strcmp(mode, "overflow")) {
-        sink = recurse(0);
+        crash_sink = recurse(0);
     } else if (!strcmp(mode, "wait")) {
         (void)!write(1, "ready\n", 6);
         for (;;)
@@ -120,12 +105,8 @@ int main(int argc, char **argv)
         signal(SIGTERM, own_term_handler);
     if (argc > 2 && !strcmp(argv[2], "init") && fr_init(NULL) != FR_OK)
         return 3;
-    if (pipe(ready))
+    if (crash_worker_start())
         return 4;
-    pthread_t th;
-    pthread_create(&th, NULL, worker, NULL);
-    char c;
-    (void)!read(ready[0], &c, 1);
     for (int i = 0; i < MAIN_CALLS; i++)
         main_step(i);
     crash_here(argv[1]);
