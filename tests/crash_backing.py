@@ -264,6 +264,18 @@ for flag in ("", "--no-backing"):
     elif os.path.exists(name + ".fr"):
         fail("record --no-backing: a trace after SIGKILL?")
 
+# A backing file the runtime cannot make: its message says why in words, as the crash
+# dump's, the snapshot's and the stream's do (fr_fmt_write_error), and nothing is written.
+open(f"{work}/afile", "w").close()
+for where, why in ((f"{work}/nodir/x.bk", "no such directory"),
+                   (f"{work}/afile/x.bk", "not a directory")):
+    env = dict(env0, FLIGHTREC_OPTIONS=f"start=1 backing={where} output={work}/nobacking.fr")
+    r = subprocess.run([prog, "exit", "5"], env=env, capture_output=True, text=True,
+                       errors="replace", timeout=60)
+    want = f"flightrec: backing file {where}: cannot create it: {why}"
+    if want not in r.stderr:
+        fail(f"backing={where}: message {r.stderr.strip()!r}, want {want!r}")
+
 # ---------------------------------------------------------------- hostile backing files
 good = open(f"kill-{[f for f in os.listdir('.') if f.startswith('kill-') and f.endswith('.bk')][0][5:-3]}.bk", "rb").read()
 h = header(good)

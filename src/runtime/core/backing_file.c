@@ -23,6 +23,7 @@
 #include "core/backing_file.h"
 #include "core/buffer_pool.h"
 #include "core/clock.h"
+#include "core/crash_dump.h"
 #include "core/log_writer.h"
 #include "core/output_path.h"
 #include "core/recorder.h"
@@ -69,7 +70,7 @@ static void say(const char *what, const char *path, int err)
     fr_fmt_str(msg, sizeof msg, &len, what);
     if (err) {
         fr_fmt_str(msg, sizeof msg, &len, ": ");
-        fr_fmt_str(msg, sizeof msg, &len, strerrorname_np(err) ? strerrorname_np(err) : "error");
+        fr_fmt_write_error(msg, sizeof msg, &len, err);
     }
     fr_fmt_str(msg, sizeof msg, &len, "\n");
     fr_write_stderr(msg, len);

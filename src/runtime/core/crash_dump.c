@@ -112,7 +112,8 @@ static const char *signal_name(int sig)
     }
 }
 
-/* strerror is not async-signal-safe (locale): the errors a write of a trace meets. */
+/* strerror is not async-signal-safe (locale): the errors a write of a trace (or the
+ * making of a backing file) meets. */
 static const char *write_error_text(int err)
 {
     switch (err) {
@@ -129,6 +130,11 @@ static const char *write_error_text(int err)
     case ENXIO:        return "FIFO without a reader";
     case EPIPE:        return "broken pipe";
     case EFAULT:       return "a fault inside the dump itself; the dump was abandoned";
+    case ENOTDIR:      return "not a directory";
+    case ELOOP:        return "a symbolic link (not followed)";
+    case ENOMEM:       return "out of memory";
+    case ENODEV:       return "the file system cannot map files";
+    case EMFILE:       return "too many open files";
     default:           return NULL;
     }
 }
