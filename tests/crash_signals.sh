@@ -106,6 +106,29 @@ kill -TERM $pid; wait $pid; rc=$?
 check_trace "kill -TERM" killed.fr 15 SIGTERM "termination signal" 102 201
 grep -q "code 0," <("$fr" info killed.fr) || fail "kill -TERM: si_code SI_USER (0) not recorded"
 
+# SIGTERM or SIGHUP sent to `flightrec record` itself (kill PID, a service manager that
+# stops it): passed on to the program, which writes its trace; record waits for it, renames
+# the trace and exits with the program's status. No program is left running.
+for sig in TERM HUP; do
+  rm -f fwd.fr fwd.fr.*
+  "$fr" record --no-backing -o fwd.fr -- "$prog" wait >fwd.out 2>fwd.err &
+  rpid=$!
+  for i in $(seq 100); do grep -q ready fwd.out && break; sleep 0.1; done
+  cpid=$(pgrep -P $rpid)
+  kill -$sig $rpid; wait $rpid; rc=$?
+  n=$(kill -l $sig)
+  [ "$rc" = $((128 + n)) ] || fail "record got SIG$sig: exit $rc, want $((128 + n)) ($(head -c 300 fwd.err))"
+  if [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null; then
+    fail "record got SIG$sig: the program was left running"
+    kill -KILL "$cpid"
+  fi
+  if [ -e fwd.fr ]; then
+    check_trace "record got SIG$sig" fwd.fr "$n" SIG$sig "termination signal" 102 201
+  else
+    fail "record got SIG$sig: no trace at fwd.fr ($(ls fwd.fr* 2>/dev/null))"
+  fi
+done
+
 # Without crash_dump the recorder installs nothing: no trace, same status.
 FLIGHTREC_OPTIONS="crash_dump=0 signal_flush=0" timeout 30 "$fr" record --no-backing -o off.fr -- "$prog" segv >out.txt 2>err.txt; rc=$?
 [ "$rc" = 139 ] || fail "crash_dump=0: exit $rc, want 139"

@@ -428,6 +428,17 @@ static void recover_leftovers(const char *dir, const char *pattern, time_t start
         rmdir(dir);
 }
 
+/* The recorded program, for pass_on_signal. */
+static volatile pid_t recorded_pid;
+
+static void pass_on_signal(int sig)
+{
+    int saved = errno;
+    if (recorded_pid > 0)
+        kill(recorded_pid, sig);
+    errno = saved;
+}
+
 int cmd_record(int argc, char **argv)
 {
     enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
@@ -685,17 +696,36 @@ int cmd_record(int argc, char **argv)
     struct timespec started_ns;
     clock_gettime(CLOCK_REALTIME, &started_ns);
 
+    /* SIGTERM and SIGHUP sent to record (kill PID, a service manager) are passed on to
+     * the program: it writes its trace and ends, and record finishes its work (rename,
+     * recovery) instead of dying and leaving the program running. Blocked across fork so
+     * that none arrives before the parent knows the child. */
+    sigset_t fwd, old_mask;
+    sigemptyset(&fwd);
+    sigaddset(&fwd, SIGTERM);
+    sigaddset(&fwd, SIGHUP);
+    sigprocmask(SIG_BLOCK, &fwd, &old_mask);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "flightrec record: fork: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         return FR_EXIT_BAD_INPUT;
     }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         execv(program, prog_argv);
         fprintf(stderr, "flightrec record: cannot run %s: %s\n", program, strerror(errno));
         _exit(127);
     }
+    recorded_pid = pid;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = pass_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     /* The terminal's ^C goes to the program; we wait for it to finish its trace. */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
