@@ -46,7 +46,8 @@ cp s.fr same.fr; ln -f same.fr same-link.fr
 expect_rc 1 "account of 2 files -o the second (a hard link)" "$fr" account -o same-link.fr s.fr same.fr
 cmp -s s.fr same.fr || fail "account -o a hard link of its input destroyed the trace"
 # A write that fails says why (the disk is full), exit 1.
-for c in "info" "dump" "account" "stack" "graph" "replay"; do
+for c in "info" "dump" "account" "stack" "graph" "replay" "convert -f chrome" "convert -f perfetto" \
+         "convert -f folded" "convert -f svg" "convert -f yaml"; do
   # shellcheck disable=SC2086
   expect_rc 1 "$c -o /dev/full" "$fr" $c -o /dev/full s.fr
   grep -q "/dev/full.*No space left on device" err.txt || fail "$c -o /dev/full: message '$(cat err.txt)'"

@@ -104,12 +104,13 @@ typedef struct cv_out {
     char *buf;
     size_t len, cap;
     bool failed;
+    int  err;          /* errno of the first failed write (ENOMEM: no buffer) */
 } cv_out;
 
 void cv_out_init(cv_out *o, FILE *file);
 /* Hands everything buffered to stdio (before writing to o->file directly). */
 void cv_out_flush(cv_out *o);
-/* Flushes, frees the buffer; returns 0, or -1 if any write failed. */
+/* Flushes, frees the buffer; returns 0, or -errno of the first write that failed. */
 int  cv_out_finish(cv_out *o);
 void cv_out_grow(cv_out *o, size_t need);
 

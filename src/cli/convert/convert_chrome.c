@@ -560,7 +560,7 @@ int cv_chrome_end(cv_chrome *cc, const char *out_path)
     free(c->error);
     free(c);
     if (wrc) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", out_path);
+        fprintf(stderr, "flightrec convert: writing %s: %s\n", out_path, strerror(-wrc));
         return FR_EXIT_BAD_INPUT;
     }
     return failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;

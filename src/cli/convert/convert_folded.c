@@ -65,8 +65,9 @@ int cv_convert_folded(cv_job *job)
         exit(1);
     }
     free(path);
-    if (cv_out_finish(&o)) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+    int wrc = cv_out_finish(&o);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: writing %s: %s\n", job->out_path, strerror(-wrc));
         rc = FR_EXIT_BAD_INPUT;
     }
     cv_stacks_free(&st);

@@ -19,14 +19,17 @@ void cv_out_init(cv_out *o, FILE *file)
     o->buf = malloc(o->cap);
     o->len = 0;
     o->failed = o->buf == NULL;
+    o->err = o->buf ? 0 : ENOMEM;
     if (!o->buf)
         o->cap = 0;
 }
 
 void cv_out_flush(cv_out *o)
 {
-    if (o->len && fwrite(o->buf, 1, o->len, o->file) != o->len)
+    if (o->len && fwrite(o->buf, 1, o->len, o->file) != o->len && !o->failed) {
         o->failed = true;
+        o->err = errno;
+    }
     o->len = 0;
 }
 
@@ -47,12 +50,14 @@ void cv_out_grow(cv_out *o, size_t need)
 int cv_out_finish(cv_out *o)
 {
     cv_out_flush(o);
-    if (fflush(o->file) != 0 || ferror(o->file))
+    if ((fflush(o->file) != 0 || ferror(o->file)) && !o->failed) {
         o->failed = true;
+        o->err = errno;
+    }
     free(o->buf);
     o->buf = NULL;
     o->cap = 0;
-    return o->failed ? -1 : 0;
+    return o->failed ? -(o->err ? o->err : EIO) : 0;
 }
 
 /* "00" .. "99": two digits per division. */

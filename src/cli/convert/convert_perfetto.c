@@ -1332,7 +1332,7 @@ int cv_perfetto_end(cv_perfetto *p, const char *out_path)
     free(p->order);
     free(p);
     if (wrc) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", out_path);
+        fprintf(stderr, "flightrec convert: writing %s: %s\n", out_path, strerror(-wrc));
         return FR_EXIT_BAD_INPUT;
     }
     return FR_EXIT_OK;

@@ -369,8 +369,9 @@ int cv_convert_svg(cv_job *job)
               subtree[f->node], f->depth, total, max_depth, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
-    if (cv_out_finish(&o)) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+    int wrc = cv_out_finish(&o);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: writing %s: %s\n", job->out_path, strerror(-wrc));
         rc = FR_EXIT_BAD_INPUT;
     }
     free(frames);

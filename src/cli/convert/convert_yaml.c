@@ -231,7 +231,7 @@ static void yaml_scalar(cv_out *o, const char *s, size_t n)
 static char *yaml_name(const char *name, void *ctx)
 {
     (void)ctx;
-    cv_out tmp = {NULL, NULL, 0, 0, false};
+    cv_out tmp = {NULL, NULL, 0, 0, false, 0};
     size_t n = strlen(name);
     tmp.cap = n * 4 + 8;
     tmp.buf = malloc(tmp.cap);
@@ -671,8 +671,9 @@ static int reduce_runs(struct yaml *y)
             y->runs[n_new].length = respill_bytes - start;
             n_new++;
         }
-        if (cv_out_finish(&out)) {
-            perror("flightrec convert: temporary file");
+        int wrc = cv_out_finish(&out);
+        if (wrc) {
+            fprintf(stderr, "flightrec convert: temporary file: %s\n", strerror(-wrc));
             fclose(next);
             return -1;
         }
@@ -705,8 +706,9 @@ int cv_convert_yaml(cv_job *job)
     if (y.n_runs)
         y.runs[y.n_runs - 1].length = y.spilled - y.runs[y.n_runs - 1].offset;
     int rc = st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
-    if (cv_out_finish(&y.spill_out)) {
-        perror("flightrec convert: temporary file");
+    int wrc = cv_out_finish(&y.spill_out);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: temporary file: %s\n", strerror(-wrc));
         rc = FR_EXIT_BAD_INPUT;
     }
     assign_ranks(&y.groups, job->info->type == FR_XRAY_TYPE_NAIVE);
@@ -734,8 +736,9 @@ int cv_convert_yaml(cv_job *job)
             merge_runs(&y, fileno(y.spill), y.runs, 0, y.n_runs, write_record);
         CV_LIT(&y.o, "...\n");
     }
-    if (cv_out_finish(&y.o)) {
-        fprintf(stderr, "flightrec convert: writing %s failed\n", job->out_path);
+    wrc = cv_out_finish(&y.o);
+    if (wrc) {
+        fprintf(stderr, "flightrec convert: writing %s: %s\n", job->out_path, strerror(-wrc));
         rc = FR_EXIT_BAD_INPUT;
     }
     fclose(y.spill);

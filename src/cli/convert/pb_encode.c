@@ -3,6 +3,7 @@
  */
 #include "pb_encode.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define PB_BUFFER (1u << 20)
@@ -15,14 +16,17 @@ void pb_init(pb_buf *b, FILE *file)
     b->cap = PB_BUFFER;
     b->buf = malloc(b->cap);
     b->failed = b->buf == NULL;
+    b->err = b->buf ? 0 : ENOMEM;
     if (!b->buf)
         b->cap = 0;
 }
 
 void pb_write_out(pb_buf *b)
 {
-    if (b->len && fwrite(b->buf, 1, b->len, b->file) != b->len)
+    if (b->len && fwrite(b->buf, 1, b->len, b->file) != b->len && !b->failed) {
         b->failed = true;
+        b->err = errno;
+    }
     b->written += b->len;
     b->len = 0;
 }
@@ -58,10 +62,12 @@ void pb_close_long(pb_buf *b, size_t at, size_t n)
 int pb_finish(pb_buf *b)
 {
     pb_write_out(b);
-    if (fflush(b->file) != 0 || ferror(b->file))
+    if ((fflush(b->file) != 0 || ferror(b->file)) && !b->failed) {
         b->failed = true;
+        b->err = errno;
+    }
     free(b->buf);
     b->buf = NULL;
     b->cap = 0;
-    return b->failed ? -1 : 0;
+    return b->failed ? -(b->err ? b->err : EIO) : 0;
 }

@@ -29,6 +29,7 @@ typedef struct pb_buf {
     uint8_t *buf;
     size_t   len, cap;
     bool     failed;       /* a write failed */
+    int      err;          /* errno of the first failed write (ENOMEM: no buffer) */
     uint64_t written;      /* bytes handed to the file so far */
 } pb_buf;
 
@@ -40,7 +41,8 @@ static inline void pb_flush_if_full(pb_buf *b)
     if (b->len >= b->cap / 2)
         pb_write_out(b);
 }
-/* Writes everything out, frees the buffer; returns 0, or -1 if any write failed. */
+/* Writes everything out, frees the buffer; returns 0, or -errno of the first write
+ * that failed. */
 int  pb_finish(pb_buf *b);
 void pb_grow(pb_buf *b, size_t need);
 
