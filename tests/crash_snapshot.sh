@@ -16,6 +16,18 @@ sleep 30 & sl=$!
 "$fr" snapshot $sl >/dev/null 2>err.txt; rc=$?
 [ $rc = 1 ] && grep -q "not started with snapshot_signal" err.txt || fail "no snapshot_signal: exit $rc, $(cat err.txt)"
 kill $sl; wait $sl 2>/dev/null
+# A process whose FLIGHTREC_OPTIONS names a snapshot signal but that does not catch it (no
+# recorder running in it: a child that did not load the library, a start-up that failed)
+# is not sent it: its default action would kill the process. With --signal too.
+FLIGHTREC_OPTIONS=snapshot_signal=SIGUSR2 sleep 30 & sl=$!
+sleep 0.2
+for args in "" "--signal SIGUSR1"; do
+  # shellcheck disable=SC2086
+  "$fr" snapshot $sl $args >/dev/null 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q "does not catch" err.txt || fail "snapshot $args of a process without a handler: exit $rc, $(cat err.txt)"
+done
+kill -0 $sl 2>/dev/null || fail "snapshot killed a process that does not catch the signal"
+kill $sl; wait $sl 2>/dev/null
 
 export FLIGHTREC_OPTIONS="snapshot_signal=SIGUSR2 buffers=8 buffer_size=16K"
 "$fr" record -o final.fr -- "$prog" >out.txt 2>err.txt &

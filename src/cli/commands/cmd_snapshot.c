@@ -3,7 +3,9 @@
  * snapshot by sending it its snapshot_signal (the runtime writes the file and goes on
  * recording). The signal is read from FLIGHTREC_OPTIONS in the process's environment
  * (/proc/PID/environ, as it was at exec) unless --signal names it: a process that does
- * not handle the signal would be killed by it, so nothing is sent without knowing it.
+ * not handle the signal would be killed by it, so nothing is sent without knowing it, and
+ * nothing to a process that does not catch it (SigCgt of /proc/PID/status: the option in
+ * its environment does not mean that a recorder runs in it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,7 +29,9 @@ static void usage(FILE *out)
             "option (default: its trace's name followed by .N).\n"
             "  --signal SIG   the signal to send (SIGUSR1, SIGUSR2, SIGRTMIN+N or a number),\n"
             "                 when the process set snapshot_signal= through fr_init\n"
-            "Exit status: 0 sent, 1 no such process / no snapshot signal known, 2 bad usage.\n");
+            "Nothing is sent to a process that does not catch the signal (it would kill it).\n"
+            "Exit status: 0 sent, 1 no such process / no snapshot signal known or caught,\n"
+            "2 bad usage.\n");
 }
 
 /* FLIGHTREC_OPTIONS from /proc/PID/environ, parsed by the runtime's own parser. */
@@ -67,6 +71,28 @@ static int signal_from_environment(long pid, int *sig)
     free(env);
     *sig = o.snapshot_signal;
     return 0;
+}
+
+/* 1 when process pid catches sig (a handler is installed), 0 when not, -errno when its
+ * status cannot be read. */
+static int catches_signal(long pid, int sig)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t len = 0;
+    ssize_t n;
+    while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    buf[len] = 0;
+    const char *p = strstr(buf, "\nSigCgt:");
+    if (!p)
+        return -ENODATA;
+    unsigned long long mask = strtoull(p + 8, NULL, 16);
+    return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
 }
 
 int cmd_snapshot(int argc, char **argv)
@@ -118,6 +144,18 @@ int cmd_snapshot(int argc, char **argv)
                             "through fr_init)\n", pid);
             return FR_EXIT_BAD_INPUT;
         }
+    }
+    int caught = catches_signal(pid, sig);
+    if (caught == -ENOENT || caught == -ESRCH) {
+        fprintf(stderr, "flightrec snapshot: no process %ld\n", pid);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (caught == 0) {
+        fprintf(stderr, "flightrec snapshot: process %ld does not catch signal %d (SIG%s): no "
+                        "recorder with that snapshot_signal runs in it; nothing sent (the "
+                        "signal would kill it)\n", pid, sig,
+                sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        return FR_EXIT_BAD_INPUT;
     }
     if (kill((pid_t)pid, sig) != 0) {
         fprintf(stderr, "flightrec snapshot: cannot signal process %ld: %s\n", pid, strerror(errno));
