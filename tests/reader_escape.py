@@ -8,8 +8,9 @@ control, only valid UTF-8, and each name in its escaped form (as computed here);
 output has exactly its number of lines (a raw LF would add one). `stack --format folded`
 maps ';' and newlines as `convert --format folded` does: its lines are convert's, with
 the remaining controls escaped, and each has its count. Messages on stderr escape the
-path they quote."""
-import os, re, subprocess, sys
+path they quote. The JSON outputs (info, dump, account, stack) are valid UTF-8 JSON with
+each name as its bytes decoded, a byte that is not UTF-8 as U+FFFD."""
+import json, os, re, subprocess, sys
 
 from frtest import check, finish
 
@@ -98,6 +99,27 @@ for line in open(conv, "rb").read().splitlines():
     want.append(b";".join(esc(f, frame=True) for f in frames.split(b";")) + b" " + count)
 check(sorted(folded.splitlines()) == sorted(want),
       "stack folded %r != convert folded %r" % (sorted(folded.splitlines()), sorted(want)))
+# JSON: valid UTF-8 JSON whatever a name's bytes; a byte that is not UTF-8 is U+FFFD.
+want_names = {n.decode("utf-8", "replace") for n in NAMES}
+for args in (("info", "--json"), ("dump", "--json"), ("account", "--format", "json"),
+             ("stack", "--format", "json")):
+    out = run(*args)
+    try:
+        text = out.decode("utf-8")
+        docs = [json.loads(l) for l in text.splitlines()] if args[0] == "dump" else [json.loads(text)]
+    except ValueError as e:   # UnicodeDecodeError is one
+        check(False, "%s: not valid UTF-8 JSON: %s" % (" ".join(args), str(e)[:200]))
+        continue
+    if args[0] == "dump":
+        got = {d["function"] for d in docs if d.get("function")}
+    elif args[0] == "account":
+        got = {f["name"] for f in docs[0]["functions"]}
+    elif args[0] == "stack":
+        got = {n for st in docs[0]["stacks"] for n in st["stack"]}
+    else:
+        continue
+    check(got == want_names, "%s: names %r, expected %r" % (" ".join(args), sorted(got), sorted(want_names)))
+
 # Messages quote the path, which may hold controls too: a cut copy named with ESC and LF.
 odd = os.path.join(work, "cut\x1b]0;x\a\nname.fr").encode()
 with open(odd, "wb") as f:
@@ -108,4 +130,4 @@ for args, lines in ((["dump"], 1), (["info"], 1), (["account"], 2)):   # account
           not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", p.stderr.replace(b"\n", b"")) and
           p.stderr.count(b"\n") == lines,
           "%s on a cut file with ESC in its name: exit %d, stderr %r" % (args, p.returncode, p.stderr))
-finish("%d names, 7 outputs" % len(NAMES))
+finish("%d names, 11 outputs" % len(NAMES))

@@ -131,12 +131,19 @@ void fr_cli_json_string(FILE *out, const char *s)
 {
     putc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
+        size_t n;
+        if (*p == '"' || *p == '\\') {
             fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
+        } else if (*p < 0x20 || *p == 0x7f) {
             fprintf(out, "\\u%04x", *p);
-        else
+        } else if (*p < 0x80) {
             putc(*p, out);
+        } else if ((n = fr_utf8_length(p)) != 0) {
+            fwrite(p, 1, n, out);
+            p += n - 1;
+        } else {
+            fputs("\\ufffd", out);   /* JSON is UTF-8: a byte that is not, as U+FFFD */
+        }
     }
     putc('"', out);
 }

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (2..4), or 0 if the bytes there are not one
- * (overlong forms, surrogates and code points above U+10FFFF are not). */
-static size_t utf8_length(const unsigned char *p)
+size_t fr_utf8_length(const unsigned char *p)
 {
     unsigned c = p[0];
     size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
@@ -71,7 +69,7 @@ static const char *escape(fr_text_buf *b, const char *s, bool frame)
             i++;
             continue;
         }
-        size_t n = c >= 0x80 ? utf8_length(p + i) : 0;
+        size_t n = c >= 0x80 ? fr_utf8_length(p + i) : 0;
         if (n && !(c == 0xC2 && p[i + 1] <= 0x9F)) {   /* valid UTF-8, not a C1 control */
             memcpy(o, p + i, n);
             o += n;

@@ -30,6 +30,11 @@ const char *fr_text_escape(fr_text_buf *b, const char *s);
 const char *fr_text_escape_frame(fr_text_buf *b, const char *s);
 void fr_text_buf_free(fr_text_buf *b);
 
+/* Length of the valid UTF-8 sequence of 2..4 bytes at p (NUL-terminated), or 0 if the
+ * bytes there are not one (overlong forms, surrogates and code points above U+10FFFF are
+ * not). */
+size_t fr_utf8_length(const unsigned char *p);
+
 /* fputs of the escaped string (a buffer of the caller's own is not needed). */
 void fr_text_put(FILE *out, const char *s);
 void fr_text_put_frame(FILE *out, const char *s);
