@@ -352,10 +352,6 @@ static pid_t backing_pid(const char *name)
     return (pid_t)pid;
 }
 
-/* A process that left its backing file wrote no trace (the file goes when the trace is
- * written): its trace is recovered to where the process would have written it (TRACE
- * for the recorded process after the rename below, PATTERN with its pid for others; a
- * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
 /* True when PATH was modified after START (less the 10 ms a file system's coarse clock
  * may lag). With a %p in -o, the runtime writes the trace under its final name: a file of
  * that name from before the run is not this run's trace. (Without %p, the trace is this
@@ -369,6 +365,10 @@ static bool written_since(const char *path, const struct timespec *start, struct
     return m >= s - 10000000ll;
 }
 
+/* A process that left its backing file wrote no trace (the file goes when the trace is
+ * written): its trace is recovered to where the process would have written it (TRACE
+ * for the recorded process after the rename below, PATTERN with its pid for others; a
+ * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
 static void recover_leftovers(const char *dir, const char *pattern, time_t started)
 {
     DIR *d = opendir(dir);
