@@ -51,6 +51,17 @@ grep -q "no trace at $work/stale.fr" err.txt || fail "no 'no trace at' for a run
 grep -q "trace written" err.txt && fail "a previous run's file reported as this run's trace: $(cat err.txt)"
 [ "$(cat stale.fr)" = "previous run" ] || fail "the previous run's file was changed"
 
+# -o names checked before the program runs: '-' (standard output is the program's: the
+# trace would be mixed into its output) is bad usage; a name too long for the file system
+# once the pid and the temporary suffix are added cannot be written.
+expect_rc 2 "-o -" "$fr" record --no-check -o - -- touch ran
+[ -e ran ] && { fail "record -o - ran the program"; rm -f ran; }
+[ -e ./- ] && fail "record -o - wrote a file named '-'"
+long=$(printf 'l%.0s' $(seq 240)).fr
+expect_rc 1 "-o a 243-byte name" "$fr" record --no-check -o "$long" -- touch ran
+grep -q "too long" err.txt || fail "-o a 243-byte name: message '$(cat err.txt)'"
+[ -e ran ] && { fail "record -o a 243-byte name ran the program"; rm -f ran; }
+
 # Patterns that match nothing say so (issue 10): a name, an id past the last one.
 for pat in nosuch 999; do
   "$fr" record -o nomatch.fr --filter "$pat" -- "$prog" >/dev/null 2>nomatch.err || true

@@ -259,6 +259,28 @@ static int check_option(const struct record_option *o)
 
 /* The directory of path must exist and be writable: else the trace would be lost at the
  * end of the run, after the program did its work. */
+/* The longest name the runtime makes from OUTPUT's last component: "%p" as the largest
+ * pid (7 digits), ".PID" added without a %p, and its temporary file "." NAME ".XXXXXXXX.tmp"
+ * (log_writer.c). */
+static size_t longest_file_name(const char *base)
+{
+    size_t n = 0;
+    bool has_pid = false;
+    for (const char *p = base; *p; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            n += 7;
+            has_pid = true;
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            n += 1;
+            p++;
+        } else {
+            n += 1;
+        }
+    }
+    return n + (has_pid ? 0 : 8) + 14;
+}
+
 static int check_output_dir(const char *path)
 {
     char *copy = strdup(path);
@@ -266,10 +288,19 @@ static int check_output_dir(const char *path)
         return -1;
     char *slash = strrchr(copy, '/');
     const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    const char *base = slash ? slash + 1 : path;
     int ok = access(dir, W_OK | X_OK) == 0;
     if (!ok)
         fprintf(stderr, "flightrec record: cannot write the trace into %s: %s\n", dir,
                 strerror(errno));
+    long name_max = ok ? pathconf(dir, _PC_NAME_MAX) : -1;
+    size_t longest = longest_file_name(base);
+    if (ok && name_max > 0 && longest > (size_t)name_max) {
+        fprintf(stderr, "flightrec record: -o %s: the file name is too long for %s (up to %zu "
+                        "bytes with the process id and the temporary file's suffix; at most "
+                        "%ld)\n", base, dir, longest, name_max);
+        ok = 0;
+    }
     free(copy);
     return ok ? 0 : -1;
 }
@@ -521,6 +552,12 @@ int cmd_record(int argc, char **argv)
     const char *output = opt[OUTPUT].value, *policy = opt[POLICY].value,
                *buffer_size = opt[BUFFER_SIZE].value, *buffers = opt[BUFFERS].value,
                *threshold = opt[THRESHOLD].value, *filter = opt[FILTER].value;
+    if (!strcmp(output, "-")) {
+        fprintf(stderr, "flightrec record: -o -: the trace goes to a file (standard output is "
+                        "the program's); name one, or /dev/stdout\n");
+        fprintf(stderr, "Try 'flightrec record --help'.\n");
+        return FR_EXIT_USAGE;
+    }
     if (check_output_dir(output))
         return FR_EXIT_BAD_INPUT;
 
