@@ -62,6 +62,13 @@ expect_rc 1 "-o a 243-byte name" "$fr" record --no-check -o "$long" -- touch ran
 grep -q "too long" err.txt || fail "-o a 243-byte name: message '$(cat err.txt)'"
 [ -e ran ] && { fail "record -o a 243-byte name ran the program"; rm -f ran; }
 
+# The caller's backing= names a directory too: one that cannot be written is refused
+# before the program runs (the runtime would not start in it).
+FLIGHTREC_OPTIONS="backing=$work/nodir/x.bk" expect_rc 1 "backing= in a missing directory" \
+    "$fr" record --no-check -o b.fr -- touch ran
+grep -q "nodir" err.txt || fail "backing= in a missing directory: message '$(cat err.txt)'"
+[ -e ran ] && { fail "record with backing= in a missing directory ran the program"; rm -f ran; }
+
 # Patterns that match nothing say so (issue 10): a name, an id past the last one.
 for pat in nosuch 999; do
   "$fr" record -o nomatch.fr --filter "$pat" -- "$prog" >/dev/null 2>nomatch.err || true

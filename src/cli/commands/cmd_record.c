@@ -305,6 +305,22 @@ static int check_output_dir(const char *path)
     return ok ? 0 : -1;
 }
 
+/* The directory of a backing=PATH given in FLIGHTREC_OPTIONS exists and can be written. */
+static int check_backing_dir(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    int ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "flightrec record: FLIGHTREC_OPTIONS backing=%s: cannot make the backing "
+                        "file in %s: %s\n", path, dir, strerror(errno));
+    free(copy);
+    return ok ? 0 : -1;
+}
+
 /* ---------------------------------------------------------------- special outputs */
 
 /* Writes the file `from` into the existing non-regular OUTPUT in place (no O_CREAT, no
@@ -548,6 +564,9 @@ int cmd_record(int argc, char **argv)
         fr_options_defaults(&o);
         if (fr_options_parse(&o, env, "FLIGHTREC_OPTIONS") != 0)
             return FR_EXIT_USAGE;
+        /* Its backing= directory too: the runtime would not start without it. */
+        if (o.backing[0] && check_backing_dir(o.backing))
+            return FR_EXIT_BAD_INPUT;
     }
     const char *output = opt[OUTPUT].value, *policy = opt[POLICY].value,
                *buffer_size = opt[BUFFER_SIZE].value, *buffers = opt[BUFFERS].value,
