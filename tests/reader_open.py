@@ -6,7 +6,8 @@ where a trace should be: every subcommand that reads a file, given /dev/zero (al
 /dev//////zero), a FIFO with no writer, a directory, or a symbolic link to a valid trace
 kept 0600 (as /etc/shadow is: following the link would read it), exits 1 within the
 timeout with a message naming the path and why; --binary with a FIFO or a device is
-refused the same way. The trace itself, named directly, is read (exit 0). '-' (standard
+refused the same way; so are decode-dat's and recover's inputs. The trace itself, named
+directly, is read (exit 0). '-' (standard
 input) fed from /dev/zero, an endless stream that is no trace, is refused after its header
 (exit 1), not copied until the disk is full."""
 import os, subprocess, sys
@@ -60,4 +61,7 @@ for cmd in commands:
         expect(cmd + ["-"], 1, "<stdin>: offset 0: expected", stdin=zero)
 for p in ("/dev/zero", fifo, link):
     expect(["decode-dat", p], 1, p + ": cannot open: ")
-finish("%d commands" % (len(commands) + 1))
+    # recover reads a backing file by the same rule (a FIFO blocked it in open())
+    expect(["recover", p, "-o", os.path.join(work, "recovered.fr")], 1,
+            "flightrec recover: " + p + ": cannot open: ")
+finish("%d commands" % (len(commands) + 2))

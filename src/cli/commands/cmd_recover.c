@@ -17,6 +17,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "fr_backing.h"
+#include "regular_file.h"
 
 static void usage(FILE *out)
 {
@@ -65,15 +66,20 @@ int fr_recover_file(const char *in_path, const char *out_path, fr_recover_report
                     char *errbuf, size_t errcap)
 {
     fr_recover_report rep_local, *rep_p = rep_out ? rep_out : &rep_local;
-    int fd = open(in_path, O_RDONLY | O_CLOEXEC);
+    /* A regular file only, never blocking in open() on a FIFO, not through a link planted
+     * where the backing file should be: the CLI's rule for every file it reads. */
+    char why[512];
+    int fd = fr_open_regular(in_path, FR_OPEN_NOFOLLOW, why, sizeof why);
     if (fd < 0) {
-        snprintf(errbuf, errcap, "cannot open it: %s", strerror(errno));
+        size_t n = strlen(in_path);   /* why is "PATH: cannot open: ..."; the caller names PATH */
+        snprintf(errbuf, errcap, "%s", !strncmp(why, in_path, n) && !strncmp(why + n, ": ", 2)
+                                           ? why + n + 2 : why);
         return FR_RECOVER_BAD;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        snprintf(errbuf, errcap, "cannot open: %s", strerror(errno));
         close(fd);
-        snprintf(errbuf, errcap, "not a regular file");
         return FR_RECOVER_BAD;
     }
     /* The trace goes to a temporary next to TRACE, renamed when whole: a failed recover
