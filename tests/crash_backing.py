@@ -314,6 +314,12 @@ hostile("threadsoff.bk", patched(40, "<Q", h["map_size"] - 100), 1, "inconsisten
 hostile("exelen.bk", patched(136, "<H", 5000), 1, "inconsistent header")
 hostile("metalen.bk", patched(56, "<Q", 1 << 62), 0)
 r = hostile("owner.bk", patched(h["bufs_off"], "<Q", (4095 << 8) | 2 | (1 << 32)), 0)
+# -o naming the backing file itself: refused, the file left as it was.
+open("self.bk", "wb").write(good)
+r = subprocess.run([fr, "recover", "self.bk", "-o", "./self.bk"], capture_output=True, text=True)
+if r.returncode != 1 or "is the trace being read" not in r.stderr or open("self.bk", "rb").read() != good:
+    fail(f"recover X -o X: exit {r.returncode}, {r.stderr.strip()!r}; backing file kept: "
+         f"{open('self.bk', 'rb').read() == good}")
 r = subprocess.run([fr, "recover", "/dev/null", "-o", "null.fr"], capture_output=True, text=True)
 if r.returncode != 1:
     fail(f"/dev/null: exit {r.returncode}, want 1")

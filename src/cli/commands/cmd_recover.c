@@ -159,6 +159,11 @@ int cmd_recover(int argc, char **argv)
     if (!out_path)
         return fr_cli_usage_error("recover", "no output given (-o TRACE)");
 
+    /* -o naming the backing file itself would replace it: refused, as for the traces
+     * the other commands read. */
+    fr_cli_note_input(in_path);
+    if (fr_cli_check_output("recover", out_path))
+        return FR_EXIT_BAD_INPUT;
     fr_recover_report rep;
     char err[512] = "";
     int rc = fr_recover_file(in_path, out_path, &rep, err, sizeof err);
