@@ -129,6 +129,20 @@ check(p.returncode == 0 and len(roots) == 4, "stack --thread-root of 4 files: 4 
 p = subprocess.run([flightrec, "convert", *files[:2], "--format", "yaml"], capture_output=True, text=True)
 check(p.returncode == 2 and "perfetto, chrome, folded or svg" in p.stderr and not p.stdout,
       "yaml of 2 files: exit 2 (%d %s)" % (p.returncode, p.stderr))
+# one file twice (by its name, by a hard link): its process would be on the timeline twice
+twice = os.path.join(work, "twice.fr")
+if os.path.exists(twice):
+    os.unlink(twice)
+os.link(files[1], twice)
+for fmt in ("perfetto", "chrome"):
+    for again in (files[1], twice):
+        out = os.path.join(work, "twice.out")
+        if os.path.exists(out):
+            os.unlink(out)
+        p = subprocess.run([flightrec, "convert", files[0], files[1], again, "--format", fmt,
+                            "-o", out], capture_output=True, text=True)
+        check(p.returncode == 2 and "given twice" in p.stderr and not os.path.exists(out),
+              "%s of a file twice: exit 2 (%d %s)" % (fmt, p.returncode, p.stderr))
 bare = os.path.join(work, "noclock.xray")
 import struct  # noqa: E402
 with open(bare, "wb") as f:   # an FDR file without our metadata (as compiler-rt writes)

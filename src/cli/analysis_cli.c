@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "commands.h"
 
 int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
@@ -49,15 +48,9 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
                       const char *binary, unsigned what, const fr_acli_opts *opts)
 {
     memset(c, 0, sizeof *c);
-    /* The same file twice would count its calls twice. */
-    for (size_t i = 0; i < n_paths; i++)
-        for (size_t j = 0; j < i; j++) {
-            struct stat a, b;
-            if (!strcmp(paths[i], paths[j]) ||
-                (stat(paths[i], &a) == 0 && stat(paths[j], &b) == 0 && a.st_dev == b.st_dev &&
-                 a.st_ino == b.st_ino))
-                return fr_cli_usage_error(command, "'%s' is given twice", paths[i]);
-        }
+    int drc = fr_cli_check_distinct(command, paths, n_paths);
+    if (drc)
+        return drc;
     /* Durations only: no first pass to find the time origin. */
     int rc = fr_cli_open_durations(&c->trace, command, paths[0], binary);
     if (rc)

@@ -307,6 +307,19 @@ void fr_cli_note_input(const char *path)
     inputs[n_inputs++] = (struct fr_cli_input_id){st.st_dev, st.st_ino};
 }
 
+int fr_cli_check_distinct(const char *command, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++) {
+            struct stat a, b;
+            if (!strcmp(paths[i], paths[j]) ||
+                (stat(paths[i], &a) == 0 && stat(paths[j], &b) == 0 && a.st_dev == b.st_dev &&
+                 a.st_ino == b.st_ino))
+                return fr_cli_usage_error(command, "'%s' is given twice", paths[i]);
+        }
+    return FR_EXIT_OK;
+}
+
 int fr_cli_check_output(const char *command, const char *path)
 {
     struct stat st;

@@ -133,6 +133,9 @@ FILE *fr_cli_open_output(const char *command, const char *path);
  * name) a file this run has read (fr_cli_note_input). fr_cli_open_output checks it; a
  * command that opens its output itself calls it first. */
 int  fr_cli_check_output(const char *command, const char *path);
+/* Several trace files of one run: 0, or FR_EXIT_USAGE after saying which is given twice
+ * (by its name or another name of the same file): its records would count twice. */
+int  fr_cli_check_distinct(const char *command, const char *const *paths, size_t n);
 /* Adds PATH to the files -o must not name (fr_cli_open does it for each trace). */
 void fr_cli_note_input(const char *path);
 /* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */

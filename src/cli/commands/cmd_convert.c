@@ -214,6 +214,10 @@ int cmd_convert(int argc, char **argv)
     else return usage_error("unknown --weight '%s' (time or calls)", weight);
 
     job.out_path = out_path;
+    /* Several inputs: none twice (its process would be there twice, its calls count twice). */
+    int drc = fr_cli_check_distinct("convert", inputs, n_inputs);
+    if (drc)
+        return drc;
     if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome))
         return merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
 

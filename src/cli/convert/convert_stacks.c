@@ -4,7 +4,6 @@
  * trace, then weights and frame names.
  */
 #include <stdlib.h>
-#include <sys/stat.h>
 #include "analysis.h"
 #include "commands.h"
 #include "convert.h"
@@ -101,28 +100,13 @@ static char *process_frame(const cv_job *job, char *(*format)(const char *, void
     return check_alloc(format(buf, NULL));
 }
 
-/* Several inputs: none twice (its calls would count twice), as account and stack refuse. */
-static int check_inputs(const cv_job *job)
-{
-    for (size_t i = 0; i < job->n_inputs; i++)
-        for (size_t j = 0; j < i; j++) {
-            struct stat a, b;
-            if (!strcmp(job->inputs[i], job->inputs[j]) ||
-                (stat(job->inputs[i], &a) == 0 && stat(job->inputs[j], &b) == 0 &&
-                 a.st_dev == b.st_dev && a.st_ino == b.st_ino))
-                return fr_cli_usage_error("convert", "'%s' is given twice", job->inputs[i]);
-        }
-    return 0;
-}
-
 int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, void *))
 {
     memset(st, 0, sizeof *st);
     bool several = job->n_inputs > 1;
     size_t n_in = several ? job->n_inputs : 1;
-    int rc = several ? check_inputs(job) : 0;
-    if (rc)
-        return rc;
+    /* Several inputs: none twice (cmd_convert.c checked, fr_cli_check_distinct). */
+    int rc = 0;
     st->procs = check_alloc(calloc(n_in, sizeof *st->procs));
     uint32_t *pids = several ? check_alloc(calloc(n_in, sizeof *pids)) : NULL;
     st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
