@@ -105,6 +105,7 @@ for c in info dump account stack graph "convert -f folded"; do
   cmp -s want.txt out.txt || fail "$c - differs from $c FILE"
 done
 "$fr" account - <s.fr | grep -q ' main$' || fail "account - <FILE: names lost"
+"$fr" info - <s.fr | grep -qx 'file: <stdin>' || fail "info - <FILE: not 'file: <stdin>' (as its JSON)"
 expect_rc 1 "account - with an empty stdin" "$fr" account - </dev/null
 
 # Sort keys named as the columns (median, function); the old names still work.

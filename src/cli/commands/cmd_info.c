@@ -369,7 +369,7 @@ int cmd_info(int argc, char **argv)
     }
 
     fr_text_buf e = {0};   /* strings from the trace (and the path) shown escaped */
-    fprintf(out, "file: %s\n", fr_text_escape(&e, path));
+    fprintf(out, "file: %s\n", fr_text_escape(&e, t.path));   /* "<stdin>" for "-", as in JSON */
     fprintf(out, "size: %" PRIu64 " bytes\n", h->file_size);
     if (t.truncated)   /* the reader's warning on stderr says what was cut */
         fprintf(out, "truncated: at offset %" PRIu64 "\n", t.truncated_at);
