@@ -63,4 +63,14 @@ done
 grep -q "flightrec: snapshot 1: cannot write stress-1.fr: no space left on device" err.txt ||
   fail "ENOSPC, snapshots: no clear message: $(head -c 300 err.txt)"
 [ "$(ls -A full)" = filler ] || fail "ENOSPC, snapshots: files left: $(ls -A full)"
+# Under record: neither the trace nor its recovery from the backing file fits; record
+# names the backing file it keeps, and its last line says why there is no trace.
+timeout 30 "$fr" record -o "$work/full/rec.fr" -- "$prog" exit >out.txt 2>err.txt; rc=$?
+[ "$rc" = 5 ] || fail "ENOSPC, record: exit $rc, want 5 ($(head -c 300 err.txt))"
+kept=$(sed -n 's/.*its backing file \(.*\.bk\) could not be recovered.*/\1/p' err.txt)
+[ -n "$kept" ] && [ -e "$kept" ] || fail "ENOSPC, record: no kept backing file named: $(cat err.txt)"
+tail -1 err.txt | grep -q "no trace at $work/full/rec.fr (it could not be written: see above)" ||
+  fail "ENOSPC, record: last line '$(tail -1 err.txt)'"
+[ -n "$kept" ] && rm -rf "$(dirname "$kept")"
+[ "$(ls -A full)" = filler ] || fail "ENOSPC, record: files left: $(ls -A full)"
 exit $status

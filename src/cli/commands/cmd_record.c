@@ -416,12 +416,13 @@ static bool written_since(const char *path, const struct timespec *start, struct
  * written): its trace is recovered to where the process would have written it (TRACE
  * for the recorded process after the rename below, PATTERN with its pid for others; a
  * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
-static void recover_leftovers(const char *dir, const char *pattern, time_t started)
+static bool recover_leftovers(const char *dir, const char *pattern, time_t started, pid_t own)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return false;
     int kept = 0;
+    bool own_failed = false;   /* the recorded process's trace could not be recovered */
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
@@ -466,6 +467,7 @@ static void recover_leftovers(const char *dir, const char *pattern, time_t start
             fprintf(stderr, "flightrec record: process %d wrote no trace and its backing file %s "
                             "could not be recovered: %s (kept)\n", (int)pid, bk, err);
             kept++;
+            own_failed |= pid == own;
         }
         free(bk);
         free(target);
@@ -473,6 +475,7 @@ static void recover_leftovers(const char *dir, const char *pattern, time_t start
     closedir(d);
     if (!kept)
         rmdir(dir);
+    return own_failed;
 }
 
 /* The recorded program, for pass_on_signal. */
@@ -799,8 +802,9 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: %s was killed by signal %d (%s)\n", program,
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
+    bool own_unrecovered = false;
     if (backing_dir)
-        recover_leftovers(backing_dir, pattern, started);
+        own_unrecovered = recover_leftovers(backing_dir, pattern, started, pid);
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
     bool renamed = false;
@@ -833,8 +837,10 @@ int cmd_record(int argc, char **argv)
                 (long long)st.st_size, renamed ? ", renamed from " : "",
                 renamed ? own_base : "");
     else
-        fprintf(stderr, "flightrec record: no trace at %s (the program ended before its trace "
-                        "was flushed, or disabled flushing)\n", trace ? trace : output);
+        fprintf(stderr, "flightrec record: no trace at %s (%s)\n", trace ? trace : output,
+                own_unrecovered ? "it could not be written: see above"
+                                : "the program ended before its trace was flushed, or disabled "
+                                  "flushing");
     if (per_process && trace)
         report_other_processes(trace, started);
     free(trace);
