@@ -42,16 +42,11 @@ import sys
 
 prog, lib, flightrec, xray, work = sys.argv[1:6]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import frtest  # noqa: E402
+from frtest import check, fdr_block_ends, finish  # noqa: E402
 from perfetto_decode import Decoded, varint  # noqa: E402  (the same LEB128 varints)
 
-os.makedirs(work, exist_ok=True)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+frtest.workdir(work)
 
 
 def record(mode, name, *args):
@@ -63,10 +58,8 @@ def record(mode, name, *args):
 
 
 def run(*args, ok=True):
-    p = subprocess.run(list(args), capture_output=True)
-    if ok:
-        check(p.returncode == 0, "%s: exit %d %s" % (" ".join(args), p.returncode, p.stderr[-300:]))
-    return p
+    """frtest.run with bytes out; ok: a check that it exited 0"""
+    return frtest.run(*args, expect=0 if ok else None, text=False)
 
 
 def parse(path):
@@ -156,11 +149,7 @@ check([(int(a), int(b)) for a, b in got] == [(i, 3 * i) for i in range(N)],
 
 def block_ends(path):
     """Where each block of a file ends (a reader following a growing file stops there)."""
-    data, ends, off = open(path, "rb").read(), [], 32
-    while off + 16 <= len(data) and data[off] == 0x0F:
-        off += 16 + struct.unpack_from("<Q", data, off + 1)[0]
-        ends.append(off)
-    return ends
+    return sorted(fdr_block_ends(open(path, "rb").read()) - {32})
 
 
 def event_lines(path):
@@ -436,7 +425,4 @@ p = run(flightrec, "convert", lost, "--format", "chrome", "-o", lost + ".json", 
 check(b"2000 structured events could not be decoded" in p.stderr,
       "chrome reports the events without metadata: %s" % p.stderr[-200:])
 
-if failures:
-    print("%d failures" % len(failures))
-    sys.exit(1)
-print("ok: compact events")
+finish("ok: compact events")
