@@ -107,6 +107,8 @@ done
 "$fr" account - <s.fr | grep -q ' main$' || fail "account - <FILE: names lost"
 "$fr" info - <s.fr | grep -qx 'file: <stdin>' || fail "info - <FILE: not 'file: <stdin>' (as its JSON)"
 expect_rc 1 "account - with an empty stdin" "$fr" account - </dev/null
+expect_rc 1 "account - with stdin closed" "$fr" account - <&-
+grep -q "standard input, which is closed" err.txt || fail "account - with stdin closed: '$(cat err.txt)'"
 
 # Sort keys named as the columns (median, function); the old names still work.
 for k in calls total self min median p90 p99 max function med name; do

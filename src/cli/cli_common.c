@@ -349,6 +349,10 @@ static int spool_stdin(fr_cli_trace *t)
     if (isatty(STDIN_FILENO))
         return fr_cli_usage_error(t->command, "'-' reads a trace from standard input, "
                                   "which is a terminal here");
+    /* Closed, it would be the temporary file below (descriptor 0), read as an empty input. */
+    if (fcntl(STDIN_FILENO, F_GETFD) < 0)
+        return fr_cli_input_error(t->command, "'-' reads a trace from standard input, "
+                                  "which is closed");
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
