@@ -172,8 +172,11 @@ check_file live.fr "live, at the end"
 # 5. fork: the child streams to its own file (output.PID). The parent has the writer
 #    thread when it forks, and the child starts its own: TSan refuses threads after a
 #    multi-threaded fork unless told (die_after_fork=0).
-TSAN_OPTIONS="${TSAN_OPTIONS:-} die_after_fork=0" FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=32 buffer_size=8k output=$work/fork.fr" \
-  timeout 60 "$prog" 1 200000 1000 1024 "" fork >out.txt 2>err.txt || fail "fork: exit $? ($(head -c 300 err.txt))"
+#    Each process pauses 4 ms every 1024 records (as in 1.): a 512 KiB pool holds 250 ms
+#    of records, room for a writer kept off the CPU by a loaded machine (with 256 KiB and
+#    1 ms pauses, 16 ms, the parent dropped 2,048 records once under a load of 10).
+TSAN_OPTIONS="${TSAN_OPTIONS:-} die_after_fork=0" FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=64 buffer_size=8k output=$work/fork.fr" \
+  timeout 60 "$prog" 1 200000 4000 1024 "" fork >out.txt 2>err.txt || fail "fork: exit $? ($(head -c 300 err.txt))"
 sanitizer_clean err.txt fork
 child=$(ls fork.fr.* 2>/dev/null | head -1)
 if [ -z "$child" ]; then
