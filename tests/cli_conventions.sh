@@ -58,6 +58,11 @@ cmp -s "$dat" same.dat || fail "decode-dat -o its own input destroyed it"
 expect_rc 0 "decode-dat" "$fr" decode-dat "$dat"; cp out.txt want.txt
 expect_rc 0 "decode-dat -o" "$fr" decode-dat -f json -o o.txt "$dat"
 cmp -s o.txt want.txt || fail "decode-dat -o FILE differs from its stdout"
+# A file name that is not UTF-8 (a JSON key in decode-dat's output): valid UTF-8 JSON.
+head -c 274 "$dat" >"$(printf 'bad\377name.dat')"   # the corpus's first record (valid UTF-8 strings)
+expect_rc 0 "decode-dat of a name that is not UTF-8" "$fr" decode-dat --object "$(printf 'bad\377name.dat')"
+python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' out.txt ||
+  fail "decode-dat of a name that is not UTF-8: not valid UTF-8 JSON"
 expect_rc 1 "decode-dat -o into a missing directory" "$fr" decode-dat -o /nonexistent/x "$dat"
 expect_rc 2 "decode-dat -f xml" "$fr" decode-dat -f xml "$dat"
 expect_rc 1 "convert -o /nonexistent/x" "$fr" convert -f chrome -o /nonexistent/x s.fr

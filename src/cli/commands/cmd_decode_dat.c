@@ -36,20 +36,6 @@ static void usage(FILE *out)
             "  -h, --help          this text\n");
 }
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 int cmd_decode_dat(int argc, char **argv)
 {
     const char *path = NULL, *output = NULL, *format = "json";
@@ -113,7 +99,7 @@ int cmd_decode_dat(int argc, char **argv)
     unsigned count = 0;
     if (object)
         fputs("{\n", out);
-    json_string(out, base);
+    fr_cli_json_string(out, base);   /* valid UTF-8 JSON whatever the name */
     fputs(": [", out);
     for (;;) {
         uint8_t size_bytes[4];
