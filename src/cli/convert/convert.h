@@ -264,6 +264,11 @@ typedef struct cv_stacks {
  * are kept, so the caller can still write them) or when an input cannot be opened (then
  * st is empty and nothing must be written); FR_EXIT_USAGE for an input given twice. */
 int  cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, void *));
+/* folded's and svg's start: cv_stacks_build, then the output (cv_open_output). Returns 0
+ * when the stacks are to be written, with *build_rc the build's status for the exit code;
+ * otherwise the exit code, with st freed and nothing to write. */
+int  cv_stacks_build_for_output(cv_job *job, cv_stacks *st,
+                                char *(*format)(const char *, void *), int *build_rc);
 void cv_stacks_free(cv_stacks *st);
 uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
 /* A node's frame name: [other], [process ...], [thread ...], or its function's. */

@@ -30,14 +30,9 @@ static char *folded_name(const char *name, void *ctx)
 int cv_convert_folded(cv_job *job)
 {
     cv_stacks st;
-    int rc = cv_stacks_build(job, &st, folded_name);
-    if (!st.analysis)
-        return rc;   /* an input could not be opened: no output */
-    int orc = cv_open_output(job);
-    if (orc) {
-        cv_stacks_free(&st);
+    int rc, orc = cv_stacks_build_for_output(job, &st, folded_name, &rc);
+    if (orc)
         return orc;
-    }
     cv_out o;
     cv_out_init(&o, job->out);
     /* Each line is a node's path: its nodes from the root, found through the parents. */

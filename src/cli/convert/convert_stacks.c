@@ -219,6 +219,18 @@ const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
     return cv_names_get(&p->names, fid);
 }
 
+int cv_stacks_build_for_output(cv_job *job, cv_stacks *st,
+                               char *(*format)(const char *, void *), int *build_rc)
+{
+    *build_rc = cv_stacks_build(job, st, format);
+    if (!st->analysis)
+        return *build_rc ? *build_rc : FR_EXIT_BAD_INPUT;   /* an input could not be opened */
+    int orc = cv_open_output(job);
+    if (orc)
+        cv_stacks_free(st);
+    return orc;
+}
+
 void cv_stacks_free(cv_stacks *st)
 {
     for (size_t k = 0; k < st->n_procs; k++) {

@@ -255,14 +255,9 @@ static void write_script(cv_out *o)
 int cv_convert_svg(cv_job *job)
 {
     cv_stacks st;
-    int rc = cv_stacks_build(job, &st, plain_name);
-    if (!st.analysis)
-        return rc;   /* an input could not be opened: no output */
-    int orc = cv_open_output(job);
-    if (orc) {
-        cv_stacks_free(&st);
+    int rc, orc = cv_stacks_build_for_output(job, &st, plain_name, &rc);
+    if (orc)
         return orc;
-    }
     /* Subtree weights: parents have smaller indexes than their children, so one
      * backward sweep adds each node into its parent. Index st.n is the synthetic root
      * "all". 8 bytes a node, plus 4 for the frame index below. */
