@@ -111,6 +111,29 @@ for frames, w in lines:
         per[int(m.group(1))] += w
 check([per[p] for p in pids] == alone_calls, "--thread-root: calls per process %s" % per)
 
+# `stack` of the 4 with --thread-root: the same trees as convert's, every thread named from
+# its own file's metadata, under its process's root (text and json name them too)
+r = run(flightrec, "stack", *files, "--thread-root", "-f", "folded", "--value", "calls", expect=0)
+conv = run(flightrec, "convert", *files, "--thread-root", "--format", "folded", "--weight", "calls", expect=0)
+check(sorted(r.stdout.splitlines()) == sorted(conv.stdout.splitlines()) and len(conv.stdout.splitlines()) == 6,
+      "stack --thread-root of 4 files: convert's lines:\n%s\nvs\n%s" % (r.stdout, conv.stdout))
+r = run(flightrec, "stack", *files, "--thread-root", expect=0)
+for pid in pids:
+    frame = "[process %d convert_fork_pr] > [thread %d convert_fork_pr] > " % (pid, pid)
+    check(frame in r.stdout, "stack --thread-root text: %s in\n%s" % (frame, r.stdout))
+r = run(flightrec, "stack", *files, "--thread-root", "-f", "json", expect=0)
+tops = set()
+for st in (json.loads(r.stdout)["stacks"] if r.returncode == 0 else []):
+    m, t = ROOT.match(st["stack"][0]), THREAD.match(st["stack"][1])
+    check(m and t and m.group(1) == t.group(1) and t.group(2) == " convert_fork_pr",
+          "stack --thread-root json: [process P NAME], [thread P NAME] first: %s" % st["stack"])
+    tops.add(st["stack"][0])
+check(len(tops) == 4, "stack --thread-root json: 4 process roots: %s" % tops)
+# without --thread-root `stack` sums the same stacks of the 4 (as account sums functions)
+r = run(flightrec, "stack", *files, "-f", "folded", "--value", "calls", expect=0)
+check(sorted(r.stdout.splitlines()) == ["child_work 600", "main 1", "main;after_wait 5", "main;before_fork 5"],
+      "stack of 4 files without --thread-root: one set of stacks: %s" % r.stdout)
+
 # --max-stacks on the merged tree: no call lost, stacks merged into [other] and reported
 lines, r = folded([*files, "--weight", "calls", "--max-stacks", "2"], "folded --max-stacks 2")
 per = collections.Counter()

@@ -33,6 +33,28 @@ static void feed_trace(fr_cli_trace *t, fr_analysis *a)
     }
 }
 
+/* Keeps what names trace t's root frames once it is closed (several traces with thread
+ * roots). Returns 0, or FR_EXIT_BAD_INPUT when out of memory. */
+static int keep_process(fr_acli *c, const fr_cli_trace *t)
+{
+    char buf[4200];
+    fr_acli_process *p = &c->procs[c->n_procs];
+    const fr_trace_meta *m = &t->meta;
+    p->frame = strdup(fr_acli_process_frame(m, t->path, buf, sizeof buf));
+    p->threads = m->n_thread_stats ? malloc(m->n_thread_stats * sizeof *p->threads) : NULL;
+    if (!p->frame || (m->n_thread_stats && !p->threads)) {
+        free(p->frame);
+        free(p->threads);
+        fprintf(stderr, "flightrec %s: out of memory\n", t->command);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (m->n_thread_stats)
+        memcpy(p->threads, m->thread_stats, m->n_thread_stats * sizeof *p->threads);
+    p->n_threads = m->n_thread_stats;
+    c->n_procs++;
+    return 0;
+}
+
 static bool same_text(const char *a, const char *b)
 {
     return !strcmp(a ? a : "", b ? b : "");
@@ -64,9 +86,22 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     }
     if (opts)
         c->trace.only_tids = opts->tids;
+    /* With thread roots, a thread is shown in its process: a root per file, as in
+     * `convert -f folded` of several files. */
+    bool roots = n_paths > 1 && opts && opts->thread_roots && c->analysis->stacks;
+    if (roots) {
+        c->procs = calloc(n_paths, sizeof *c->procs);
+        if (!c->procs) {
+            fprintf(stderr, "flightrec %s: out of memory\n", command);
+            return FR_EXIT_BAD_INPUT;
+        }
+        fr_stack_agg_set_process(c->analysis->stacks, 0);
+    }
     feed_trace(&c->trace, c->analysis);
     /* A process's frames still open end with its trace, not in the next one. */
     fr_analysis_finish(c->analysis);
+    if (roots && (rc = keep_process(c, &c->trace)) != 0)
+        return rc;
     /* More traces of the same program (a process and its forked children): their threads
      * are other threads of the same analysis. Function ids mean the same functions only
      * in the same executable; durations stay in ticks of one rate. */
@@ -93,8 +128,12 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
             more.return_meta = true;
             if (opts)
                 more.only_tids = opts->tids;
+            if (roots)
+                fr_stack_agg_set_process(c->analysis->stacks, (uint32_t)i);
             feed_trace(&more, c->analysis);
             fr_analysis_finish(c->analysis);
+            if (roots)
+                bad = keep_process(c, &more);
         }
         int crc = fr_cli_close(&more);
         if (bad || crc)
@@ -114,6 +153,11 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
 
 void fr_acli_done(fr_acli *c)
 {
+    for (size_t i = 0; i < c->n_procs; i++) {
+        free(c->procs[i].frame);
+        free(c->procs[i].threads);
+    }
+    free(c->procs);
     fr_analysis_free(c->analysis);
     if (c->trace.reader)
         fr_cli_close(&c->trace);
@@ -219,10 +263,11 @@ int fr_acli_parse_count(const char *command, const char *option, const char *arg
     return 0;
 }
 
-const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf, size_t n)
+static const char *thread_frame(const fr_meta_thread *threads, size_t n_threads, int32_t tid,
+                                char *buf, size_t n)
 {
-    for (size_t i = 0; i < m->n_thread_stats; i++) {
-        const fr_meta_thread *th = &m->thread_stats[i];
+    for (size_t i = 0; i < n_threads; i++) {
+        const fr_meta_thread *th = &threads[i];
         if (th->tid == tid && th->name[0]) {
             snprintf(buf, n, "[thread %d %.*s]", (int)tid, (int)strnlen(th->name, sizeof th->name),
                      th->name);
@@ -231,4 +276,36 @@ const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf,
     }
     snprintf(buf, n, "[thread %d]", (int)tid);
     return buf;
+}
+
+const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf, size_t n)
+{
+    return thread_frame(m->thread_stats, m->n_thread_stats, tid, buf, n);
+}
+
+const char *fr_acli_process_frame(const fr_trace_meta *m, const char *path, char *buf, size_t n)
+{
+    if (!m->has_process)
+        snprintf(buf, n, "[trace %s]", path);
+    else if (m->process_name && m->process_name[0])
+        snprintf(buf, n, "[process %u %s]", (unsigned)m->pid, m->process_name);
+    else
+        snprintf(buf, n, "[process %u]", (unsigned)m->pid);
+    return buf;
+}
+
+const char *fr_acli_root_frame(const fr_acli *c, int64_t process, uint32_t function_id,
+                               char *buf, size_t n)
+{
+    const fr_acli_process *p = process >= 0 && (uint64_t)process < c->n_procs ? &c->procs[process] : NULL;
+    if (fr_stack_is_process(function_id)) {
+        uint32_t k = function_id & ~FR_STACK_PROCESS;
+        if (k < c->n_procs)
+            return c->procs[k].frame;
+        snprintf(buf, n, "[process]");
+        return buf;
+    }
+    int32_t tid = (int32_t)(function_id & ~FR_STACK_THREAD);
+    return p ? thread_frame(p->threads, p->n_threads, tid, buf, n)
+             : fr_acli_thread_frame(&c->trace.meta, tid, buf, n);
 }

@@ -13,12 +13,24 @@
 #include "analysis.h"
 #include "cli_common.h"
 
+/* One trace of several analysed with thread roots: the names of its root frames. */
+typedef struct fr_acli_process {
+    char           *frame;          /* "[process PID NAME]" (fr_acli_process_frame) */
+    fr_meta_thread *threads;        /* its file's threads, for their names */
+    size_t          n_threads;
+} fr_acli_process;
+
 typedef struct fr_acli {
     fr_cli_trace  trace;            /* path, names, clock */
     fr_analysis  *analysis;
     uint64_t      ticks_per_second; /* the trace's, or 10^9 (with a warning) if unknown */
     bool          verbose;          /* -v: the summary line even when all calls matched
                                        (set after fr_acli_run) */
+    /* Several traces with thread roots: stacks start with their process's node
+     * (FR_STACK_PROCESS | index of the file), and each file's threads are named from
+     * its own metadata. */
+    fr_acli_process *procs;
+    size_t        n_procs;
 } fr_acli;
 
 /* Reads the trace at path into a new analysis of the given kinds (FR_ANALYZE_*), with
@@ -36,7 +48,10 @@ typedef struct fr_acli_opts {
 int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                       unsigned what, const fr_acli_opts *opts);
 /* Several traces of one program (a process and its forked children, `flightrec record`'s
- * FILE and FILE.PID): their threads in one analysis, names from the first. Refused (exit
+ * FILE and FILE.PID): their threads in one analysis, function names from the first (one
+ * executable). With opts->thread_roots and stacks, each stack starts with its file's
+ * process node (as `convert -f folded` of several files), its thread named from that
+ * file (fr_acli_root_frame); without, the same stacks of the files add up. Refused (exit
  * 1, with a message) when they record different executables or clock rates. */
 int  fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths, size_t n_paths,
                        const char *binary, unsigned what, const fr_acli_opts *opts);
@@ -60,6 +75,14 @@ void fr_acli_json_string(FILE *out, const char *s);
 /* The frame naming a thread's root node (--thread-root): "[thread 1234 worker-a]" with
  * the thread's name from the trace, else "[thread 1234]". */
 const char *fr_acli_thread_frame(const fr_trace_meta *m, int32_t tid, char *buf, size_t n);
+/* A process's root frame: "[process PID NAME]" from the trace's process event, else
+ * "[trace PATH]" (compiler-rt's files do not say which process wrote them). */
+const char *fr_acli_process_frame(const fr_trace_meta *m, const char *path, char *buf, size_t n);
+/* The name of a stack's process or thread root node (function_id), the thread's from the
+ * file of the process node above it (process: the index in its function_id; -1 when the
+ * stack has no process node: one file, names from c->trace). */
+const char *fr_acli_root_frame(const fr_acli *c, int64_t process, uint32_t function_id,
+                               char *buf, size_t n);
 /* -o FILE: stdout when path is NULL or "-". Returns NULL after printing why. */
 FILE *fr_acli_open_output(const char *command, const char *path);
 /* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */

@@ -27,15 +27,18 @@ static const char usage_text[] =
     "  --lines             each frame as \"name (file:line)\", file:line where the\n"
     "                      function starts (from the binary's debug information)\n"
     "  --tid TID[,TID...]  only these threads (repeatable)\n"
-    "  --thread-root       each stack starts with its thread (\"thread 1234\" or the\n"
-    "                      thread's name and id): one tree per thread\n"
+    "  --thread-root       each stack starts with its thread (\"[thread 1234 NAME]\"):\n"
+    "                      one tree per thread; with several FILEs, under its\n"
+    "                      process's frame (\"[process PID NAME]\"), as in\n"
+    "                      `flightrec convert -f folded FILE...`\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
     "                      when every call matched\n"
     "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
     "  -h, --help          this text\n"
     "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
-    "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
+    "children it forked: FILE FILE.*) are analysed together: the same stack in\n"
+    "several of them is one stack (calls and times added), unless --thread-root.\n"
     "\n"
     "A stack's total is the time of the calls made with exactly that stack; its self time\n"
     "excludes their traced callees, so folded self values add up to the traced time.\n"
@@ -152,17 +155,19 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
 {
     static char label[8600];
     uint32_t n = fr_stack_agg_path(c->analysis->stacks, node, ids, cap);
+    int64_t process = -1;   /* the file whose process node is above (several files) */
     if (json)
         putc('[', out);
     for (uint32_t d = 0; d < n; d++) {
         if (d)
             fputs(json ? ", " : sep, out);
-        char thread[96];
+        char root[4200];
         if (ids[d] == FR_STACK_OTHER)
             fputs(json ? "\"[other]\"" : "[other]", out);
-        else if (fr_stack_is_thread(ids[d])) {
-            const char *t = fr_acli_thread_frame(&c->trace.meta, (int32_t)(ids[d] & ~FR_STACK_THREAD),
-                                                 thread, sizeof thread);
+        else if (fr_stack_is_thread(ids[d]) || fr_stack_is_process(ids[d])) {
+            const char *t = fr_acli_root_frame(c, process, ids[d], root, sizeof root);
+            if (fr_stack_is_process(ids[d]))
+                process = ids[d] & ~FR_STACK_PROCESS;
             if (json)
                 fr_acli_json_string(out, t);
             else if (!strcmp(sep, ";"))
@@ -274,7 +279,8 @@ int cmd_stack(int argc, char **argv)
     c.verbose = verbose;
     const fr_stack_agg *sa = c.analysis->stacks;
     size_t n = 0;
-    uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 1;
+    /* a path: the calls' frames, and a process's and a thread's root nodes */
+    uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 2;
     struct ranked *order = rank_nodes(sa, key, top, &n);
     uint32_t *ids = malloc(max_depth * sizeof *ids);
     FILE *out = order && ids ? fr_acli_open_output("stack", output) : NULL;

@@ -85,19 +85,11 @@ static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32
         qsort(p->threads, p->n_threads, sizeof *p->threads, by_tid);
 }
 
-/* A process's root frame: "[process PID NAME]" from the trace's process event, else
- * "[trace PATH]" (compiler-rt's files do not say which process wrote them). */
+/* A process's root frame (fr_acli_process_frame: the same as `stack --thread-root`'s). */
 static char *process_frame(const cv_job *job, char *(*format)(const char *, void *))
 {
     char buf[4200];
-    const fr_trace_meta *m = job->meta;
-    if (!m->has_process)
-        snprintf(buf, sizeof buf, "[trace %s]", job->in_path);
-    else if (m->process_name && m->process_name[0])
-        snprintf(buf, sizeof buf, "[process %u %s]", (unsigned)m->pid, m->process_name);
-    else
-        snprintf(buf, sizeof buf, "[process %u]", (unsigned)m->pid);
-    return check_alloc(format(buf, NULL));
+    return check_alloc(format(fr_acli_process_frame(job->meta, job->in_path, buf, sizeof buf), NULL));
 }
 
 int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, void *))
