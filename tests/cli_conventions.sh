@@ -134,6 +134,26 @@ expect_rc 0 "dump --function work" "$fr" dump --function work s.fr
 [ "$(grep -c ' 2 work' out.txt)" = 6 ] || fail "dump --function work: $(grep -c ' 2 work' out.txt) records, want 6"
 tid=$("$fr" dump --json s.fr | python3 -c 'import json,sys; print([json.loads(l)["tid"] for l in sys.stdin if json.loads(l)["tid"]][0])')
 expect_rc 0 "dump --tid $tid" "$fr" dump --tid "$tid" s.fr
+# --tid on every command that takes it: a thread of no record is a warning naming the
+# filter, exit 1 (account, stack and graph write nothing); a thread that is there: exit 0.
+for c in "account" "stack" "graph" "replay" "convert -f folded" "convert -f svg" \
+         "convert -f chrome" "convert -f perfetto"; do
+  rm -f o.txt
+  # shellcheck disable=SC2086
+  expect_rc 1 "$c --tid 99999" "$fr" $c --tid 99999 -o o.txt s.fr
+  grep -q "^flightrec ${c%% *}: warning: no \(record\|call\) matched --tid 99999$" err.txt ||
+    fail "$c --tid 99999: message '$(cat err.txt)'"
+  case $c in account|stack|graph) [ -e o.txt ] && fail "$c --tid 99999 wrote its output";; esac
+  # shellcheck disable=SC2086
+  expect_rc 0 "$c --tid $tid" "$fr" $c --tid "$tid" -o o.txt s.fr
+  [ -s o.txt ] || fail "$c --tid $tid wrote nothing"
+done
+expect_rc 1 "stack --tid 99999,99998" "$fr" stack --tid 99999,99998 s.fr
+grep -q "no record matched --tid 99999,99998$" err.txt || fail "stack --tid A,B: message '$(cat err.txt)'"
+expect_rc 0 "stack --tid 99999,$tid" "$fr" stack --tid "99999,$tid" s.fr
+expect_rc 1 "replay --function nosuchfn" "$fr" replay --function nosuchfn s.fr
+grep -q "^flightrec replay: warning: no call matched --function nosuchfn$" err.txt ||
+  fail "replay --function nosuchfn: message '$(cat err.txt)'"
 
 # -v: the summary line even when every call matched (yaml.fr); never without it.
 for c in account stack graph; do

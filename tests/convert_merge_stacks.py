@@ -153,6 +153,17 @@ child = pids[2]
 lines, _ = folded([*files, "--weight", "calls", "--tid", str(child)], "folded --tid")
 check({ROOT.match(fr[0]).group(1) for fr, _ in lines if ROOT.match(fr[0])} == {str(child)}
       and sum(w for _, w in lines) == alone_calls[2], "--tid %d: only its process: %s" % (child, lines))
+# --tid of several files: a thread in one of them is enough (stack, account), one in none
+# is a warning and exit 1 (every command, docs/CLI.md)
+r = run(flightrec, "stack", *files, "--tid", str(child), "-f", "folded", "--value", "calls", expect=0)
+check(r.stdout == "child_work 200\n", "stack --tid %d of 4 files: %s" % (child, r.stdout))
+run(flightrec, "account", *files, "--tid", str(child), expect=0)
+nobody = str(max(pids) + 100000)
+for cmd in (["stack"], ["account"], ["graph"], ["convert", "-f", "folded"], ["convert", "-f", "svg"],
+            ["convert", "-f", "chrome"], ["convert", "-f", "perfetto"]):
+    r = run(flightrec, *cmd, *files, "--tid", nobody, "-o", os.path.join(work, "none"))
+    check(r.returncode == 1 and r.stderr.endswith("warning: no record matched --tid %s\n" % nobody),
+          "%s of 4 files --tid %s: exit 1 with a warning (%d %s)" % (cmd, nobody, r.returncode, r.stderr))
 
 # svg of the 4: well-formed, a frame per process as wide as its calls, under "all"
 svg = os.path.join(work, "merged.svg")

@@ -102,6 +102,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     fr_analysis_finish(c->analysis);
     if (roots && (rc = keep_process(c, &c->trace)) != 0)
         return rc;
+    uint64_t tid_records = c->trace.tid_records;
     /* More traces of the same program (a process and its forked children): their threads
      * are other threads of the same analysis. Function ids mean the same functions only
      * in the same executable; durations stay in ticks of one rate. */
@@ -134,6 +135,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
             fr_analysis_finish(c->analysis);
             if (roots)
                 bad = keep_process(c, &more);
+            tid_records += more.tid_records;
         }
         int crc = fr_cli_close(&more);
         if (bad || crc)
@@ -141,6 +143,8 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     }
     if (c->trace.failed)
         return FR_EXIT_BAD_INPUT;
+    if (opts && (rc = fr_cli_tids_matched(command, &opts->tids, tid_records)) != 0)
+        return rc;   /* (nothing written yet) */
 
     c->ticks_per_second = c->trace.ticks_per_second;
     if (!c->ticks_per_second) {

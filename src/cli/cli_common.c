@@ -609,8 +609,11 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
             if (!t->return_meta)
                 continue;
         }
-        if (t->only_tids.n && rec->tid != 0 && !fr_cli_tid_selected(t, rec->tid))
-            continue;   /* --tid: another thread's record (the metadata block's are kept) */
+        if (t->only_tids.n && rec->tid != 0) {
+            if (!fr_cli_tid_selected(t, rec->tid))
+                continue;   /* --tid: another thread's record (the metadata block's are kept) */
+            t->tid_records++;
+        }
         t->records++;
         return s;
     }
@@ -633,11 +636,25 @@ size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t ma
         size_t n = fr_reader_next_functions(t->reader, out, max, tid);
         if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
             show_progress(t);
-        if (n && !fr_cli_tid_selected(t, *tid))
-            continue;   /* --tid: another thread's batch */
+        if (n && t->only_tids.n) {
+            if (!fr_cli_tid_selected(t, *tid))
+                continue;   /* --tid: another thread's batch */
+            t->tid_records += n;
+        }
         t->records += n;
         return n;
     }
+}
+
+int fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t matched)
+{
+    if (!tids->n || matched)
+        return 0;
+    char list[FR_CLI_MAX_TIDS * 12];
+    size_t len = 0;
+    for (size_t i = 0; i < tids->n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? "," : "", (int)tids->ids[i]);
+    return fr_cli_input_error(command, "warning: no record matched --tid %s", list);
 }
 
 int fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids)

@@ -54,6 +54,8 @@ typedef struct fr_cli_trace {
     uint64_t      meta_end;     /* records before this offset were read into .meta at open */
     fr_cli_tids   only_tids;    /* --tid: only these threads' records are returned
                                    (none: all); set after fr_cli_open */
+    uint64_t      tid_records;  /* with only_tids: the selected threads' records returned
+                                   (0 at the end: fr_cli_tids_matched) */
     void         *spool;        /* "-": standard input copied to an unlinked temporary file,
                                    mapped here (both readers read these bytes) */
     size_t        spool_size;
@@ -87,6 +89,11 @@ size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t ma
  * block's, thread 0, are kept). */
 int  fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids);
 bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid);
+/* docs/CLI.md: a filter that selects nothing is more often a typo than a result. With
+ * --tid (tids->n) and no record of those threads in the traces read (matched: the sum of
+ * their tid_records), prints "flightrec COMMAND: warning: no record matched --tid 12,34"
+ * and returns FR_EXIT_BAD_INPUT; else 0. */
+int  fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t matched);
 /* Closes; returns FR_EXIT_BAD_INPUT if a read error happened, else FR_EXIT_OK. */
 int  fr_cli_close(fr_cli_trace *t);
 /* Function name: trace table, then symbols, then "#ID". Lives as long as the trace. */

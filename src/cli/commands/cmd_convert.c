@@ -89,6 +89,12 @@ int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *in)
     return 0;
 }
 
+int cv_close_input(cv_job *job, fr_cli_trace *trace)
+{
+    job->tid_records += trace->tid_records;
+    return fr_cli_close(trace);
+}
+
 /* Several traces (a process and its children, services on one host) into one Perfetto
  * or Chrome JSON file on one clock: each file's clock event anchors its ticks to
  * CLOCK_MONOTONIC (cv_monotonic_origin). */
@@ -129,7 +135,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
             continue;
         }
         int arc = chrome ? cv_chrome_add(c, job) : cv_perfetto_add(p, job);
-        int crc = fr_cli_close(&trace);
+        int crc = cv_close_input(job, &trace);
         if (!rc)
             rc = arc ? arc : crc;
     }
@@ -218,13 +224,15 @@ int cmd_convert(int argc, char **argv)
     int drc = fr_cli_check_distinct("convert", inputs, n_inputs);
     if (drc)
         return drc;
-    if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome))
-        return merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
+    int rc;
+    if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome)) {
+        rc = merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
+        return rc ? rc : fr_cli_tids_matched("convert", &job.tids, job.tid_records);
+    }
 
     /* folded and svg of several traces read them one after the other into one tree, and
      * open the output once they are read; one trace is opened here, then the output */
     fr_cli_trace trace;
-    int rc;
     if (n_inputs > 1) {
         job.inputs = inputs;
         job.n_inputs = n_inputs;
@@ -238,6 +246,8 @@ int cmd_convert(int argc, char **argv)
     rc = convert(&job);
     if (job.out && job.out != stdout && cv_fclose_output(job.out) != 0 && rc == FR_EXIT_OK)
         rc = fr_cli_input_error("convert", "writing %s: %s", out_path, strerror(errno));
-    int crc = n_inputs > 1 ? FR_EXIT_OK : fr_cli_close(&trace);
+    int crc = n_inputs > 1 ? FR_EXIT_OK : cv_close_input(&job, &trace);
+    if (!rc && !crc)
+        rc = fr_cli_tids_matched("convert", &job.tids, job.tid_records);
     return rc ? rc : crc;
 }

@@ -319,8 +319,19 @@ int cmd_replay(int argc, char **argv)
     rc = fr_acli_close_output("replay", output, r.out);
     bool filtered = r.n_functions || r.n_tids || r.max_depth || r.min_ticks;
     if (r.lines == 0 && filtered && !c.trace.failed && rc == FR_EXIT_OK) {
-        fprintf(stderr, "flightrec replay: no call matched the filters\n");
-        rc = FR_EXIT_BAD_INPUT;   /* as dump's filters: nothing shown is an error */
+        /* as dump's filters (docs/CLI.md): nothing shown is an error, the warning says
+         * which filters */
+        fprintf(stderr, "flightrec replay: warning: no call matched");
+        if (r.max_depth)
+            fprintf(stderr, " --depth %" PRIu64, r.max_depth);
+        for (size_t i = 0; i < r.n_functions; i++)
+            fprintf(stderr, " --function %s", r.functions[i]);
+        if (time_filter)
+            fprintf(stderr, " --time-filter %s", time_filter);
+        for (size_t i = 0; i < r.n_tids; i++)
+            fprintf(stderr, " --tid %d", (int)r.tids[i]);
+        fputc('\n', stderr);
+        rc = FR_EXIT_BAD_INPUT;
     }
     fr_call_tracker_free(tracker);
     for (size_t i = 0; i < r.n_threads; i++) {

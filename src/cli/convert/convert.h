@@ -52,11 +52,15 @@ typedef struct cv_job {
     size_t n_inputs;
     const char *binary;       /* --binary */
     fr_cli_tids tids;         /* --tid, in every input */
+    uint64_t tid_records;     /* records of those threads in the inputs closed so far */
 } cv_job;
 
 /* Opens the trace at path into *trace and job (names, clock, --tid). Returns 0, or an
  * exit code after a message. */
 int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *path);
+/* Closes an input that was read, counting its --tid records in job->tid_records; returns
+ * fr_cli_close's code. */
+int cv_close_input(cv_job *job, fr_cli_trace *trace);
 /* Opens job->out_path into job->out unless it is open (cv_fopen_output). Returns 0 or
  * an exit code after a message. */
 int cv_open_output(cv_job *job);

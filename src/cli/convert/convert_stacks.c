@@ -150,7 +150,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         name_process(job, st, p, start, format, several);
         if (several) {
             p->names.symbols = NULL;
-            int crc = fr_cli_close(&trace);
+            int crc = cv_close_input(job, &trace);
             if (!rc)
                 rc = crc;
             job->trace = NULL;
