@@ -78,3 +78,8 @@ if(TARGET crash_prog)
            ${CMAKE_CURRENT_BINARY_DIR}/crash_backing.d)
   set_tests_properties(crash_backing PROPERTIES TIMEOUT 120)
 endif()
+
+# An output FIFO whose reader goes away: no SIGPIPE death, nothing after a torn block.
+add_test(NAME crash_fifo_gone COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_fifo_gone.sh $<TARGET_FILE:stream_prog>
+         ${CMAKE_CURRENT_BINARY_DIR}/crash_fifo_gone.d)
+set_tests_properties(crash_fifo_gone PROPERTIES TIMEOUT 60)

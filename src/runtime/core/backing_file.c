@@ -117,22 +117,12 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
     /* Reserve the space now: a page the file system cannot give later is a SIGBUS in
      * the program's next record. Under `ulimit -f` a file past the limit raises SIGXFSZ,
      * which would kill the program: blocked here, so that it fails with EFBIG (and the
-     * signal we caused is taken back, as log_writer.c does). */
-    sigset_t xfsz, old, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    sigemptyset(&pending);
-    sigpending(&pending);
-    int was_pending = sigismember(&pending, SIGXFSZ) == 1;
-    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+     * signal we caused is taken back: fr_write_signals_restore). */
+    struct fr_write_signals sigs;
+    fr_write_signals_block(&sigs);
     if (!err && (err = posix_fallocate(fd, 0, (off_t)size)) == EOPNOTSUPP)
         err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
-    if (!was_pending) {
-        struct timespec zero = { 0, 0 };
-        while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    fr_write_signals_restore(&sigs);
     /* A fork child's file holds the parent's event sites (the child's compact events
      * name them; nothing registers them again here): copied before our mapping replaces
      * the parent's. Same generation then; a new file at init gets a new one. */

@@ -414,12 +414,37 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
     return o.error;
 }
 
+void fr_write_signals_block(struct fr_write_signals *w)
+{
+    sigset_t set, pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    w->xfsz_pending = sigismember(&pending, SIGXFSZ) == 1;
+    w->pipe_pending = sigismember(&pending, SIGPIPE) == 1;
+    sigemptyset(&set);
+    sigaddset(&set, SIGXFSZ);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, &w->old);
+}
+
+void fr_write_signals_restore(struct fr_write_signals *w)
+{
+    sigset_t ours;
+    sigemptyset(&ours);
+    if (!w->xfsz_pending)
+        sigaddset(&ours, SIGXFSZ);
+    if (!w->pipe_pending)
+        sigaddset(&ours, SIGPIPE);
+    struct timespec zero = { 0, 0 };
+    while (sigtimedwait(&ours, NULL, &zero) > 0)
+        ;
+    pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+}
+
 int fr_write_trace_fd(int fd)
 {
-    sigset_t xfsz, old;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, &old);   /* as fr_write_trace_job: EFBIG, not death */
+    struct fr_write_signals sigs;
+    fr_write_signals_block(&sigs);   /* EFBIG and EPIPE, not death */
     int err;
     if (fr_stream_owns(fr_output_path)) {
         /* stream=1: the trace is the streamed file; its end first, then a copy of it */
@@ -429,7 +454,7 @@ int fr_write_trace_fd(int fd)
     } else {
         err = write_contents(fd, out_buffer, sizeof out_buffer, NULL);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    fr_write_signals_restore(&sigs);
     return err;
 }
 
@@ -444,30 +469,19 @@ void fr_trace_job_abandon(struct fr_trace_job *job)
         unlink(job->tmp);
 }
 
-/* Under `ulimit -f` a write past the limit raises SIGXFSZ, whose default action kills
- * the program (issue 15 item 5): block it on this thread while writing, so the write
- * fails with EFBIG instead, and take back the signal we caused (thread- or
- * process-directed) unless one was pending before. */
+/* Under `ulimit -f` a write past the limit raises SIGXFSZ, and a write to a FIFO whose
+ * reader left raises SIGPIPE; both kill by default (issue 15 item 5): blocked while we
+ * write (fr_write_signals_block), so the write fails instead. */
 int fr_write_trace_job(struct fr_trace_job *job, const char *path)
 {
-    sigset_t xfsz, old, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    sigemptyset(&pending);
-    sigpending(&pending);
-    int was_pending = sigismember(&pending, SIGXFSZ) == 1;
-    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    struct fr_write_signals sigs;
+    fr_write_signals_block(&sigs);
     job->fd = -1;
     /* stream=1: the file is already there, growing; its end is appended (or, for a
      * snapshot to the trace's own name, nothing: the stream has what it holds). */
     int err = fr_stream_owns(path) ? fr_stream_finish(job->thread_block != NULL)
                                    : write_file(job, path);
-    if (!was_pending) {
-        struct timespec zero = { 0, 0 };
-        while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    fr_write_signals_restore(&sigs);
     return err;
 }
 

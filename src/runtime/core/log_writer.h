@@ -6,6 +6,8 @@
 #ifndef FLIGHTREC_LOG_WRITER_H
 #define FLIGHTREC_LOG_WRITER_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -30,6 +32,19 @@ FR_HIDDEN void fr_out_te_header(struct fr_out *o, uint16_t type, size_t size);
 /* Overwrites bytes already emitted at `offset` (e.g. a BufferExtents count). */
 FR_HIDDEN void fr_out_patch(struct fr_out *o, uint64_t offset,
                             const void *data, size_t len);
+
+/* Signals a write of ours raises must not kill the program or change its exit status:
+ * SIGXFSZ (a write past `ulimit -f`: the write fails with EFBIG instead) and SIGPIPE (an
+ * output FIFO whose reader went away: EPIPE instead). fr_write_signals_block blocks both
+ * on this thread; fr_write_signals_restore takes back the ones our writes raised
+ * (thread- or process-directed) unless one was pending before, then restores the mask.
+ * Async-signal-safe. */
+struct fr_write_signals {
+    sigset_t old;
+    bool     xfsz_pending, pipe_pending;
+};
+FR_HIDDEN void fr_write_signals_block(struct fr_write_signals *w);
+FR_HIDDEN void fr_write_signals_restore(struct fr_write_signals *w);
 
 /* One trace file being written. A writer that may be interrupted (a signal handler's
  * dump) owns its job, so that after a fault inside the dump the handler can close the

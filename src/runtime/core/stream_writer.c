@@ -94,6 +94,9 @@ static struct {
     int      in_place; /* the output is a FIFO or a device: nothing to read back */
     int32_t  writer_tid;
     int      broken;   /* a write failed: the writer writes no more */
+    int      uncut;    /* ...and the output could not be cut back to its last whole
+                        * block (a FIFO or a device): nothing more is written to it, not
+                        * even the end (a reader would get bytes after a torn block) */
     int      error;    /* the first write error (said once) */
     uint64_t write_errors;
     uint64_t offset;   /* end of the last whole block */
@@ -141,15 +144,20 @@ static void failed(int err)
     st.broken = 1;
     if (ftruncate(st.fd, (off_t)st.offset) == 0)
         lseek(st.fd, (off_t)st.offset, SEEK_SET);
+    else
+        st.uncut = 1;
     if (st.error)
         return;
     st.error = err;
-    char what[160];
+    char what[200];
     size_t len = 0;
     fr_fmt_str(what, sizeof what, &len, "stopped after ");
     fr_fmt_u64(what, sizeof what, &len, st.blocks);
-    fr_fmt_str(what, sizeof what, &len, " blocks (the file ends at the last whole one; "
-                                        "later records stay in the pool): cannot write");
+    fr_fmt_str(what, sizeof what, &len, st.uncut
+               ? " blocks (the output cannot be cut back to its last whole block: nothing "
+                 "more is written to it; later records stay in the pool): cannot write"
+               : " blocks (the file ends at the last whole one; "
+                 "later records stay in the pool): cannot write");
     what[len] = 0;
     say(what, err);
 }
@@ -639,7 +647,7 @@ static int create(const char *path)
     st.fd = -1;
     st.stop = st.running = 0;
     st.hold = st.in_pass = 0;
-    st.broken = st.error = 0;
+    st.broken = st.uncut = st.error = 0;
     st.write_errors = st.offset = st.blocks = 0;
     if (!st.map && map_work(fr_pool.nbuf) < 0) {
         say("cannot start streaming to", ENOMEM);
@@ -740,9 +748,13 @@ int fr_stream_finish(int snapshot)
         nanosleep(&ms, NULL);
     }
     /* Everything recorded is in FULL or RETIRED buffers now (the stop published each
-     * thread's current one): those, then the totals. One more try after an error. */
-    st.broken = 0;
-    int err = pass(1);
+     * thread's current one): those, then the totals. One more try after an error,
+     * unless the output could not be cut back to a whole block (uncut). */
+    int err = st.uncut ? st.error : 0;
+    if (!err) {
+        st.broken = 0;
+        err = pass(1);
+    }
     if (!err) {
         struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
                             .offset = st.offset };
