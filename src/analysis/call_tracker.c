@@ -508,6 +508,31 @@ void feed_functions_batched(fr_call_tracker *t, int32_t tid, const fr_function_r
     }
 }
 
+/* Costs and steps modes' runs. The thread's state with room on its stack for a run (grown
+ * early, when under 64 frames are left, so runs are not cut short near the limit), or NULL
+ * when its next record takes the general path (deep, or no stack yet). */
+static inline struct thread_state *fast_run_thread(fr_call_tracker *t, int32_t tid)
+{
+    struct thread_state *th = thread_of(t, tid);
+    if (th->fast_limit - th->depth < 64 && th->cap && th->cap < FR_CALL_TRACKER_MAX_DEPTH)
+        grow_stack(th);
+    return th->depth >= th->fast_limit ? NULL : th;
+}
+
+/* A run's length: the records left, bounded by the free batch entries and the depth left
+ * below fast_limit (a record adds at most one entry and one frame), so that the loop
+ * checks neither per record. */
+static inline size_t fast_run_length(const fr_call_tracker *t, const struct thread_state *th,
+                                     size_t left)
+{
+    size_t run = left;
+    if (run > BATCH - t->n_batch)
+        run = BATCH - t->n_batch;
+    if (run > th->fast_limit - th->depth)
+        run = th->fast_limit - th->depth;
+    return run;
+}
+
 /* Costs mode's loop (account, ~20 M records a run): the loop above reduced to what a
  * completed call's costs need, with as few values live as there are registers (the
  * shared loop, inlined three times, kept its pointers and counters on the stack and
@@ -520,10 +545,8 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
 {
     size_t i = 0;
     while (i < n) {
-        struct thread_state *th = thread_of(t, tid);
-        if (th->fast_limit - th->depth < 64 && th->cap && th->cap < FR_CALL_TRACKER_MAX_DEPTH)
-            grow_stack(th);                         /* runs not cut short near the limit */
-        if (th->depth >= th->fast_limit) {          /* deep, or no stack yet */
+        struct thread_state *th = fast_run_thread(t, tid);
+        if (!th) {                                  /* deep, or no stack yet */
             feed_function_general(t, tid, &recs[i++]);
             continue;
         }
@@ -537,11 +560,7 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
         struct open_frame *highest = frames + (t->stats.max_depth > d0 ? t->stats.max_depth : d0);
         fr_call_cost *const first = t->costs + t->n_batch;
         fr_call_cost *k = first;
-        size_t run = n - i;
-        if (run > BATCH - t->n_batch)
-            run = BATCH - t->n_batch;
-        if (run > th->fast_limit - d0)
-            run = th->fast_limit - d0;
+        const size_t run = fast_run_length(t, th, n - i);
         const fr_function_record *r = recs + i, *const end = r + run;
         bool stopped = false;
         for (; r < end; r++) {
@@ -597,10 +616,8 @@ static void feed_functions_steps(fr_call_tracker *t, int32_t tid, const fr_funct
 {
     size_t i = 0;
     while (i < n) {
-        struct thread_state *th = thread_of(t, tid);
-        if (th->fast_limit - th->depth < 64 && th->cap && th->cap < FR_CALL_TRACKER_MAX_DEPTH)
-            grow_stack(th);                         /* runs not cut short near the limit */
-        if (th->depth >= th->fast_limit) {          /* deep, or no stack yet */
+        struct thread_state *th = fast_run_thread(t, tid);
+        if (!th) {                                  /* deep, or no stack yet */
             feed_function_general(t, tid, &recs[i++]);
             continue;
         }
@@ -614,11 +631,7 @@ static void feed_functions_steps(fr_call_tracker *t, int32_t tid, const fr_funct
         uint32_t d = d0, max_depth = t->stats.max_depth;
         fr_call_step *const first = t->steps + t->n_batch;
         fr_call_step *k = first;
-        size_t run = n - i;
-        if (run > BATCH - t->n_batch)
-            run = BATCH - t->n_batch;
-        if (run > th->fast_limit - d)
-            run = th->fast_limit - d;
+        const size_t run = fast_run_length(t, th, n - i);
         const fr_function_record *r = recs + i, *const end = r + run;
         bool stopped = false;
         for (; r < end; r++) {
