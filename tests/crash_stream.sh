@@ -8,6 +8,7 @@
 #     FR_TE_LOST markers' counts add up to the thread's overwritten records;
 #  3b. the same with the writer held up (a FIFO read only after the records): the
 #     losses after threads' last blocks have markers too;
+#  3c. overwrite without stream=1: the markers of threads whose buffers were all taken;
 #  4. `flightrec info` on the file while the program still runs;
 #  5. fork: the child's own file, every record in each file;
 #  5b. three sessions in one process (finalize + flush twice, finalize + reset, a
@@ -147,6 +148,20 @@ full=$(field "  no free buffer" info.txt); full=${full:-0}
 markers_cover overfifo.fr "overwrite, held up"
 echo "overwrite, held up: $made made, $over overwritten, $(field "lost-record markers" info.txt) markers"
 rm -f over.fifo
+
+# 3c. the same without stream=1 (the file written at exit): threads that exited while
+#     others went on have had all their buffers taken; each still gets its marker, in a
+#     block of its own.
+FLIGHTREC_OPTIONS="start=1 policy=overwrite buffers=16 buffer_size=16k output=$work/nostream.fr" \
+  timeout 60 "$prog" 3 150000 >out.txt 2>err.txt || fail "overwrite, no stream: exit $? ($(head -c 300 err.txt))"
+made=$(made_of out.txt)
+sanitizer_clean err.txt "overwrite, no stream"
+check_file nostream.fr "overwrite, no stream"
+over=$(field "  overwritten by newer records" info.txt); over=${over:-0}
+[ $((written + dropped)) = "$made" ] || fail "overwrite, no stream: made $made, written $written, dropped $dropped"
+markers_cover nostream.fr "overwrite, no stream"
+echo "overwrite, no stream: $made made, $over overwritten, $(field "lost-record markers" info.txt) markers"
+rm -f nostream.fr
 
 # 4. flightrec info on the live file: the program has made its records and waits.
 rm -f ready go

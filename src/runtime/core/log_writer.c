@@ -28,6 +28,7 @@
 #include "fr_format.h"
 #include "core/session.h"
 #include "core/stream_writer.h"
+#include "core/thread_writer.h"
 
 static uint8_t out_buffer[64 * 1024];
 
@@ -237,10 +238,23 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
 {
     uint32_t *idx = fr_pool.scratch;
     uint32_t n = fr_pool_tid_buffers(tid, idx);
-    if (n == 0)
-        return;
     uint64_t lost = lost_at_start(tid, nthreads);
-    uint64_t size = buf_used(idx[0]);
+    uint8_t empty[FR_BUFFER_PREAMBLE];
+    const uint8_t *first;
+    uint64_t used0;
+    if (n) {
+        first = fr_pool_buffer(idx[0]);
+        used0 = buf_used(idx[0]);
+    } else if (lost) {
+        /* Every buffer of the thread was taken by others (overwrite policy; it exited
+         * first): a block of its own for the marker (cpu 0, the time now). */
+        fr_writer_put_preamble(empty, tid, 0, fr_clock_now());
+        first = empty;
+        used0 = FR_BUFFER_PREAMBLE;
+    } else {
+        return;
+    }
+    uint64_t size = used0;
     for (uint32_t i = 1; i < n; i++)
         size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
     if (lost)
@@ -249,7 +263,6 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
     size += 2 * FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) +
             sizeof(struct fr_te_block_start);
     put_extents(o, size);
-    const uint8_t *first = fr_pool_buffer(idx[0]);
     /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; the real NewCPUId */
     fr_out_put(o, first, FR_BUFFER_HEAD_SKIP);
     uint8_t at_one[FR_XRAY_METADATA_SIZE];
@@ -267,7 +280,7 @@ static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
         fr_out_te_header(o, FR_TE_LOST, sizeof l);
         fr_out_put(o, &l, sizeof l);
     }
-    fr_out_put(o, first + FR_BUFFER_PREAMBLE, buf_used(idx[0]) - FR_BUFFER_PREAMBLE);
+    fr_out_put(o, first + FR_BUFFER_PREAMBLE, used0 - FR_BUFFER_PREAMBLE);
     for (uint32_t i = 1; i < n; i++)
         fr_out_put(o, fr_pool_buffer(idx[i]) + FR_BUFFER_HEAD_SKIP,
                    buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);

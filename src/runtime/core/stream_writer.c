@@ -58,6 +58,7 @@
 #include "core/log_writer.h"
 #include "core/options.h"
 #include "core/recorder.h"
+#include "core/thread_writer.h"
 #include "core/session.h"
 #include "core/text_out.h"
 #include "fr_format.h"
@@ -382,15 +383,7 @@ static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t u
 static int append_lost_block(uint32_t slot, int32_t tid)
 {
     uint8_t pre[FR_BUFFER_PREAMBLE];
-    memset(pre, 0, sizeof pre);
-    uint64_t rel = fr_clock_now() - fr_clock.base_tsc;
-    pre[0] = FR_MD_BYTE0(FR_MD_NEW_BUFFER);
-    memcpy(pre + 1, &tid, 4);
-    pre[16] = FR_MD_BYTE0(FR_MD_WALLTIME_MARKER);   /* replaced by append_block's */
-    pre[32] = FR_MD_BYTE0(FR_MD_PID);
-    memcpy(pre + 33, &fr_pid, 4);
-    pre[48] = FR_MD_BYTE0(FR_MD_NEW_CPU_ID);
-    memcpy(pre + 51, &rel, 8);   /* cpu 0 (bytes 49-50), then the tsc */
+    fr_writer_put_preamble(pre, tid, 0, fr_clock_now());   /* its walltime: append_block's */
     return append_block(pre, slot, tid, sizeof pre);
 }
 

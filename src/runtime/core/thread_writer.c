@@ -54,7 +54,7 @@ static void put_new_cpu(uint8_t *p, uint16_t cpu, uint64_t rel_tsc)
 }
 
 /* The four metadata records every buffer starts with (FR_BUFFER_PREAMBLE bytes). */
-static void put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
+void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
 {
     uint64_t rel = tsc - fr_clock.base_tsc;
     int64_t sec;
@@ -105,7 +105,7 @@ static void close_own_run(struct fr_thread *t)
 static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
     uint8_t *start = fr_pool_buffer((uint32_t)t->hold.idx);
-    put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
+    fr_writer_put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
     t->pos = start + FR_BUFFER_PREAMBLE;
     t->end = start + fr_pool.buffer_size;
     t->last_tsc = tsc;

@@ -65,6 +65,10 @@ extern FR_HIDDEN uint32_t fr_session;
  * past `used` since is cut back to `used` in buf (FR_TE_EVENT_RUN appends to a run in
  * place). Returns the bytes to keep. Async-signal-safe. */
 FR_HIDDEN uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used);
+/* A buffer's first FR_BUFFER_PREAMBLE bytes: NewBuffer(tid), WalltimeMarker, Pid,
+ * NewCPUId(cpu, tsc); also the start of the files' marker-only blocks (a thread whose
+ * buffers were all taken by others still gets its FR_TE_LOST). */
+FR_HIDDEN void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc);
 
 /* Lifecycle support (lifecycle.c, fork.c, crash dumps). */
 FR_HIDDEN int fr_writer_setup_key(void);
