@@ -69,6 +69,17 @@ FLIGHTREC_OPTIONS="backing=$work/nodir/x.bk" expect_rc 1 "backing= in a missing 
 grep -q "nodir" err.txt || fail "backing= in a missing directory: message '$(cat err.txt)'"
 [ -e ran ] && { fail "record with backing= in a missing directory ran the program"; rm -f ran; }
 
+# A pool larger than the process may have (the runtime would refuse it at start-up and
+# the program would run untraced) is refused before the program runs, from the flags or
+# from the caller's FLIGHTREC_OPTIONS.
+expect_rc 1 "--buffers 65536 --buffer-size 1G" \
+    "$fr" record --no-check -o huge.fr --buffers 65536 --buffer-size 1G -- touch ran
+grep -q "does not fit: .* leaves" err.txt || fail "a 64 TiB pool: message '$(cat err.txt)'"
+[ -e ran ] && { fail "record with a 64 TiB pool ran the program"; rm -f ran; }
+FLIGHTREC_OPTIONS="buffers=65536" expect_rc 1 "FLIGHTREC_OPTIONS buffers=65536, --buffer-size 1G" \
+    "$fr" record --no-check -o huge.fr --buffer-size 1G -- touch ran
+[ -e ran ] && { fail "record with a 64 TiB pool (FLIGHTREC_OPTIONS) ran the program"; rm -f ran; }
+
 # Patterns that match nothing say so (issue 10): a name, an id past the last one.
 for pat in nosuch 999; do
   "$fr" record -o nomatch.fr --filter "$pat" -- "$prog" >/dev/null 2>nomatch.err || true

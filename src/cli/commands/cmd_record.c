@@ -40,6 +40,7 @@
 #include "backing_recover.h"
 #include "commands.h"
 #include "core/options.h"
+#include "core/pool_budget.h"
 #include "program_facts.h"
 
 #ifndef FLIGHTREC_BUILD_LIBDIR
@@ -82,7 +83,8 @@ static void usage(FILE *out)
             "killer, _exit), its trace is recovered from that file at the end (as\n"
             "'flightrec recover' does).\n"
             "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
-            "the caller's FLIGHTREC_OPTIONS.\n"
+            "the caller's FLIGHTREC_OPTIONS; a buffer pool larger than the memory the\n"
+            "program may have is refused (exit 1).\n"
             "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
             "traced, 2 for bad usage.\n");
 }
@@ -319,6 +321,23 @@ static int check_backing_dir(const char *path)
                         "file in %s: %s\n", path, dir, strerror(errno));
     free(copy);
     return ok ? 0 : -1;
+}
+
+/* The runtime refuses a pool larger than the process may have (pool_budget.c) and the
+ * program then runs untraced: the same check here, before it runs. */
+static int check_pool_fits(const struct fr_options *o)
+{
+    struct fr_pool_layout l;
+    uint64_t room = 0;
+    const char *limit = "the address space";
+    if (fr_pool_layout_of(o, &l) == 0 && fr_pool_budget(l.total, &room, &limit) == 0)
+        return 0;
+    fprintf(stderr, "flightrec record: a buffer pool of %u buffers of %zu bytes (%llu MiB with "
+                    "its descriptors) does not fit: %s leaves %llu MiB; use fewer buffers "
+                    "(--buffers) or smaller ones (--buffer-size)\n", (unsigned)o->buffers,
+            o->buffer_size, (unsigned long long)(l.total >> 20), limit,
+            (unsigned long long)(room >> 20));
+    return -1;
 }
 
 /* ---------------------------------------------------------------- special outputs */
@@ -582,6 +601,17 @@ int cmd_record(int argc, char **argv)
     }
     if (check_output_dir(output))
         return FR_EXIT_BAD_INPUT;
+    /* The pool the runtime will map: the caller's FLIGHTREC_OPTIONS, then our flags. */
+    struct fr_options est;
+    fr_options_defaults(&est);
+    fr_options_parse(&est, env, NULL);
+    char pair[96];
+    if (buffer_size && snprintf(pair, sizeof pair, "buffer_size=%s", buffer_size) > 0)
+        fr_options_parse(&est, pair, NULL);
+    if (buffers && snprintf(pair, sizeof pair, "buffers=%s", buffers) > 0)
+        fr_options_parse(&est, pair, NULL);
+    if (check_pool_fits(&est))
+        return FR_EXIT_BAD_INPUT;
 
     char **prog_argv = argv + i;
     char *program = fr_program_resolve(prog_argv[0]);
@@ -694,14 +724,6 @@ int cmd_record(int argc, char **argv)
     if (backing) {
         /* Under `ulimit -f` smaller than a backing file the runtime could not make one
          * (and would not start): the run goes on without them. */
-        struct fr_options est;
-        fr_options_defaults(&est);
-        fr_options_parse(&est, env, NULL);
-        char pair[96];
-        if (buffer_size && snprintf(pair, sizeof pair, "buffer_size=%s", buffer_size) > 0)
-            fr_options_parse(&est, pair, NULL);
-        if (buffers && snprintf(pair, sizeof pair, "buffers=%s", buffers) > 0)
-            fr_options_parse(&est, pair, NULL);
         unsigned long long need = (unsigned long long)est.buffers * (est.buffer_size + 64) +
                                   (8ull << 20);
         backing_need = need;
@@ -839,8 +861,9 @@ int cmd_record(int argc, char **argv)
     else
         fprintf(stderr, "flightrec record: no trace at %s (%s)\n", trace ? trace : output,
                 own_unrecovered ? "it could not be written: see above"
-                                : "the program ended before its trace was flushed, or disabled "
-                                  "flushing");
+                                : "the program ended before its trace was flushed, disabled "
+                                  "flushing, or its recorder did not start: see its messages "
+                                  "above");
     if (per_process && trace)
         report_other_processes(trace, started);
     free(trace);
