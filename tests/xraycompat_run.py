@@ -66,7 +66,8 @@ CASES = {
     "nosleds": ([], {"XRAY_OPTIONS": "verbosity=1 xray_mode=xray-basic"}, None, "header_only"),
 }
 
-DROP_STDERR = re.compile(r"Unable to determine CPU frequency|Required CPU features missing")
+DROP_STDERR = re.compile(r"Unable to determine CPU frequency|Required CPU features missing|"
+                         r"Missing rdtscp support")
 FR_EXTRA = re.compile(r"^==PID==flightrec: ")
 RECORD = re.compile(r"^\s*- \{ (.*) \}\s*$")
 
