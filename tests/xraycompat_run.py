@@ -67,7 +67,7 @@ CASES = {
 }
 
 DROP_STDERR = re.compile(r"Unable to determine CPU frequency|Required CPU features missing|"
-                         r"Missing rdtscp support")
+                         r"Missing rdtscp support|Missing invariant TSC support")
 FR_EXTRA = re.compile(r"^==PID==flightrec: ")
 RECORD = re.compile(r"^\s*- \{ (.*) \}\s*$")
 
