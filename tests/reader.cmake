@@ -111,3 +111,14 @@ if(EXISTS /usr/bin/time)
 else()
   message(STATUS "reader_memory not registered: /usr/bin/time (GNU time) not found")
 endif()
+
+# '-' (standard input) is copied before it is read, and the copy is bounded: an endless
+# stream that is no trace is refused after its first MiB, ulimit -f is an error (not
+# SIGXFSZ), and a small TMPDIR (a 64 MiB tmpfs: root only, else Skipped) keeps a reserve.
+add_test(NAME reader_stdin_bound
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/reader_stdin_bound.sh $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_tb_big> ${CMAKE_CURRENT_BINARY_DIR}/reader_stdin_bound)
+add_test(NAME reader_stdin_bound_tmpfs
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/reader_stdin_bound.sh $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_tb_big> ${CMAKE_CURRENT_BINARY_DIR}/reader_stdin_bound_tmpfs tmpfs)
+set_tests_properties(reader_stdin_bound_tmpfs PROPERTIES SKIP_RETURN_CODE 77)

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -339,11 +341,104 @@ static fr_reader *open_reader(fr_cli_trace *t, char *err, size_t errlen)
     return fr_reader_open(t->path, err, errlen);
 }
 
+/* What '-' copies of standard input before it reads the copy: the first bytes are read as
+ * a trace as soon as they have arrived, so that a stream that is no trace (/dev/zero,
+ * with or without a valid file header) is refused there, not copied for ever. */
+#define SPOOL_CHECK_BYTES (1u << 20)
+/* The copy may not leave its file system with less free space than 5% of it, and at
+ * least 16 MiB: a stream that never ends stops with a message instead of filling the
+ * disk (or, on a tmpfs, memory). Free space is looked at again every 64 MiB. */
+#define SPOOL_RESERVE_MIN (16ull << 20)
+#define SPOOL_RECHECK     (64ull << 20)
+
+/* Bytes that may still be added to the copy in fd's file system; *reserve is what stays. */
+static uint64_t spool_room(int fd, uint64_t *reserve)
+{
+    struct statvfs v;
+    *reserve = SPOOL_RESERVE_MIN;
+    if (fstatvfs(fd, &v) != 0)
+        return UINT64_MAX;
+    uint64_t size = (uint64_t)v.f_blocks * v.f_frsize, avail = (uint64_t)v.f_bavail * v.f_frsize;
+    if (size / 20 > *reserve)
+        *reserve = size / 20;
+    return avail > *reserve ? avail - *reserve : 0;
+}
+
+/* 0 when the first len bytes of standard input read as the start of a trace (a cut at
+ * len is fine), else FR_EXIT_BAD_INPUT after the reader's message. */
+static int spool_check_prefix(const char *command, const void *bytes, size_t len)
+{
+    char err[768];
+    fr_reader *r = fr_reader_open_memory(bytes, len, "<stdin>", err, sizeof err);
+    if (!r)
+        return fr_cli_input_error(command, "%s", err);
+    fr_record rec;
+    fr_read_status s;
+    while ((s = fr_reader_next(r, &rec)) == FR_READ_OK)
+        ;
+    int rc = s == FR_READ_ERROR ? fr_cli_input_error(command, "%s", fr_reader_error(r)) : 0;
+    fr_reader_close(r);
+    return rc;
+}
+
 /* Standard input ("-") copied to an unlinked temporary file and mapped: the trace is
  * read twice (metadata ahead, then all), and a pipe can be read only once. The copy is
- * in $TMPDIR (or /tmp), so memory does not grow with the trace. The file header is
- * checked as soon as it has arrived: an endless stream that is no trace (/dev/zero) is
- * refused there, not copied until the disk is full. */
+ * in $TMPDIR (or /tmp), so memory does not grow with the trace. The copy is bounded:
+ * its first MiB must read as a trace (SPOOL_CHECK_BYTES), it leaves its file system a
+ * reserve (spool_room), and a copy larger than ulimit -f is an error, not a SIGXFSZ. */
+static int spool_copy(fr_cli_trace *t, int fd, const char *dir, uint64_t *copied)
+{
+    static char buf[1 << 16];
+    static uint8_t head[SPOOL_CHECK_BYTES];
+    uint64_t total = 0, reserve, room = spool_room(fd, &reserve), next_check = SPOOL_RECHECK;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return fr_cli_input_error(t->command, "reading standard input: %s", strerror(errno));
+        if (n == 0)
+            break;
+        if (total < sizeof head) {
+            size_t k = sizeof head - (size_t)total;
+            k = k < (size_t)n ? k : (size_t)n;
+            memcpy(head + total, buf, k);
+            /* The file header alone is checked at once, the first MiB when it is in. */
+            if ((total < FR_XRAY_HEADER_SIZE && total + k >= FR_XRAY_HEADER_SIZE &&
+                 spool_check_prefix(t->command, head, FR_XRAY_HEADER_SIZE)) ||
+                (total + k == sizeof head && spool_check_prefix(t->command, head, sizeof head)))
+                return FR_EXIT_BAD_INPUT;
+        }
+        if (total >= next_check) {
+            room = total + spool_room(fd, &reserve);
+            next_check = total + SPOOL_RECHECK;
+        }
+        if (room != UINT64_MAX && total + (uint64_t)n > room)
+            return fr_cli_input_error(t->command, "standard input: stopped after copying %" PRIu64
+                                      " MiB to %s: more would leave less than %" PRIu64 " MiB "
+                                      "free there (a trace on standard input is copied there "
+                                      "first); give the trace as a file, or set TMPDIR",
+                                      total >> 20, dir, reserve >> 20);
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0 && errno == EFBIG)
+                return fr_cli_input_error(t->command, "standard input: stopped after copying "
+                                          "%" PRIu64 " bytes to %s: its copy may not be larger "
+                                          "(ulimit -f); give the trace as a file",
+                                          total + (uint64_t)off, dir);
+            if (w <= 0)
+                return fr_cli_input_error(t->command, "copying standard input to %s: %s", dir,
+                                          w < 0 ? strerror(errno) : "short write");
+            off += w;
+        }
+        total += (uint64_t)n;
+    }
+    *copied = total;
+    return FR_EXIT_OK;
+}
+
 static int spool_stdin(fr_cli_trace *t)
 {
     if (isatty(STDIN_FILENO))
@@ -367,46 +462,16 @@ static int spool_stdin(fr_cli_trace *t)
     if (fd < 0)
         return fr_cli_input_error(t->command, "cannot create a temporary file in %s for "
                                   "standard input: %s", dir, strerror(errno));
-    static char buf[1 << 16];
+    /* Past ulimit -f a write fails with EFBIG (said so) instead of killing us. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, &old);
     uint64_t total = 0;
-    uint8_t header[FR_XRAY_HEADER_SIZE];
-    for (;;) {
-        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            close(fd);
-            return fr_cli_input_error(t->command, "reading standard input: %s", strerror(errno));
-        }
-        if (n == 0)
-            break;
-        if (total < sizeof header) {
-            size_t k = sizeof header - (size_t)total;
-            k = k < (size_t)n ? k : (size_t)n;
-            memcpy(header + total, buf, k);
-            if (total + k == sizeof header) {
-                char err[768];
-                fr_reader *r = fr_reader_open_memory(header, sizeof header, "<stdin>",
-                                                     err, sizeof err);
-                if (!r) {
-                    close(fd);
-                    return fr_cli_input_error(t->command, "%s", err);
-                }
-                fr_reader_close(r);
-            }
-        }
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(fd, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                close(fd);
-                return fr_cli_input_error(t->command, "copying standard input to %s: %s",
-                                          dir, w < 0 ? strerror(errno) : "short write");
-            }
-            off += w;
-        }
-        total += (uint64_t)n;
+    int rc = spool_copy(t, fd, dir, &total);
+    sigaction(SIGXFSZ, &old, NULL);
+    if (rc) {
+        close(fd);
+        return rc;
     }
     static const char empty[1];
     if (total == 0) {

@@ -66,7 +66,8 @@ typedef struct fr_cli_trace {
 } fr_cli_trace;
 
 /* Opens PATH ("-": standard input, which is first copied to an unlinked temporary file
- * so that the metadata block can be read ahead and names are kept), reads the metadata (first block), loads symbols from BINARY, or else from
+ * so that the metadata block can be read ahead and names are kept; the copy is bounded:
+ * docs/CLI.md), reads the metadata (first block), loads symbols from BINARY, or else from
  * the executable recorded in the trace if it exists (silently skipped if it does not).
  * Returns FR_EXIT_OK, or prints a message and returns FR_EXIT_BAD_INPUT. */
 int  fr_cli_open(fr_cli_trace *t, const char *command, const char *path, const char *binary);
