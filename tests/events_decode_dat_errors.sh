@@ -23,6 +23,20 @@ printf '\020\000\000\000P_L5K0\000\007\000\000' > "$tmp/bad.dat"
 "$flightrec" decode-dat "$tmp/bad.dat" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] || fail "damaged event: exit $rc ($(cat "$tmp/err"))"
 
+# Garbage whose first word, read as a record size, is huge: refused from the size left in
+# the file, before anything is allocated (it asked for the size whole, up to 4 GiB).
+printf '\000\000\000\360garbage garbage garbage' > "$tmp/huge.dat"
+"$flightrec" decode-dat "$tmp/huge.dat" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "huge record size: exit $rc"
+grep -q "huge.dat: byte 0: record size 4026531840 is larger than the 27 bytes left" "$tmp/err" ||
+  fail "huge record size: message '$(cat "$tmp/err")'"
+# A flightrec trace is not a corpus: said so.
+printf '\005\000\001\000\003\000\000\000\000\312\232\073\000\000\000\000' > "$tmp/trace.fr"
+head -c 16 /dev/zero >> "$tmp/trace.fr"
+"$flightrec" decode-dat "$tmp/trace.fr" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "a trace file: exit $rc"
+grep -q "trace.fr is an XRay trace" "$tmp/err" || fail "a trace file: message '$(cat "$tmp/err")'"
+
 # Prefixes of the corpus at many lengths: clean exit 0 or 1.
 size=$(wc -c < "$corpus"); n=1
 while [ $n -lt 3000 ] && [ $n -lt "$size" ]; do

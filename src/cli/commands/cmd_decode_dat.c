@@ -12,10 +12,12 @@
  * one record at a time.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -34,6 +36,22 @@ static void usage(FILE *out)
             "  -f, --format F      json (the only format)\n"
             "  -o, --output OUT    write to OUT instead of standard output\n"
             "  -h, --help          this text\n");
+}
+
+/* True when the file starts with a valid XRay file header (a flightrec trace given by
+ * mistake); the stream is rewound. */
+static bool is_trace(FILE *in)
+{
+    uint8_t header[FR_XRAY_HEADER_SIZE];
+    size_t n = fread(header, 1, sizeof header, in);
+    rewind(in);
+    char err[256];
+    fr_reader *r = n == sizeof header ? fr_reader_open_memory(header, n, "", err, sizeof err)
+                                      : NULL;
+    if (!r)
+        return false;
+    fr_reader_close(r);
+    return true;
 }
 
 int cmd_decode_dat(int argc, char **argv)
@@ -84,6 +102,17 @@ int cmd_decode_dat(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
     }
     fr_cli_note_input(path);
+    /* Record sizes are checked against what is left of the file before anything is
+     * allocated: garbage read as a size asks for up to 4 GiB. */
+    struct stat st;
+    uint64_t file_size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
+    if (is_trace(in)) {
+        fprintf(stderr, "flightrec decode-dat: %s is an XRay trace (flightrec's format), not an "
+                        "EventHeader interceptor corpus (.dat): read it with flightrec info, "
+                        "dump or convert\n", path);
+        fclose(in);
+        return FR_EXIT_BAD_INPUT;
+    }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
 
@@ -121,6 +150,14 @@ int cmd_decode_dat(int argc, char **argv)
             break;
         }
         size_t body = size - 4;
+        if (file_size != UINT64_MAX && size > file_size - offset) {
+            fprintf(stderr, "flightrec decode-dat: %s: byte %llu: record size %u is larger than "
+                            "the %llu bytes left in the file (not an EventHeader interceptor "
+                            "corpus, or a damaged one)\n", path, (unsigned long long)offset,
+                    size, (unsigned long long)(file_size - offset));
+            rc = FR_EXIT_BAD_INPUT;
+            break;
+        }
         if (body + 1 > cap) {
             uint8_t *p = realloc(rec, body + 1);
             if (!p) {
