@@ -44,6 +44,22 @@ touch stop
 wait $rec; rc=$?
 [ $rc = 0 ] || fail "record: exit $rc ($(head -c 300 err.txt))"
 
+# A snapshot's summary counts what the snapshot holds, though the threads went on
+# recording while it was taken: the records our reader reads (function records only in
+# these programs) are the summary's "records written", and per thread the reader's
+# records are its THREAD_STATS' written plus its lost-record markers (at most one per
+# buffer of the pool).
+summary_exact() {
+  local info=$1 what=$2 fn w
+  fn=$(( $(sed -n 's/^  enter: //p' "$info") + $(sed -n 's/^  exit: //p' "$info") ))
+  w=$(sed -n 's/^records written: //p' "$info")
+  [ "$fn" = "$w" ] || fail "$what: the reader reads $fn function records, the summary says written '$w'"
+  while read -r tid r tw; do
+    [ "$r" -ge "$tw" ] && [ "$r" -le $((tw + 8)) ] ||
+      fail "$what: thread $tid: the reader reads $r records, its stats say written $tw"
+  done < <(sed -n 's/^thread \([0-9]*\):.* records \([0-9]*\),.* written \([0-9]*\),.*/\1 \2 \3/p' "$info")
+}
+
 last_tsc() { "$fr" info "$1" | sed -n 's/^last tsc: //p'; }
 prev=0
 for n in $(seq 10); do
@@ -54,6 +70,7 @@ for n in $(seq 10); do
   grep -q "^written on: snapshot $n, signal 12 (SIGUSR2)" info.txt || fail "snapshot $n: $(grep written info.txt)"
   records=$(sed -n "s/^records: //p" info.txt)
   [ "$records" -gt 100 ] || fail "snapshot $n: only $records function records"
+  summary_exact info.txt "snapshot $n"
   t=$(last_tsc "$f")
   [ "${t:-0}" -gt "$prev" ] || fail "snapshot $n ends at tsc $t, not after the previous one ($prev)"
   prev=${t:-0}
@@ -82,6 +99,7 @@ for n in $(seq 20); do
   "$xray" fdr-dump -verify "$f" >/dev/null 2>x.err || fail "stress $n: llvm-xray fdr-dump -verify: $(head -c 300 x.err)"
   "$fr" info "$f" >info.txt 2>info.err || fail "stress $n: flightrec info: $(cat info.err)"
   grep -q "truncated" info.txt info.err && fail "stress $n: read as truncated"
+  summary_exact info.txt "stress $n"
   s=$(sed -n 's/.*records not captured consistently \([0-9]*\).*/\1/p' info.txt)
   skipped=$((skipped + ${s:-0}))
 done

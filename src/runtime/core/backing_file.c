@@ -297,7 +297,7 @@ void fr_backing_write_meta(void)
     __atomic_store_n(&h->meta_len, 0, __ATOMIC_RELEASE);
     if (fd >= 0 && lseek(fd, (off_t)h->meta_off, SEEK_SET) == (off_t)h->meta_off) {
         struct fr_out o = { .fd = fd, .buf = buf, .cap = sizeof buf };
-        struct fr_meta_writer w = { &o };
+        struct fr_meta_writer w = { .out = &o };
         fr_meta_emit_start(&w);
         fr_out_flush(&o);
         if (!o.error && o.offset <= FR_BACKING_META_MAX)

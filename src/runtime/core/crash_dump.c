@@ -129,6 +129,7 @@ static const char *write_error_text(int err)
     case EEXIST:       return "no unused temporary name";
     case ENXIO:        return "FIFO without a reader";
     case EPIPE:        return "broken pipe";
+    case ESPIPE:       return "the output cannot seek back (a FIFO or a device)";
     case EFAULT:       return "a fault inside the dump itself; the dump was abandoned";
     case ENOTDIR:      return "not a directory";
     case ELOOP:        return "a symbolic link (not followed)";

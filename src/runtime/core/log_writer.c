@@ -193,21 +193,21 @@ void fr_out_metadata_block(struct fr_out *o, void (*emit)(struct fr_meta_writer 
     struct fr_out count = { .fd = -1, .buf = none, .offset = o->offset + FR_XRAY_METADATA_SIZE };
     uint64_t body = count.offset;
     write_block_preamble(&count, 0, 0, 1);
-    struct fr_meta_writer cw = { &count };
+    struct fr_meta_writer cw = { .out = &count };
     emit(&cw);
     put_extents(o, count.offset - body);
     write_block_preamble(o, 0, 0, 1);
-    struct fr_meta_writer w = { o };
+    struct fr_meta_writer w = { .out = o };
     emit(&w);
 }
 
-static void write_metadata_block(struct fr_out *o)
+static void write_metadata_block(struct fr_out *o, const struct fr_meta_figures_source *figures)
 {
     uint64_t extents_at = o->offset;
     put_extents(o, 0);
     uint64_t body = o->offset;
     write_block_preamble(o, 0, 0, 1);
-    struct fr_meta_writer w = { o };
+    struct fr_meta_writer w = { o, figures };
     fr_meta_emit_all(&w);
     uint64_t n = o->offset - body;
     fr_out_patch(o, extents_at + 1, &n, 8);
@@ -399,7 +399,7 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
     } else {
         write_header(&o);
     }
-    write_metadata_block(&o);
+    write_metadata_block(&o, job ? job->figures : NULL);
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
     if (nthreads > FR_MAX_THREADS)
         nthreads = FR_MAX_THREADS;

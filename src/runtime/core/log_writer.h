@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include "core/visibility.h"
 #include "core/options.h"
+#include "fr_format.h"
 
 struct fr_out {
     int      fd;
@@ -46,6 +47,26 @@ struct fr_write_signals {
 FR_HIDDEN void fr_write_signals_block(struct fr_write_signals *w);
 FR_HIDDEN void fr_write_signals_restore(struct fr_write_signals *w);
 
+/* A thread's counts in the summary and its THREAD_STATS and DROPS records, or
+ * (FR_META_TOTALS) the session's. */
+struct fr_meta_figures {
+    uint32_t threads;                    /* FR_META_TOTALS only */
+    uint64_t written, bytes, below;
+    uint64_t dropped[FR_DROP_NCAUSES];
+};
+#define FR_META_TOTALS UINT32_MAX
+
+/* Where a trace's counts come from. NULL: the pool's, read as the metadata block is
+ * written. A snapshot, taken while threads record, gives its own (snapshot.c): what it
+ * holds of each thread, which is known only once its thread blocks are written, so it
+ * is told where each `written` count lands (`written_at`, a file offset) to patch it. */
+struct fr_meta_figures_source {
+    /* `slot`'s figures (FR_META_TOTALS: the session's), for the record about to be
+     * written whose `written` count lands at `written_at`. */
+    void (*get)(uint32_t slot, struct fr_meta_figures *f, uint64_t written_at, void *ctx);
+    void  *ctx;
+};
+
 /* One trace file being written. A writer that may be interrupted (a signal handler's
  * dump) owns its job, so that after a fault inside the dump the handler can close the
  * descriptor and remove the temporary file (fr_trace_job_abandon). */
@@ -68,6 +89,8 @@ struct fr_trace_job {
     uint64_t prefix;
     int    (*prefix_copy)(int fd, void *ctx);
     void   (*blocks_done)(void *ctx);
+    /* NULL: the pool's counts (see struct fr_meta_figures_source). */
+    const struct fr_meta_figures_source *figures;
 };
 /* Writes the whole trace through `job` (async-signal-safe). SIGXFSZ raised by a write
  * past RLIMIT_FSIZE is kept from killing the program (the write fails with EFBIG and
@@ -78,6 +101,7 @@ FR_HIDDEN void fr_trace_job_abandon(struct fr_trace_job *job);
 /* The metadata block's event sink (recorder.h's opaque fr_meta_writer). */
 struct fr_meta_writer {
     struct fr_out *out;
+    const struct fr_meta_figures_source *figures;   /* NULL: the pool's counts */
 };
 FR_HIDDEN void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type,
                                 const struct iovec *iov, int iovcnt);

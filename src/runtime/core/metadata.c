@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include "core/recorder.h"
@@ -122,16 +123,6 @@ static uint32_t thread_count(void)
     return n > FR_MAX_THREADS ? FR_MAX_THREADS : n;
 }
 
-/* Per-thread figures: kept records, all drops (buffer_pool.c has them by cause). */
-static void thread_figures(uint32_t s, uint64_t *written, uint64_t *dropped, uint64_t *bytes)
-{
-    uint64_t c[FR_DROP_NCAUSES];
-    fr_pool_thread_figures(s, written, c, bytes);
-    *dropped = 0;
-    for (int i = 0; i < FR_DROP_NCAUSES; i++)
-        *dropped += c[i];
-}
-
 /* Every slot in use, plus the threads whose slot was recycled and the drops of no slot. */
 static void totals(struct totals *t)
 {
@@ -164,10 +155,31 @@ static void emit_drops(struct fr_meta_writer *w, int32_t tid, const uint64_t cau
     fr_meta_emit(w, FR_TE_DROPS, &p, sizeof p);
 }
 
+/* Where a record's `written` count lands: after its header and envelope. */
+static uint64_t written_at(const struct fr_meta_writer *w, size_t field)
+{
+    return w->out->offset + FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) + field;
+}
+
 static void emit_summary(struct fr_meta_writer *w)
 {
     struct totals t;
-    totals(&t);
+    if (w->figures) {   /* a snapshot's own counts */
+        struct fr_meta_figures f;
+        w->figures->get(FR_META_TOTALS, &f,
+                        written_at(w, offsetof(struct fr_te_summary, records_written)),
+                        w->figures->ctx);
+        memset(&t, 0, sizeof t);
+        t.threads = f.threads;
+        t.written = f.written;
+        t.below = f.below;
+        for (int i = 0; i < FR_DROP_NCAUSES; i++) {
+            t.cause[i] = f.dropped[i];
+            t.dropped += f.dropped[i];
+        }
+    } else {
+        totals(&t);
+    }
     struct fr_te_summary p = {
         .version = 1,
         .policy = (uint32_t)fr_pool.policy,
@@ -193,13 +205,28 @@ static void emit_thread_stats(struct fr_meta_writer *w)
         struct fr_te_thread_stats p = { .tid = d->tid,
                                         .calls_below_threshold = d->calls_below_threshold };
         uint64_t wr, dr, by;
-        thread_figures(s, &wr, &dr, &by);
+        uint64_t c[FR_DROP_NCAUSES];
+        if (w->figures) {   /* a snapshot's own counts */
+            struct fr_meta_figures f;
+            w->figures->get(s, &f,
+                            written_at(w, offsetof(struct fr_te_thread_stats, records_written)),
+                            w->figures->ctx);
+            p.calls_below_threshold = f.below;
+            wr = f.written;
+            by = f.bytes;
+            dr = 0;
+            for (int i = 0; i < FR_DROP_NCAUSES; i++)
+                dr += c[i] = f.dropped[i];
+        } else {   /* one reading for THREAD_STATS and DROPS: they agree */
+            fr_pool_thread_figures(s, &wr, c, &by);
+            dr = 0;
+            for (int i = 0; i < FR_DROP_NCAUSES; i++)
+                dr += c[i];
+        }
         p.records_written = wr;
         p.records_dropped = dr;
         p.bytes_dropped = by;
         fr_meta_emit_str16(w, FR_TE_THREAD_STATS, &p, sizeof p, d->name, sizeof d->name);
-        uint64_t c[FR_DROP_NCAUSES];
-        fr_pool_thread_figures(s, &wr, c, &by);
         emit_drops(w, d->tid, c);
     }
 }

@@ -48,6 +48,17 @@ struct snap_buf {
     uint64_t seq, used, records, own;
 };
 
+/* A thread slot's counts as the snapshot holds them: drops read with its records, and
+ * the records the file holds of it (the streamed blocks', then the blocks' it plans to
+ * write, corrected when a buffer changed hands meanwhile). */
+struct snap_slot {
+    int32_t  tid;          /* the thread then (a slot a new thread claims is not it) */
+    uint32_t captured;
+    uint64_t written_at;   /* file offset of its THREAD_STATS' written count (0: none) */
+    uint64_t written;      /* what its blocks actually hold, as they are written */
+    struct fr_meta_figures f;
+};
+
 struct snapshot {
     uint8_t         *stage;    /* buffer_size bytes */
     uint64_t        *cur_used; /* per buffer: used at the start if a thread's current one, else 0 */
@@ -56,8 +67,14 @@ struct snapshot {
     uint64_t         seq_limit;/* buffers stamped from this seq on hold newer records */
     uint32_t        *order;    /* a thread's buffers, sorted by seq */
     struct snap_buf *info;     /* per entry of order */
+    struct snap_slot *slots;   /* FR_MAX_THREADS */
+    uint32_t         nslots;   /* slots in use when the snapshot began */
+    struct fr_meta_figures totals;
+    uint64_t         totals_at;/* file offset of the summary's written count */
+    struct fr_meta_figures_source source;
     size_t           map_size;
     struct fr_dump_cause cause;
+    uint64_t         inconsistent_written;   /* the count in the file now */
     int              streamed; /* the stream is held: `held` describes its file */
     struct fr_stream_held held;
 };
@@ -77,13 +94,15 @@ static int snapshot_map(struct snapshot *s)
     size_t nbuf = fr_pool.nbuf;
     size_t stage = round_page(fr_pool.buffer_size);
     size_t per_buf = 3 * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct snap_buf);
-    s->map_size = stage + round_page(nbuf * per_buf);
+    size_t slots = round_page((size_t)FR_MAX_THREADS * sizeof(struct snap_slot));
+    s->map_size = stage + slots + round_page(nbuf * per_buf);
     uint8_t *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         return -1;
     s->stage = m;
-    s->cur_used = (uint64_t *)(m + stage);
+    s->slots = (struct snap_slot *)(m + stage);   /* pages touched only for slots in use */
+    s->cur_used = (uint64_t *)(m + stage + slots);
     s->cur_records = s->cur_used + nbuf;
     s->cur_seq = s->cur_records + nbuf;
     s->info = (struct snap_buf *)(s->cur_seq + nbuf);
@@ -91,20 +110,63 @@ static int snapshot_map(struct snapshot *s)
     return 0;
 }
 
-/* Each live thread's current buffer and its end now (fr_pool_view pins the owner). */
+/* A slot's drop counts now: its live thread's own (through a pin), else those it
+ * published at exit; plus what other threads took from it. */
+static void read_figures(uint32_t slot, struct fr_meta_figures *f)
+{
+    struct fr_thread_desc *d = &fr_pool.threads[slot];
+    memset(f, 0, sizeof *f);
+    struct fr_thread *t = fr_pool_pin(slot);
+    for (int c = 0; c < FR_DROP_NCAUSES; c++)
+        f->dropped[c] = t ? LOAD_R(&t->dropped[c]) : LOAD_R(&d->dropped[c]);
+    f->bytes = t ? LOAD_R(&t->dropped_bytes) : LOAD_R(&d->bytes_dropped);
+    f->below = t ? LOAD_R(&t->below_threshold) : LOAD_R(&d->calls_below_threshold);
+    if (t)
+        fr_pool_unpin(slot);
+    f->dropped[FR_DROP_OVERWRITTEN] += LOAD_R(&d->taken_records);
+    f->bytes += LOAD_R(&d->taken_bytes);
+}
+
+/* Each live thread's current buffer, its end now, and the thread's drop counts at that
+ * moment: read before and after the end, and again until both readings agree (a drop
+ * in between would be counted in the summary with records the file does not hold). */
 static void capture_current_buffers(struct snapshot *s)
 {
     s->seq_limit = __atomic_load_n(&fr_pool.next_seq, __ATOMIC_SEQ_CST);
+    uint32_t n = LOAD(&fr_pool.nthreads);
+    s->nslots = n > FR_MAX_THREADS ? FR_MAX_THREADS : n;
     for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
         uint64_t own = LOAD(&fr_pool.bufs[i].own);
-        if (FR_OWN_STATE(own) != FR_BUF_CURRENT)
+        uint32_t slot = FR_OWN_SLOT(own);
+        if (FR_OWN_STATE(own) != FR_BUF_CURRENT || slot >= s->nslots)
             continue;
+        struct snap_slot *ss = &s->slots[slot];
+        struct fr_meta_figures before;
         struct fr_buffer_view v;
-        if (!fr_pool_view(i, &v) || LOAD(&fr_pool.bufs[i].own) != own)
+        int ok = 0;
+        for (int tries = 0; tries < 16; tries++) {
+            read_figures(slot, &before);
+            ok = fr_pool_view(i, &v) && LOAD(&fr_pool.bufs[i].own) == own;
+            read_figures(slot, &ss->f);
+            if (!ok || memcmp(&before, &ss->f, sizeof before) == 0)
+                break;
+        }
+        ss->captured = 1;
+        ss->tid = fr_pool.threads[slot].tid;
+        if (!ok)
             continue;
         s->cur_used[i] = v.used;
-        s->cur_records[i] = v.records;
+        /* counted in the bytes: the counter read beside pos may be a record off */
+        s->cur_records[i] = fr_buffer_count_records(fr_pool_buffer(i), v.used);
         s->cur_seq[i] = own;
+    }
+    for (uint32_t slot = 0; slot < s->nslots; slot++) {
+        struct snap_slot *ss = &s->slots[slot];
+        if (ss->captured || LOAD(&fr_pool.threads[slot].state) == FR_THREAD_UNUSED)
+            continue;
+        read_figures(slot, &ss->f);   /* no current buffer: nothing recorded meanwhile */
+        ss->captured = 1;
+        ss->tid = fr_pool.threads[slot].tid;
     }
 }
 
@@ -116,17 +178,11 @@ static uint64_t lost_before(const struct snapshot *s, int32_t tid, uint32_t nthr
         return 0;
     uint64_t n = 0;
     for (uint32_t slot = 0; slot < nthreads; slot++) {
-        struct fr_thread_desc *d = &fr_pool.threads[slot];
-        if (d->tid != tid || LOAD(&d->state) == FR_THREAD_UNUSED)
+        const struct snap_slot *ss = &s->slots[slot];
+        if (slot >= s->nslots || !ss->captured || ss->tid != tid ||
+            fr_pool.threads[slot].tid != tid)
             continue;
-        struct fr_thread *t = fr_pool_pin(slot);
-        if (t) {
-            n += LOAD_R(&t->dropped[FR_DROP_OVERWRITTEN]);
-            fr_pool_unpin(slot);
-        } else {
-            n += LOAD_R(&d->dropped[FR_DROP_OVERWRITTEN]);
-        }
-        n += LOAD_R(&d->taken_records);
+        n += ss->f.dropped[FR_DROP_OVERWRITTEN];   /* as the summary counts them */
         if (s->streamed) {   /* marked in the streamed file already */
             uint64_t marked = fr_stream_lost_marked(slot, tid);
             n -= marked < n ? marked : n;
@@ -142,6 +198,114 @@ static void put_lost(struct fr_out *o, uint64_t n)
     fr_out_put(o, &l, sizeof l);
 }
 
+enum { SKIP, TAKE, RECYCLED };
+
+/* Whether buffer i (ownership word `own`) belongs in the snapshot: TAKE (its seq, bytes
+ * and records in *info), SKIP, or RECYCLED (a thread's current buffer at the start,
+ * handed out again since: its records, *info's, are gone). */
+static int select_buffer(const struct snapshot *s, uint32_t i, uint64_t own, struct snap_buf *info)
+{
+    struct fr_buffer_desc *b = &fr_pool.bufs[i];
+    *info = (struct snap_buf){ LOAD_R(&b->seq), s->cur_used[i], s->cur_records[i], own };
+    if (info->used && FR_OWN_GEN(own) != FR_OWN_GEN(s->cur_seq[i]))
+        return RECYCLED;
+    if (!info->used && info->seq >= s->seq_limit)
+        return SKIP;   /* handed out after the snapshot began: newer records only */
+    if (!info->used) {
+        if (FR_OWN_STATE(own) == FR_BUF_CURRENT)
+            return SKIP;   /* not captured at the start (handed out since, or stuck) */
+        info->used = LOAD_R(&b->used);
+        info->records = LOAD_R(&b->records);
+    }
+    if (info->used < FR_BUFFER_PREAMBLE || info->used > fr_pool.buffer_size)
+        return SKIP;
+    return TAKE;
+}
+
+/* The slot of a buffer owned by `own` whose counts the snapshot has (captured, the same
+ * thread still), or -1. */
+static int64_t counted_slot(const struct snapshot *s, uint64_t own)
+{
+    uint32_t slot = FR_OWN_SLOT(own);
+    if (slot >= s->nslots || !s->slots[slot].captured ||
+        s->slots[slot].tid != fr_pool.threads[slot].tid)
+        return -1;
+    return slot;
+}
+
+/* The summary's and each thread's `written` before any block is written: the streamed
+ * blocks' (held: they do not move) and the buffers the snapshot means to copy. A buffer
+ * that changes hands before it is copied is taken off again (correct_written). */
+static void plan_counts(struct snapshot *s)
+{
+    memset(&s->totals, 0, sizeof s->totals);
+    for (uint32_t slot = 0; slot < s->nslots; slot++) {
+        struct snap_slot *ss = &s->slots[slot];
+        if (!ss->captured)
+            continue;
+        if (s->streamed)
+            ss->f.written = LOAD_R(&fr_pool.threads[slot].streamed);
+        ss->written = ss->f.written;   /* the blocks' records are added as written */
+        s->totals.threads++;
+        s->totals.written += ss->f.written;
+        s->totals.below += ss->f.below;
+        s->totals.bytes += ss->f.bytes;
+        for (int c = 0; c < FR_DROP_NCAUSES; c++)
+            s->totals.dropped[c] += ss->f.dropped[c];
+    }
+    /* threads whose slot was recycled, drops that belong to no slot */
+    s->totals.threads += LOAD_R(&fr_pool.recycled_threads);
+    if (s->streamed)
+        s->totals.written += LOAD_R(&fr_pool.recycled_streamed);
+    s->totals.below += LOAD_R(&fr_pool.recycled_below);
+    s->totals.bytes += LOAD_R(&fr_pool.recycled_bytes);
+    for (int c = 0; c < FR_DROP_NCAUSES; c++)
+        s->totals.dropped[c] += LOAD_R(&fr_pool.recycled[c]);
+    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+        uint64_t own = LOAD(&fr_pool.bufs[i].own);
+        struct snap_buf info;
+        int64_t slot = counted_slot(s, own);
+        if (FR_OWN_STATE(own) == FR_BUF_FREE || slot < 0 || select_buffer(s, i, own, &info) != TAKE)
+            continue;
+        s->slots[slot].f.written += info.records;
+        s->totals.written += info.records;
+    }
+}
+
+/* The metadata block's counts (struct fr_meta_figures_source): the planned ones. */
+static void snapshot_figures(uint32_t slot, struct fr_meta_figures *f, uint64_t written_at, void *ctx)
+{
+    struct snapshot *s = ctx;
+    if (slot == FR_META_TOTALS) {
+        *f = s->totals;
+        s->totals_at = written_at;
+        return;
+    }
+    struct snap_slot *ss = slot < s->nslots ? &s->slots[slot] : NULL;
+    if (!ss || !ss->captured || ss->tid != fr_pool.threads[slot].tid) {
+        memset(f, 0, sizeof *f);   /* a thread that began after the snapshot */
+        return;
+    }
+    *f = ss->f;
+    ss->written_at = written_at;
+}
+
+/* After thread `tid`'s block: where its slots' blocks hold other than planned (a buffer
+ * recycled before it was copied), the counts in the metadata block are corrected. */
+static void correct_written(struct snapshot *s, struct fr_out *o, int32_t tid)
+{
+    for (uint32_t slot = 0; slot < s->nslots; slot++) {
+        struct snap_slot *ss = &s->slots[slot];
+        if (!ss->written_at || ss->tid != tid || ss->written == ss->f.written)
+            continue;
+        s->totals.written = s->totals.written - ss->f.written + ss->written;
+        ss->f.written = ss->written;
+        fr_out_patch(o, ss->written_at, &ss->written, 8);
+        if (s->totals_at)
+            fr_out_patch(o, s->totals_at, &s->totals.written, 8);
+    }
+}
+
 /* The block of thread `tid` (log_writer.c's layout: see write_thread_block there). */
 static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, void *ctx)
 {
@@ -155,21 +319,11 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         uint32_t slot = FR_OWN_SLOT(own);
         if (slot >= FR_MAX_THREADS || fr_pool.threads[slot].tid != tid)
             continue;
-        struct snap_buf info = { LOAD_R(&b->seq), s->cur_used[i], s->cur_records[i], own };
-        if (info.used && FR_OWN_GEN(own) != FR_OWN_GEN(s->cur_seq[i])) {
-            /* a thread's current buffer then, recycled since: its records are gone */
+        struct snap_buf info;
+        int r = select_buffer(s, i, own, &info);
+        if (r == RECYCLED)
             s->cause.inconsistent += info.records;
-            continue;
-        }
-        if (!info.used && info.seq >= s->seq_limit)
-            continue;   /* handed out after the snapshot began: newer records only */
-        if (!info.used) {
-            if (FR_OWN_STATE(own) == FR_BUF_CURRENT)
-                continue;   /* not captured at the start (handed out since, or stuck) */
-            info.used = LOAD_R(&b->used);
-            info.records = LOAD_R(&b->records);
-        }
-        if (info.used < FR_BUFFER_PREAMBLE || info.used > fr_pool.buffer_size)
+        if (r != TAKE)
             continue;
         uint32_t j = n++;
         while (j > 0 && s->info[j - 1].seq > info.seq) {
@@ -180,8 +334,10 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         s->info[j] = info;
         s->order[j] = i;
     }
-    if (n == 0)
+    if (n == 0) {
+        correct_written(s, o, tid);
         return;
+    }
     uint64_t extents_at = o->offset;
     fr_out_extents(o, 0);
     uint64_t body = o->offset;
@@ -234,6 +390,9 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
             put_lost(o, gap);
         gap = 0;
         fr_out_put(o, p + FR_BUFFER_PREAMBLE, used - FR_BUFFER_PREAMBLE);
+        int64_t slot = counted_slot(s, info->own);
+        if (slot >= 0)
+            s->slots[slot].written += info->records;
     }
     if (!started) {
         /* every buffer changed under us: take the BufferExtents back (still buffered) */
@@ -245,8 +404,11 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         uint64_t size = o->offset - body;
         fr_out_patch(o, extents_at + 1, &size, 8);
     }
-    if (s->cause.inconsistent_at)
+    correct_written(s, o, tid);
+    if (s->cause.inconsistent_at && s->cause.inconsistent != s->inconsistent_written) {
         fr_out_patch(o, s->cause.inconsistent_at, &s->cause.inconsistent, 8);
+        s->inconsistent_written = s->cause.inconsistent;
+    }
 }
 
 /* The job's prefix (log_writer.c): the streamed file's complete blocks at the hold. */
@@ -341,6 +503,9 @@ static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered
         job.prefix_copy = copy_streamed;
         job.blocks_done = release_stream;
         capture_current_buffers(&s);
+        plan_counts(&s);
+        s.source = (struct fr_meta_figures_source){ snapshot_figures, &s };
+        job.figures = &s.source;
         s.cause.cause = cause;
         s.cause.seq = seq;
         s.cause.sig = sig;

@@ -870,6 +870,53 @@ uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used)
     return off < used ? off : used;
 }
 
+/* The entries of an event run's payload (after its envelope): key, time delta and size
+ * varints, then `size` bytes (fr_record_event_entry). */
+static uint64_t run_entries(const uint8_t *p, const uint8_t *end)
+{
+    uint64_t n = 0;
+    while (p < end) {
+        uint64_t key, delta, size;
+        size_t a = fr_varint_get(p, end, &key);
+        size_t b = a ? fr_varint_get(p + a, end, &delta) : 0;
+        size_t c = b ? fr_varint_get(p + a + b, end, &size) : 0;
+        if (!c || size > (uint64_t)(end - (p + a + b + c)))
+            break;
+        p += a + b + c + size;
+        n++;
+    }
+    return n;
+}
+
+uint64_t fr_buffer_count_records(const uint8_t *buf, uint64_t used)
+{
+    uint64_t n = 0, off = FR_BUFFER_PREAMBLE;
+    while (off < used) {
+        uint8_t b = buf[off];
+        if (!(b & 1)) {
+            n++;
+            off += FR_XRAY_FUNCTION_RECORD_SIZE;
+            continue;
+        }
+        unsigned kind = b >> 1;
+        off += FR_XRAY_METADATA_SIZE;
+        if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT)
+            continue;
+        int32_t sz;
+        memcpy(&sz, buf + off - FR_XRAY_METADATA_SIZE + 1, 4);
+        if (sz < 0 || (uint64_t)sz > used - off)
+            break;
+        const uint8_t *body = buf + off;
+        if (kind == FR_MD_CUSTOM_EVENT && (size_t)sz > sizeof(struct fr_te_envelope) &&
+            fr_te_enveloped_type(body, (size_t)sz) == FR_TE_EVENT_RUN)
+            n += run_entries(body + sizeof(struct fr_te_envelope), body + sz);
+        else
+            n++;
+        off += (uint64_t)sz;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ public API */
 
 void fr_log_enter(uint32_t function_id) { fr_record_function(function_id, FR_FN_ENTER); }
