@@ -54,7 +54,8 @@ if(TARGET crash_prog)
   add_library(crash_shortwrite SHARED ${CMAKE_CURRENT_SOURCE_DIR}/progs/crash_shortwrite.c)
   add_test(NAME crash_faults COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_faults.sh $<TARGET_FILE:flightrec_cli>
            ${LLVM_XRAY} $<TARGET_FILE:crash_prog> $<TARGET_FILE:crash_shortwrite>
-           $<TARGET_FILE:crash_snapshot_stress> ${CMAKE_CURRENT_BINARY_DIR}/crash_faults.d)
+           $<TARGET_FILE:crash_snapshot_stress> ${CMAKE_CURRENT_BINARY_DIR}/crash_faults.d
+           $<TARGET_FILE:stream_cycle>)
   # LD_PRELOAD of a shim built without ASan in front of an ASan program does not load.
   set_tests_properties(crash_faults PROPERTIES TIMEOUT 60 LABELS no_asan SKIP_RETURN_CODE 77
                        ENVIRONMENT "${CRASH_ENV}")

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# crash_faults.sh FLIGHTREC LLVM_XRAY CRASH_PROG SHORTWRITE_SO SNAPSHOT_STRESS_PROG WORKDIR - write faults
+# crash_faults.sh FLIGHTREC LLVM_XRAY CRASH_PROG SHORTWRITE_SO SNAPSHOT_STRESS_PROG WORKDIR
+#   STREAM_CYCLE - write faults
 # while a crash dump / termination flush / snapshot is written:
-#  - short writes and EINTR (an LD_PRELOAD shim): the same valid file, every record;
+#  - short writes and EINTR (an LD_PRELOAD shim): the same valid file, every record
+#    (crash dump, termination flush, with and without stream=1; snapshots: valid, their
+#    counts exact);
 #  - ENOSPC on a small tmpfs (root only): a clear message, the program's own exit status,
 #    no file and no temporary left. Not root (or no tmpfs): Skipped (77) once the first
 #    part has passed, so that a run that left out ENOSPC never reports Passed.
 set -uo pipefail
-fr=$1 xray=$2 prog=$3 shim=$4 stress=$5 work=$6
+fr=$1 xray=$2 prog=$3 shim=$4 stress=$5 work=$6 cycle=$7
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
 status=0
@@ -38,6 +41,32 @@ for spec in "segv 139 fatal" "term 143 termination"; do
   [ "${blocks:-0}" -gt 4 ] || fail "stream, short writes, $mode: $blocks blocks, want the streamed layout (2 metadata blocks, one block per buffer: 3)"
   grep -q "^written on: $cause signal" info.txt || fail "stream, $mode: no dump cause: $(grep written info.txt)"
 done
+
+# Snapshots through the same short writes and EINTR, while two threads record into a
+# 4-buffer pool (20 snapshots): each file valid and its counts exact.
+. "$(dirname "$0")/crash_counts.sh"   # summary_exact
+what="snapshots, short writes"
+rm -rf snap && mkdir snap
+(cd snap && LD_PRELOAD=$shim FLIGHTREC_OPTIONS="start=1 buffers=4 buffer_size=4K output=final.fr" \
+  timeout 30 "$stress") >out.txt 2>err.txt; rc=$?
+[ "$rc" = 0 ] || fail "$what: exit $rc ($(head -c 300 err.txt))"
+for n in $(seq 20); do
+  f=snap/stress-$n.fr
+  [ -s "$f" ] || { fail "$what: no $f"; continue; }
+  "$xray" fdr-dump -verify "$f" >/dev/null 2>x.err || fail "$what, $n: llvm-xray fdr-dump -verify: $(head -c 300 x.err)"
+  "$fr" info "$f" >info.txt 2>info.err || fail "$what, $n: flightrec info: $(head -c 300 info.err)"
+  grep -q truncated info.txt info.err && fail "$what, $n: read as truncated"
+  summary_exact info.txt "$what, $n"
+done
+# ... and with stream=1 (stream_cycle: its third session's snapshot, taken while a thread
+# records, copies the streamed file's blocks through them too; every file whole).
+mkdir cycle
+LD_PRELOAD=$shim timeout 30 "$cycle" "$work/cycle" >out.txt 2>err.txt || fail "stream snapshot, short writes: exit $? ($(head -c 300 err.txt))"
+for f in s1 s2 s3 snap; do
+  "$xray" fdr-dump -verify "cycle/$f.fr" >/dev/null 2>x.err || fail "stream snapshot, short writes: $f.fr: $(head -c 300 x.err)"
+done
+"$fr" info cycle/snap.fr >info.txt 2>info.err || fail "stream snapshot, short writes: flightrec info: $(head -c 300 info.err)"
+summary_exact info.txt "stream snapshot, short writes"
 
 if [ "$(id -u)" != 0 ] || ! mkdir full || ! mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
   [ $status = 0 ] || exit $status

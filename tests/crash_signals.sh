@@ -49,6 +49,45 @@ for spec in "segv 11 SIGSEGV 139" "bus 7 SIGBUS 135" "ill 4 SIGILL 132" "fpe 8 S
 done
 grep -q "address 0x10," <("$fr" info segv.fr) || fail "segv: the faulting address 0x10 is not printed"
 
+# Threads that came and went before the crash, under both policies: each one's records
+# are in the dump (the 8 churn threads: entry, 30 calls, exit = 62 records each).
+for policy in overwrite discard; do
+  FLIGHTREC_OPTIONS="policy=$policy" timeout 30 "$fr" record -o "churn-$policy.fr" -- "$prog" churn >out.txt 2>err.txt; rc=$?
+  [ "$rc" = 139 ] || fail "churn, $policy: exit $rc, want 139 ($(head -c 400 err.txt))"
+  f=churn-$policy.fr
+  [ -s "$f" ] || { fail "churn, $policy: no trace"; continue; }
+  "$xray" fdr-dump -verify "$f" >/dev/null 2>xray.err || fail "churn, $policy: llvm-xray fdr-dump -verify: $(head -c 300 xray.err)"
+  "$fr" info "$f" >info.txt 2>info.err || fail "churn, $policy: flightrec info failed: $(cat info.err)"
+  grep -q "^policy: $policy" info.txt || fail "churn, $policy: info says $(grep '^policy' info.txt)"
+  grep -q "^written on: fatal signal, signal 11 (SIGSEGV)" info.txt || fail "churn, $policy: info: $(grep written info.txt)"
+  pid=$(sed -n 's/^process: pid \([0-9]*\).*/\1/p' info.txt)
+  counts=$(sed -n 's/^thread \([0-9]*\): .*, records \([0-9]*\),.*/\1 \2/p' info.txt | sort -k2n | awk '{print $2}' | tr '\n' ' ')
+  [ "$counts" = "62 62 62 62 62 62 62 62 102 201 " ] ||
+    fail "churn, $policy: records per thread '$counts', want 8 x 62 (the ended threads), 102 (main), 201"
+  last=$("$fr" dump --tid "$pid" "$f" | grep -E ' (enter|exit) ' | tail -1)
+  case "$last" in *" enter "*crash_here*) ;; *) fail "churn, $policy: main's last record '$last'" ;; esac
+done
+
+# A fork child that crashes: its own trace (record's -o followed by .PID), named for
+# its own signal; the parent's trace is written at its normal exit (record's status 0).
+timeout 30 "$fr" record -o fork.fr -- "$prog" fork_segv >out.txt 2>err.txt; rc=$?
+[ "$rc" = 0 ] || fail "fork_segv: exit $rc, want the parent's 0 ($(head -c 400 err.txt))"
+read -r _ child _ csig < <(grep '^child ' out.txt)
+[ "${csig:-}" = 11 ] || fail "fork_segv: the child ended by signal '${csig:-}', want 11: $(cat out.txt)"
+if [ -s "fork.fr.${child:-x}" ]; then
+  check_trace "fork child" "fork.fr.$child" 11 SIGSEGV "fatal signal" 101 ""
+else
+  fail "fork_segv: no trace of the child at fork.fr.${child:-x} ($(ls fork.fr*))"
+fi
+if [ -s fork.fr ]; then
+  "$xray" fdr-dump -verify fork.fr >/dev/null 2>xray.err || fail "fork parent: llvm-xray fdr-dump -verify: $(head -c 300 xray.err)"
+  "$fr" info fork.fr >info.txt
+  grep -q "^written on" info.txt && fail "fork parent: its trace (normal exit) names a dump cause"
+  [ "$(sed -n 's/^records: //p' info.txt)" = 303 ] || fail "fork parent: $(sed -n 's/^records: //p' info.txt) records, want 303"
+else
+  fail "fork_segv: no trace of the parent"
+fi
+
 # A stack overflow: no stack left for a handler but the alternate one the recorder gave
 # the thread. The last record of the crashing thread is an entry of recurse.
 timeout 30 "$fr" record -o overflow.fr -- "$prog" overflow >out.txt 2>err.txt; rc=$?
@@ -77,6 +116,10 @@ timeout 30 "$fr" record -o cxx.fr -- "$cxx" >out.txt 2>err.txt; rc=$?
 "$fr" info cxx.fr | grep -q "^written on: fatal signal, signal 6 (SIGABRT)" || fail "c++ terminate: info"
 "$fr" dump cxx.fr | grep -q " enter .*crash_here" || fail "c++ terminate: crash_here's entry missing"
 [ "$("$fr" dump cxx.fr | grep -c ' enter .*thrower')" = 4 ] || fail "c++ terminate: want 4 entries of thrower"
+# every record: main's and crash_here's entries, thrower's 4 entries and 3 exits
+"$fr" info cxx.fr >info.txt
+[ "$(sed -n 's/^records: //p' info.txt)" = 9 ] && [ "$(sed -n 's/^records written: //p' info.txt)" = 9 ] ||
+  fail "c++ terminate: $(grep -E '^records' info.txt | tr '\n' ' '), want 9 read and 9 written"
 
 # Termination signals (signal_flush=1, on under record): the trace is written, then the
 # signal's default action ends the program (128+N). A signal ignored on entry (SIGINT in

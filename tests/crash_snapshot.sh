@@ -44,21 +44,7 @@ touch stop
 wait $rec; rc=$?
 [ $rc = 0 ] || fail "record: exit $rc ($(head -c 300 err.txt))"
 
-# A snapshot's summary counts what the snapshot holds, though the threads went on
-# recording while it was taken: the records our reader reads (function records only in
-# these programs) are the summary's "records written", and per thread the reader's
-# records are its THREAD_STATS' written plus its lost-record markers (at most one per
-# buffer of the pool).
-summary_exact() {
-  local info=$1 what=$2 fn w
-  fn=$(( $(sed -n 's/^  enter: //p' "$info") + $(sed -n 's/^  exit: //p' "$info") ))
-  w=$(sed -n 's/^records written: //p' "$info")
-  [ "$fn" = "$w" ] || fail "$what: the reader reads $fn function records, the summary says written '$w'"
-  while read -r tid r tw; do
-    [ "$r" -ge "$tw" ] && [ "$r" -le $((tw + 8)) ] ||
-      fail "$what: thread $tid: the reader reads $r records, its stats say written $tw"
-  done < <(sed -n 's/^thread \([0-9]*\):.* records \([0-9]*\),.* written \([0-9]*\),.*/\1 \2 \3/p' "$info")
-}
+. "$(dirname "$0")/crash_counts.sh"   # summary_exact
 
 last_tsc() { "$fr" info "$1" | sed -n 's/^last tsc: //p'; }
 prev=0

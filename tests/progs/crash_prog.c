@@ -5,6 +5,10 @@
  *   SIGSEGV handler, which must still run) | own_term (its own SIGTERM handler, which
  *   _exits with status 7) | overflow (unbounded recursion: the stack overflows, the dump
  *   runs on the alternate signal stack) | wait (sleeps until killed)
+ *   | churn (8 threads, one after another, each make CHURN_CALLS traced calls and end;
+ *   then as segv: their records are in the dump) | fork_segv (fork after the worker
+ *   started: the child makes MAIN_CALLS calls and dies as segv, into a trace of its own;
+ *   the parent makes the same calls, waits for it, prints "child PID signal N", returns)
  *   init: call fr_init(NULL) in main (after the program's own handler), for runs without
  *   `flightrec record` (FLIGHTREC_OPTIONS without start=1).
  * A worker thread makes exactly CRASH_WORKER_CALLS traced calls, then blocks
@@ -18,11 +22,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "crash_worker.h"
 #include "flightrec.h"
 
 #define MAIN_CALLS   50
+#define CHURN_THREADS 8
+#define CHURN_CALLS  30
+
+__attribute__((noinline)) void churn_step(int i) { crash_sink += i; }
+
+/* Traced: its entry and exit, and CHURN_CALLS calls: 2 + 2 * CHURN_CALLS records. */
+__attribute__((noinline)) void *churn_thread(void *arg)
+{
+    for (int i = 0; i < CHURN_CALLS; i++)
+        churn_step(i);
+    return arg;
+}
+
+/* Threads that come and go before the crash (not traced itself). */
+__attribute__((xray_never_instrument)) static int churn(void)
+{
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, churn_thread, NULL) || pthread_join(th, NULL))
+            return -1;
+    }
+    return 0;
+}
 
 __attribute__((noinline)) void main_step(int i) { crash_sink += i; }
 
@@ -59,7 +87,8 @@ static void own_term_handler(int sig)
 __attribute__((noinline)) void crash_here(const char *mode)
 {
     volatile int zero = 0;
-    if (!strcmp(mode, "segv") || !strcmp(mode, "own_segv")) {
+    if (!strcmp(mode, "segv") || !strcmp(mode, "own_segv") || !strcmp(mode, "churn") ||
+        !strcmp(mode, "fork_segv")) {
         *(volatile int *)16 = 1;
     } else if (!strcmp(mode, "bus")) {
         FILE *f = tmpfile();                 /* a mapping past the end of its file */
@@ -107,8 +136,20 @@ int main(int argc, char **argv)
         return 3;
     if (crash_worker_start())
         return 4;
+    if (!strcmp(argv[1], "churn") && churn())
+        return 4;
+    pid_t child = -1;
+    if (!strcmp(argv[1], "fork_segv") && (child = fork()) < 0)
+        return 4;
     for (int i = 0; i < MAIN_CALLS; i++)
         main_step(i);
+    if (child > 0) {   /* the parent: reports how its child ended, then returns */
+        int st = 0;
+        if (waitpid(child, &st, 0) != child)
+            return 4;
+        printf("child %d signal %d\n", (int)child, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        return 0;
+    }
     crash_here(argv[1]);
     return 0;
 }
