@@ -189,10 +189,12 @@ FR_API const char *fr_last_output_path(void);
  * written stay in the buffers (the later trace has them); a buffer a thread recycles
  * while the snapshot reads it is left out and its records counted as "not captured
  * consistently" (`flightrec info`: "written on: snapshot N, ..."). The file's summary
- * counts cover filled buffers only; the records in it are exact. With stream=1 the
- * snapshot starts with the streamed file's blocks so far (docs/BUFFERS.md). One snapshot at a time
- * (FR_ERR_STATE while another is written). Async-signal-safe; FR_ERR_IO if the file
- * cannot be written (message on stderr). */
+ * counts the records the file holds, and each thread's drops as they were when its
+ * records were read. With stream=1 the snapshot starts with the streamed file's blocks
+ * so far (docs/BUFFERS.md). One snapshot at a time (FR_ERR_STATE while another is
+ * written). `path` must be able to seek back (a file): into a FIFO or a device the
+ * snapshot fails ("cannot seek back"). Async-signal-safe; FR_ERR_IO if the file cannot
+ * be written (message on stderr). */
 FR_API fr_status fr_snapshot(const char *path);
 
 /* Records. Each is a no-op unless the recorder is INITIALIZED. */
