@@ -156,6 +156,79 @@ static void test_function_sketches_exact(void **state)
     fr_func_stats_free(fs);
 }
 
+/* The same, with the calls in batches of hundreds (the tracker's costs batches hold up to
+ * 512; fr_call batches any number): func_stats counts a batch in two passes, the counters
+ * first and the byte counters after, so a window that grows in the middle of a batch (its
+ * byte counters move) must first get the counts of the batch's earlier calls, and so must
+ * a function's first call, and a call closed by an unwind or open at the end. Checked
+ * against sketches fed directly, bucket for bucket, and the exact totals, min, max and
+ * unmatched counts. */
+static void test_function_sketches_exact_batched(void **state)
+{
+    (void)state;
+    enum { FUNCS = 5, CALLS = 400000, MAX_BATCH = 700 };
+    fr_func_stats *fs = fr_func_stats_new();
+    fr_qsketch ref[FUNCS];
+    uint64_t total[FUNCS] = {0}, self[FUNCS] = {0}, unwound[FUNCS] = {0}, open[FUNCS] = {0};
+    for (int f = 0; f < FUNCS; f++)
+        fr_qsketch_init(&ref[f]);
+    static fr_call_cost costs[MAX_BATCH];
+    static fr_call calls[MAX_BATCH];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    size_t made = 0, batches = 0;
+    while (made < CALLS) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = 1 + (size_t)(x % MAX_BATCH);
+        for (size_t j = 0; j < n; j++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* functions appear one by one as the calls go on */
+            uint32_t f = (uint32_t)(x % FUNCS) % (1 + (uint32_t)(made / 20000));
+            /* mostly the same few buckets (wrapping their byte counters); now and then a
+             * value far outside the window so far, below or above: the window grows with
+             * counts of earlier calls of the batch still pending */
+            uint64_t d = 5000 + (x >> 50) % 64;
+            if (x % 997 == 0)
+                d = (x >> 20) % 2 ? (x >> 40) % 100 : (1ull << (20 + made / 8000 % 40)) + (x >> 44);
+            uint64_t sf = d - (x >> 33) % (d + 1);
+            unsigned flags = x % 1009 == 0 ? FR_CALL_CLOSED_BY_UNWIND
+                           : x % 1013 == 0 ? FR_CALL_OPEN_AT_END : 0;
+            fr_qsketch_add(&ref[f], d);
+            total[f] += d;
+            self[f] += sf;
+            unwound[f] += flags == FR_CALL_CLOSED_BY_UNWIND;
+            open[f] += flags == FR_CALL_OPEN_AT_END;
+            costs[j] = (fr_call_cost){.function_id = 100 + f, .flags = flags, .duration = d, .self = sf};
+            calls[j] = (fr_call){.function_id = 100 + f, .flags = flags, .enter_tsc = 7,
+                                 .exit_tsc = 7 + d, .child_ticks = d - sf};
+            made++;
+        }
+        if (batches++ % 2)
+            fr_func_stats_on_costs(costs, n, fs);
+        else
+            fr_func_stats_on_calls(calls, n, fs);
+    }
+    for (int f = 0; f < FUNCS; f++) {
+        const fr_func_stat *s = fr_func_stats_find(fs, 100 + (uint32_t)f);
+        assert_non_null(s);
+        assert_int_equal(s->calls, ref[f].count);
+        assert_int_equal(s->total_ticks, total[f]);
+        assert_int_equal(s->self_ticks, self[f]);
+        assert_int_equal(s->min_ticks, ref[f].min);
+        assert_int_equal(s->max_ticks, ref[f].max);
+        assert_int_equal(s->closed_by_unwind, unwound[f]);
+        assert_int_equal(s->open_at_end, open[f]);
+        assert_int_equal(s->durations.count, ref[f].count);
+        assert_int_equal(s->durations.lo, ref[f].lo);
+        assert_int_equal(s->durations.n, ref[f].n);
+        for (uint32_t i = 0; i < ref[f].n; i++)
+            assert_int_equal(s->durations.buckets[i], ref[f].buckets[i]);
+        assert_true(ref[f].n > 1000);         /* the window grew far, many times */
+        assert_true(unwound[f] > 0 && open[f] > 0);
+        fr_qsketch_free(&ref[f]);
+    }
+    fr_func_stats_free(fs);
+}
+
 static void check_edge(const fr_analysis *a, uint32_t from, uint32_t to, uint64_t calls, uint64_t total)
 {
     const fr_call_edge *e = fr_call_graph_find(a->graph, from, to);
@@ -327,6 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_function_stats),
         cmocka_unit_test(test_function_sketches_exact),
+        cmocka_unit_test(test_function_sketches_exact_batched),
         cmocka_unit_test(test_call_graph),
         cmocka_unit_test(test_unique_stacks),
         cmocka_unit_test(test_stacks_without_enter_callback),

@@ -533,6 +533,33 @@ static inline size_t fast_run_length(const fr_call_tracker *t, const struct thre
     return run;
 }
 
+/* What a record of each kind does in costs mode's loop, looked up by kind: the moves of the
+ * stack's top (ids and frames) and of the batch's end, in bytes, the mask that adds an
+ * exit's duration to its caller's child time, the call's flags, and when the record takes
+ * the general path. Loads from this table replace the arithmetic on the kind. A batch
+ * holds kinds 0..2 (fr_reader_next_functions); FR_REC_ENTER_ARG is left to the general
+ * path, and a kind outside 0..3 is taken as kind & 3 (a step of one frame, never out of
+ * the stack's bounds). */
+enum { COSTS_RARE_IF_TOP_DIFFERS = 1, COSTS_RARE = 2 };
+struct costs_step {
+    ptrdiff_t id_bytes, frame_bytes, cost_bytes;
+    uint64_t  exit_mask;
+    uint32_t  flags;
+    uint32_t  rare;           /* COSTS_RARE_IF_TOP_DIFFERS (an exit) or COSTS_RARE */
+} __attribute__((aligned(64)));   /* found by a shift of the kind */
+#define COSTS_POP(flag) {-(ptrdiff_t)sizeof(uint32_t), -(ptrdiff_t)sizeof(struct open_frame), \
+                         sizeof(fr_call_cost), ~0ull, flag, COSTS_RARE_IF_TOP_DIFFERS}
+static const struct costs_step costs_steps[4] = {
+    [FR_REC_ENTER] = {sizeof(uint32_t), sizeof(struct open_frame), 0, 0, 0, 0},
+    [FR_REC_EXIT] = COSTS_POP(0),
+    [FR_REC_TAIL_EXIT] = COSTS_POP(FR_CALL_TAIL_EXIT),
+    [FR_REC_ENTER_ARG] = {.rare = COSTS_RARE},
+};
+#undef COSTS_POP
+
+/* Moves pointer p by a number of bytes (a step of the tables above). */
+#define COSTS_MOVE(p, bytes) ((p) = (void *)((char *)(p) + (bytes)))
+
 /* Costs mode's loop (account, ~20 M records a run): the loop above reduced to what a
  * completed call's costs need, with as few values live as there are registers (the
  * shared loop, inlined three times, kept its pointers and counters on the stack and
@@ -564,13 +591,12 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
         const fr_function_record *r = recs + i, *const end = r + run;
         bool stopped = false;
         for (; r < end; r++) {
-            const unsigned kind = r->kind;
+            const size_t kind = r->kind & 3;
             const uint32_t id = r->function_id;
             const uint64_t tsc = r->tsc;
-            unsigned is_exit = kind - 1u < 2u;          /* FR_REC_EXIT or FR_REC_TAIL_EXIT */
-            unsigned top_differs = id_top[-1] != id;
-            __asm__("" : "+r"(is_exit), "+r"(top_differs));   /* see feed_fast */
-            if (is_exit & top_differs) {                /* unmatched, unwinding: rare */
+            /* unmatched, unwinding, an argument: rare */
+            const struct costs_step *step = &costs_steps[kind];
+            if (((unsigned)(id_top[-1] != id) | COSTS_RARE) & step->rare) {
                 stopped = true;
                 break;
             }
@@ -579,19 +605,17 @@ static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_funct
             const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
             const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
             k->function_id = id;
-            k->flags = (kind & FR_REC_TAIL_EXIT) << 1;  /* FR_CALL_TAIL_EXIT */
-            _Static_assert(FR_REC_TAIL_EXIT == 2 && FR_CALL_TAIL_EXIT == 4, "tail flag");
+            k->flags = step->flags;
             k->duration = duration;
             k->self = child < duration ? duration - child : 0;
-            k += is_exit;
-            top[-2].child_ticks += duration & (0 - (uint64_t)is_exit);
+            COSTS_MOVE(k, step->cost_bytes);
+            top[-2].child_ticks += duration & step->exit_mask;
             /* as an enter: frame d (arg and has_arg unused: these calls never show them) */
             *id_top = id;
             top->enter_tsc = tsc;
             top->child_ticks = 0;
-            const ptrdiff_t step = 1 - 2 * (ptrdiff_t)is_exit;
-            id_top += step;
-            top += step;
+            COSTS_MOVE(id_top, step->id_bytes);
+            COSTS_MOVE(top, step->frame_bytes);
             highest = top > highest ? top : highest;
         }
         const uint32_t d = (uint32_t)(top - frames);

@@ -15,6 +15,13 @@
  *    are added to the sketches when the statistics are read, or when a window grows.
  *    (This replaced a queue of (function, bucket) samples applied in batches grouped by
  *    function: three passes over a 2 MiB queue cost more than the misses they saved.)
+ *    The calls count is not kept: a call adds one to one bucket, so it is the buckets' sum;
+ *  - calls are counted in batches, in two passes (count_calls): the counters, then the
+ *    byte counters, so that the latter's misses are under way together;
+ *  - a function not seen yet, a bucket outside the window and an unmatched call are all
+ *    told apart from the common call by one check: index_of's 0 leads to a function whose
+ *    window is empty (hot[-1]), and the flags are tested with the window; the loop over
+ *    the common calls calls nothing, so its values stay in registers.
  * Every accessor first adds the pending counts and refreshes the public structs.
  */
 #include "func_stats.h"
@@ -25,27 +32,49 @@
 #include "u64_map.h"
 
 #define DENSE_IDS   (1u << 20)     /* ids below this are found by direct indexing */
+#define CHUNK       256            /* calls counted per round of the two passes */
 
 struct hot_counters {              /* one cache line */
-    uint64_t calls, total, self, min, max;
+    uint64_t total, self, min, max;
     uint32_t lo, n;                /* copy of the sketch's bucket window */
     uint8_t *recent;               /* n counts, modulo 256, not yet in the sketch's buckets */
 } __attribute__((aligned(64)));
 
 struct fr_func_stats {
     fr_func_stat        *items;    /* public view, refreshed by sync() */
-    struct hot_counters *hot;
+    struct hot_counters *hot;      /* hot[i] for items[i]; hot[-1] is the absent function */
     size_t               n, cap, cap_hot;
-    uint32_t            *index_of; /* id -> index + 1 (0: none), for ids < DENSE_IDS */
-    size_t               cap_index;
-    fr_u64_map           by_id;    /* larger ids -> index */
+    uint32_t            *index_of; /* id -> index + 1 (0: none), for ids < cap_index; */
+    size_t               cap_index;/* index_of[cap_index] is 0, for every larger id */
+    fr_u64_map           by_id;    /* ids >= DENSE_IDS -> index */
     int                  dirty;    /* items not refreshed since the last add */
 };
+
+/* hot[-1], the counters index_of's 0 leads to: an empty window, so that the window check
+ * sends every call that finds them to the rare path (count_rare). */
+static const struct hot_counters absent_function = {.min = UINT64_MAX};
+
+/* Room for cap functions' counters after the absent function's; the n first copied. */
+static void grow_hot(fr_func_stats *fs, size_t cap)
+{
+    /* aligned: a function's counters are one cache line */
+    struct hot_counters *h = fr_xaligned_alloc(64, (cap + 1) * sizeof *h);
+    h[0] = absent_function;
+    if (fs->n)
+        memcpy(h + 1, fs->hot, fs->n * sizeof *h);
+    if (fs->hot)
+        free(fs->hot - 1);
+    fs->hot = h + 1;
+    fs->cap_hot = cap;
+}
 
 fr_func_stats *fr_func_stats_new(void)
 {
     fr_func_stats *fs = fr_xcalloc(1, sizeof *fs);
     fr_u64_map_init(&fs->by_id);
+    grow_hot(fs, 64);
+    fs->cap_index = 255;
+    fs->index_of = fr_xcalloc(fs->cap_index + 1, sizeof *fs->index_of);
     return fs;
 }
 
@@ -58,7 +87,7 @@ void fr_func_stats_free(fr_func_stats *fs)
         free(fs->hot[i].recent);
     }
     free(fs->items);
-    free(fs->hot);
+    free(fs->hot - 1);
     free(fs->index_of);
     fr_u64_map_free(&fs->by_id);
     free(fs);
@@ -76,7 +105,8 @@ static void add_recent(fr_func_stats *fs, size_t i)
     memset(h->recent, 0, h->n);
 }
 
-/* Adds the pending counts and fills the public structs from the hot counters. */
+/* Adds the pending counts and fills the public structs from the hot counters. A call is
+ * counted in exactly one bucket: the calls are the buckets' sum. */
 static void sync(fr_func_stats *fs)
 {
     if (!fs->dirty)
@@ -86,19 +116,21 @@ static void sync(fr_func_stats *fs)
         const struct hot_counters *h = &fs->hot[i];
         fr_func_stat *s = &fs->items[i];
         add_recent(fs, i);
-        s->calls = h->calls;
+        uint64_t calls = 0;
+        for (uint32_t k = 0; k < s->durations.n; k++)
+            calls += s->durations.buckets[k];
+        s->calls = calls;
         s->total_ticks = h->total;
         s->self_ticks = h->self;
         s->min_ticks = h->min;
         s->max_ticks = h->max;
-        s->durations.count = h->calls;
+        s->durations.count = calls;
         s->durations.min = h->min;
         s->durations.max = h->max;
     }
 }
 
 /* Function i's sketch window made to cover bucket b, the byte counts with it. */
-__attribute__((noinline))
 static void widen(fr_func_stats *fs, uint32_t i, uint32_t b)
 {
     struct hot_counters *h = &fs->hot[i];
@@ -111,32 +143,24 @@ static void widen(fr_func_stats *fs, uint32_t i, uint32_t b)
     h->n = s->n;
 }
 
-__attribute__((noinline))
 static uint32_t new_function(fr_func_stats *fs, uint32_t id)
 {
     size_t cap_items = fs->cap;
     fs->items = fr_xgrow(fs->items, &cap_items, fs->n + 1, sizeof *fs->items, 64);
     fs->cap = cap_items;
-    if (fs->n + 1 > fs->cap_hot) {
-        /* aligned: a function's counters are one cache line */
-        size_t cap = fs->cap_hot ? fs->cap_hot * 2 : 64;
-        struct hot_counters *h = fr_xaligned_alloc(64, cap * sizeof *h);
-        if (fs->n)
-            memcpy(h, fs->hot, fs->n * sizeof *h);
-        free(fs->hot);
-        fs->hot = h;
-        fs->cap_hot = cap;
-    }
+    if (fs->n + 1 > fs->cap_hot)
+        grow_hot(fs, fs->cap_hot * 2);
     uint32_t i = (uint32_t)fs->n++;
     fs->items[i] = (fr_func_stat){.function_id = id, .min_ticks = UINT64_MAX};
     fr_qsketch_init(&fs->items[i].durations);
     fs->hot[i] = (struct hot_counters){.min = UINT64_MAX};
     if (id < DENSE_IDS) {
         if (id >= fs->cap_index) {
-            size_t old = fs->cap_index;
-            fs->index_of = fr_xgrow(fs->index_of, &fs->cap_index, (size_t)id + 1,
-                                    sizeof *fs->index_of, 256);
-            memset(fs->index_of + old, 0, (fs->cap_index - old) * sizeof *fs->index_of);
+            /* one entry more than the capacity: index_of[cap_index], always 0 */
+            size_t old = fs->cap_index + 1, cap = old;
+            fs->index_of = fr_xgrow(fs->index_of, &cap, (size_t)id + 2, sizeof *fs->index_of, 256);
+            memset(fs->index_of + old, 0, (cap - old) * sizeof *fs->index_of);
+            fs->cap_index = cap - 1;
         }
         fs->index_of[id] = i + 1;
     } else {
@@ -152,72 +176,119 @@ static inline uint32_t index_of(const fr_func_stats *fs, uint32_t id)
     return id < DENSE_IDS ? FR_U64_MAP_NONE : fr_u64_map_get(&fs->by_id, id);
 }
 
-/* The fields of fs that count() reads for every call, copied into locals by the loops:
+/* The fields of fs that count_common() reads for every call, copied into locals:
  * through fs, each counter store (which may alias them: the project builds with
  * -fno-strict-aliasing, and a byte store may alias anything anyway) made the compiler
  * reload them for every call. Only new_function changes them. */
 struct lookup {
     const uint32_t      *index_of;
     size_t               cap_index;
-    struct hot_counters *hot;
+    struct hot_counters *hot;      /* fs->hot - 1: indexed by index_of's values */
 };
 
 static inline struct lookup lookup_of(const fr_func_stats *fs)
 {
-    return (struct lookup){fs->index_of, fs->cap_index, fs->hot};
+    return (struct lookup){fs->index_of, fs->cap_index, fs->hot - 1};
 }
 
-/* The index of function_id when the dense table does not have it (a large id, or a
- * function's first call). Out of line, like every rare path of count(): inlined, they
- * took the registers of the hot loop. */
-__attribute__((noinline))
-static uint32_t index_or_add(fr_func_stats *fs, uint32_t function_id)
+/* Adds the counts of calls[0..n-1] to their byte counters byte[0..n-1] (the second pass,
+ * see count_calls); a counter that wraps adds 256 to its sketch bucket. */
+static void add_bytes(fr_func_stats *fs, uint8_t *const *byte, const fr_call_cost *calls,
+                      size_t n)
 {
-    uint32_t i = index_of(fs, function_id);
-    return i == FR_U64_MAP_NONE ? new_function(fs, function_id) : i;
+    for (size_t j = 0; j < n; j++) {
+        if (__builtin_expect(++*byte[j] == 0, 0)) {
+            uint32_t i = index_of(fs, calls[j].function_id);
+            uint32_t k = fr_qsketch_index(calls[j].duration) - fs->hot[i].lo;
+            fs->items[i].durations.buckets[k] += 256;
+        }
+    }
 }
 
-__attribute__((noinline))
-static void count_unmatched(fr_func_stats *fs, uint32_t i, unsigned flags)
-{
-    fs->items[i].closed_by_unwind += (flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
-    fs->items[i].open_at_end += (flags & FR_CALL_OPEN_AT_END) != 0;
-}
-
-/* Counts one completed call of function_id: duration d, self time self. */
+/* Counts call c into function h's counters. */
 static inline __attribute__((always_inline))
-void count(fr_func_stats *fs, struct lookup *lk, uint32_t function_id, uint64_t d,
-           uint64_t self, unsigned flags)
+void count_in(struct hot_counters *h, const fr_call_cost *c)
 {
-    uint32_t i = FR_U64_MAP_NONE;
-    if (__builtin_expect(function_id < lk->cap_index, 1))
-        i = lk->index_of[function_id] - 1;
-    if (__builtin_expect(i == FR_U64_MAP_NONE, 0)) {
-        i = index_or_add(fs, function_id);
-        *lk = lookup_of(fs);
-    }
-    struct hot_counters *h = &lk->hot[i];
-    h->calls++;
+    const uint64_t d = c->duration;
     h->total += d;
-    h->self += self;
-    h->min = d < h->min ? d : h->min;
-    h->max = d > h->max ? d : h->max;
-    if (__builtin_expect(flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END), 0))
-        count_unmatched(fs, i, flags);
-    uint32_t k = fr_qsketch_index(d) - h->lo;
-    if (__builtin_expect(k >= h->n, 0)) {     /* outside the bucket window: widen it */
-        widen(fs, i, k + h->lo);
-        k = fr_qsketch_index(d) - h->lo;
+    h->self += c->self;
+    if (d < h->min)
+        h->min = d;
+    if (d > h->max)
+        h->max = d;
+}
+
+/* The rare path of count_calls(), for calls[j]: its function is new, its bucket is outside
+ * the window, or it was not matched (closed by an unwind, open at the end). Before a
+ * window grows (which moves its byte counters), the counts of calls[from..j-1] go to their
+ * bytes. Returns the first call whose byte is still to be incremented. */
+__attribute__((noinline))
+static size_t count_rare(fr_func_stats *fs, uint8_t **byte, const fr_call_cost *calls,
+                         size_t from, size_t j)
+{
+    const fr_call_cost *c = &calls[j];
+    const uint32_t b = fr_qsketch_index(c->duration);
+    uint32_t i = index_of(fs, c->function_id);
+    if (i == FR_U64_MAP_NONE)
+        i = new_function(fs, c->function_id);
+    struct hot_counters *h = &fs->hot[i];
+    if (b - h->lo >= h->n) {
+        add_bytes(fs, byte + from, calls + from, j - from);
+        from = j;
+        widen(fs, i, b);
     }
-    if (__builtin_expect(++h->recent[k] == 0, 0))
-        fs->items[i].durations.buckets[k] += 256;
+    count_in(h, c);
+    fr_func_stat *s = &fs->items[i];
+    s->closed_by_unwind += (c->flags & FR_CALL_CLOSED_BY_UNWIND) != 0;
+    s->open_at_end += (c->flags & FR_CALL_OPEN_AT_END) != 0;
+    byte[j] = h->recent + (b - h->lo);
+    return from;
+}
+
+/* Counts calls[j], calls[j+1]... up to the first that takes the rare path (or the end);
+ * returns its index. No call in the loop: it keeps its values in registers. */
+static inline __attribute__((always_inline))
+size_t count_common(const struct lookup lk, uint8_t **byte, const fr_call_cost *calls,
+                    size_t j, size_t n)
+{
+    for (; j < n; j++) {
+        const fr_call_cost *c = &calls[j];
+        const uint32_t id = c->function_id;
+        struct hot_counters *h = &lk.hot[lk.index_of[id < lk.cap_index ? id : lk.cap_index]];
+        const uint32_t k = fr_qsketch_index(c->duration) - h->lo;
+        if (__builtin_expect(k >= h->n, 0))   /* new function, or outside the window */
+            break;
+        if (__builtin_expect(c->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END), 0))
+            break;
+        count_in(h, c);
+        byte[j] = h->recent + k;
+    }
+    return j;
+}
+
+/* Counts n (<= CHUNK) calls in two passes. The first updates each call's function
+ * counters and notes which byte counter the call increments; the second increments them.
+ * The byte counters are the one access per call that misses the L1 cache (the windows of
+ * all functions: 180 KB on the benchmark's trace), and among the first pass's ~30
+ * instructions a call few of those misses were under way at once; the second pass, a few
+ * instructions an increment, has many of them in flight together. */
+static void count_calls(fr_func_stats *fs, const fr_call_cost *calls, size_t n)
+{
+    uint8_t *byte[CHUNK];
+    size_t from = 0, j = 0;
+    fs->dirty = 1;
+    for (;;) {
+        j = count_common(lookup_of(fs), byte, calls, j, n);
+        if (j == n)
+            break;
+        from = count_rare(fs, byte, calls, from, j++);
+    }
+    add_bytes(fs, byte + from, calls + from, n - from);
 }
 
 void fr_func_stats_add(fr_func_stats *fs, const fr_call *c)
 {
-    fs->dirty = 1;
-    struct lookup lk = lookup_of(fs);
-    count(fs, &lk, c->function_id, fr_call_duration(c), fr_call_self(c), c->flags);
+    fr_func_stats_on_calls(c, 1, fs);
 }
 
 void fr_func_stats_on_call(const fr_call *call, void *ctx)
@@ -225,31 +296,23 @@ void fr_func_stats_on_call(const fr_call *call, void *ctx)
     fr_func_stats_add(ctx, call);
 }
 
-/* The loop of both batch adapters: exactly one of calls and costs is given (inlined with
- * the other NULL, each adapter gets a loop over its own type). */
-static inline __attribute__((always_inline))
-void count_batch(fr_func_stats *fs, const fr_call *calls, const fr_call_cost *costs, size_t n)
-{
-    fs->dirty = 1;
-    struct lookup lk = lookup_of(fs);
-    for (size_t i = 0; i < n; i++) {
-        if (calls)
-            count(fs, &lk, calls[i].function_id, fr_call_duration(&calls[i]),
-                  fr_call_self(&calls[i]), calls[i].flags);
-        else
-            count(fs, &lk, costs[i].function_id, costs[i].duration, costs[i].self,
-                  costs[i].flags);
-    }
-}
-
 void fr_func_stats_on_calls(const fr_call *calls, size_t n, void *ctx)
 {
-    count_batch(ctx, calls, NULL, n);
+    fr_call_cost costs[CHUNK];
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        for (size_t j = 0; j < m; j++) {
+            const fr_call *c = &calls[i + j];
+            costs[j] = (fr_call_cost){c->function_id, c->flags, fr_call_duration(c), fr_call_self(c)};
+        }
+        count_calls(ctx, costs, m);
+    }
 }
 
 void fr_func_stats_on_costs(const fr_call_cost *costs, size_t n, void *ctx)
 {
-    count_batch(ctx, NULL, costs, n);
+    for (size_t i = 0; i < n; i += CHUNK)
+        count_calls(ctx, costs + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
 size_t fr_func_stats_count(fr_func_stats *fs)
