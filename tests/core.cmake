@@ -36,7 +36,7 @@ add_executable(core_buffers_test ${CMAKE_CURRENT_SOURCE_DIR}/core_buffers_test.c
 target_include_directories(core_buffers_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
 target_link_libraries(core_buffers_test PRIVATE flightrec_static flightrec_reader fr_testlib Threads::Threads)
 add_test(NAME core_buffers COMMAND core_buffers_test)
-set_tests_properties(core_buffers PROPERTIES LABELS concurrency TIMEOUT 120)
+set_tests_properties(core_buffers PROPERTIES LABELS concurrency TIMEOUT 600)
 
 # Finalize overtaking a writer (white box: holds a thread "inside a record"; ~1 s wait).
 add_executable(core_stuck_test ${CMAKE_CURRENT_SOURCE_DIR}/core_stuck_test.c)

@@ -83,7 +83,7 @@ if(TARGET functrace_record_static)
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/reader_cut.py $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:reader_cut_check> $<TARGET_FILE:functrace_record_static>
             ${CMAKE_CURRENT_BINARY_DIR}/reader_cut)
-  set_tests_properties(reader_cut_recorded PROPERTIES TIMEOUT 300)
+  set_tests_properties(reader_cut_recorded PROPERTIES TIMEOUT 900)
 endif()
 
 # Only regular files are opened, never waited on, no planted link followed.
