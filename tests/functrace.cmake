@@ -102,7 +102,8 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_record_cli.sh $<TARGET_FILE:flightrec_cli>
             $<TARGET_FILE:functrace_record_shared> $<TARGET_FILE:functrace_plain>
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cli_work ${LLVM_XRAY}
-            $<TARGET_FILE:functrace_exit_seven>)
+            $<TARGET_FILE:functrace_exit_seven> $<TARGET_FILE:convert_traces>
+            $<TARGET_FILE:functrace_solib_main>)
 
   # record -o FIFO or device: written in place, the node left as it was (issue 15).
   add_test(NAME functrace_record_special

@@ -2,9 +2,10 @@
 # functrace_record_cli.sh - `flightrec record`'s checks, options and exit statuses.
 # usage: functrace_record_cli.sh FLIGHTREC PROGRAM(clang, instrumented, links libflightrec.so)
 #        UNINSTRUMENTED_PROGRAM(links libflightrec) WORKDIR LLVM_XRAY EXIT_SEVEN(links libflightrec)
+#        CONVERT_TRACES ONE_FUNCTION(clang, an xray_instr_map of one function)
 set -uo pipefail
 . "$(dirname "$0")/frtest.sh"   # fail, expect_rc, finish
-fr=$1 prog=$2 plain=$3 work=$4 xray=$5 seven=$6
+fr=$1 prog=$2 plain=$3 work=$4 xray=$5 seven=$6 traces=$7 one_function=$8
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
 
@@ -31,6 +32,30 @@ grep -q "trace written to $work/t1.fr" err.txt || fail "says where the trace wen
 names=$("$xray" convert --output-format=yaml --symbolize -m "$prog" t1.fr |
         sed -n "s/.*function: '\{0,1\}\([a-z_]*\)'\{0,1\},.*kind: function-.*/\1/p" | sort -u | tr '\n' ' ')
 [ "$names" = "fib tail_caller tail_target " ] || fail "--filter fib:tail_*: traced '$names'"
+
+# --binary must be the traced program: another instrumented program's symbols would name
+# every function wrongly. The trace's own table (ids, addresses) tells them apart.
+expect_rc 1 "--binary of another program" "$fr" account --binary "$seven" t1.fr
+grep -q "is not the traced program" err.txt || fail "--binary of another program: message '$(cat err.txt)'"
+expect_rc 0 "--binary of the traced program" "$fr" account --binary "$prog" t1.fr
+grep -q "fib" out.txt || fail "--binary of the traced program: no fib in '$(head -c 300 out.txt)'"
+# The recorded executable replaced since: a warning, and the trace's own names.
+cp "$prog" ./replaced
+expect_rc 0 "record a copy" "$fr" record -o t4.fr -- ./replaced
+cp "$seven" ./replaced
+expect_rc 0 "account, the recorded executable replaced" "$fr" account t4.fr
+grep -q "warning: .*replaced changed since it was recorded" err.txt ||
+  fail "a replaced executable: no warning ($(cat err.txt))"
+grep -q "fib" out.txt || fail "a replaced executable: the trace's names lost ($(head -c 300 out.txt))"
+
+# A trace without flightrec's tables (as compiler-rt writes them: ids 1 to 4 here) and a
+# --binary whose map has fewer functions: the ids it does not know are named.
+mkdir -p traces && "$traces" traces >/dev/null || fail "convert_traces"
+for cmd in account stack graph dump replay "convert -f chrome"; do
+  expect_rc 1 "$cmd: ids past --binary's map" "$fr" $cmd traces/yaml.fr --binary "$one_function"
+  grep -q "3 function ids of traces/yaml.fr (the first: 2) are not in the instrumentation map" err.txt ||
+    fail "$cmd: ids past --binary's map: message '$(cat err.txt)'"
+done
 
 # --threshold-us: short calls leave no records, and the trace counts them.
 expect_rc 0 "record with a threshold" "$fr" record -o t2.fr --threshold-us 100000 -- "$prog"

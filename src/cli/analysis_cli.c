@@ -155,8 +155,9 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     return 0;
 }
 
-void fr_acli_done(fr_acli *c)
+int fr_acli_done(fr_acli *c)
 {
+    int rc = 0;
     for (size_t i = 0; i < c->n_procs; i++) {
         free(c->procs[i].frame);
         free(c->procs[i].threads);
@@ -164,8 +165,9 @@ void fr_acli_done(fr_acli *c)
     free(c->procs);
     fr_analysis_free(c->analysis);
     if (c->trace.reader)
-        fr_cli_close(&c->trace);
+        rc = fr_cli_close(&c->trace);
     memset(c, 0, sizeof *c);
+    return rc;
 }
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id)

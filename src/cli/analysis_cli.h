@@ -55,7 +55,9 @@ int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const c
  * 1, with a message) when they record different executables or clock rates. */
 int  fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths, size_t n_paths,
                        const char *binary, unsigned what, const fr_acli_opts *opts);
-void fr_acli_done(fr_acli *c);
+/* Frees it all; returns fr_cli_close's status (FR_EXIT_BAD_INPUT after a warning about
+ * --binary, cli_common.h), else 0. */
+int  fr_acli_done(fr_acli *c);
 
 const char *fr_acli_name(fr_acli *c, uint32_t function_id);
 /* "file:line" where the function starts (DWARF line table of the binary), in buf, or

@@ -578,11 +578,25 @@ static int open_trace(fr_cli_trace *t, const char *command, const char *path, co
             fr_cli_close(t);
             return fr_cli_input_error(command, "%s", err);
         }
+        /* Another program's symbols would name every function wrongly, silently. */
+        if (fr_symbols_check_binary(t->symbols, err, sizeof err) != 0) {
+            fr_cli_input_error(command, "--binary %s is not the traced program%s%s: %s",
+                               binary, t->meta.executable ? ", " : "",
+                               t->meta.executable ? t->meta.executable : "", err);
+            fr_cli_close(t);
+            return FR_EXIT_BAD_INPUT;
+        }
         fr_symbols_prefer_binary(t->symbols);
+        t->binary = binary;
     } else if (t->meta.executable && t->meta.executable[0] &&
-               access(t->meta.executable, R_OK) == 0) {
-        /* The recorded executable may have been rebuilt or moved: best effort. */
-        fr_symbols_load_binary(t->symbols, t->meta.executable, err, sizeof err);
+               access(t->meta.executable, R_OK) == 0 &&
+               fr_symbols_load_binary(t->symbols, t->meta.executable, err, sizeof err) == 0 &&
+               fr_symbols_check_binary(t->symbols, err, sizeof err) != 0) {
+        /* The recorded executable was rebuilt or replaced since: the trace's own names
+         * stand, its symbols (file:line) would be another program's. */
+        message(command, "warning: %s changed since it was recorded (%s): its symbols are "
+                         "not used", t->meta.executable, err);
+        fr_symbols_drop_binary(t->symbols);
     }
 
     t->ticks_per_second = t->meta.has_clock && t->meta.ticks_per_second
@@ -747,12 +761,20 @@ int fr_cli_close(fr_cli_trace *t)
 {
     if (t->progress_tick)
         fputs("\r\033[K", stderr);
+    int rc = t->failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+    uint32_t first, map_size, unmapped;
+    if (t->binary && t->symbols &&
+        (unmapped = fr_symbols_unmapped(t->symbols, &first, &map_size)) != 0)
+        rc = fr_cli_input_error(t->command, "warning: %u function id%s of %s (the first: %u) "
+                                "%s not in the instrumentation map of --binary %s (ids 1 to "
+                                "%u): is it the traced program?", unmapped,
+                                unmapped == 1 ? "" : "s", t->path, first,
+                                unmapped == 1 ? "is" : "are", t->binary, map_size);
     fr_reader_close(t->reader);
     fr_symbols_free(t->symbols);
     fr_trace_meta_free(&t->meta);
     if (t->spool && t->spool_size)
         munmap(t->spool, t->spool_size);
-    int rc = t->failed ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
     memset(t, 0, sizeof *t);
     return rc;
 }

@@ -56,6 +56,7 @@ typedef struct fr_cli_trace {
                                    (none: all); set after fr_cli_open */
     uint64_t      tid_records;  /* with only_tids: the selected threads' records returned
                                    (0 at the end: fr_cli_tids_matched) */
+    const char   *binary;       /* --binary, or NULL */
     void         *spool;        /* "-": standard input copied to an unlinked temporary file,
                                    mapped here (both readers read these bytes) */
     size_t        spool_size;

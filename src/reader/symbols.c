@@ -78,6 +78,7 @@ struct fr_symbols {
     object_ref *objects;     size_t n_objects;
     function_ref *functions; size_t n_functions; /* sorted by id */
     cache_slot *cache;       size_t cache_cap, cache_used;
+    uint32_t unmapped, unmapped_first;  /* ids named that no table and no map knows */
     char fallback[32];
 };
 
@@ -413,6 +414,73 @@ int fr_symbols_load_binary(fr_symbols *s, const char *path, char *err, size_t er
     return 0;
 }
 
+uint32_t fr_symbols_unmapped(const fr_symbols *s, uint32_t *first, uint32_t *map_size)
+{
+    *first = s->unmapped_first;
+    *map_size = s->binary ? s->binary->n_ids : 0;
+    return s->unmapped;
+}
+
+void fr_symbols_drop_binary(fr_symbols *s)
+{
+    image_free(s->binary);
+    s->binary = NULL;
+    s->binary_names_first = false;
+}
+
+/* True when one of the names at addr (aliases: a C++ constructor's C1 and C2) is name. */
+static bool symbol_named_at(const image *im, uint64_t addr, const char *name)
+{
+    const elf_symbol *s = find_symbol(im, addr);
+    if (!s)
+        return false;
+    for (; s < im->syms + im->n_syms && s->addr == addr; s++)
+        if (!strcmp(s->name, name))
+            return true;
+    return false;
+}
+
+/* The binary must be the main executable the trace's own tables describe: each of its
+ * object-0 functions, at its run-time address less the object's load bias, must be the
+ * function of the same id in the binary's xray_instr_map (or, without a map, carry the
+ * same symbol name there). */
+int fr_symbols_check_binary(const fr_symbols *s, char *err, size_t errlen)
+{
+    const image *b = s->binary;
+    if (!b)
+        return 0;
+    uint64_t bias = 0;
+    for (size_t i = 0; i < s->n_objects; i++)
+        if (s->objects[i].index == 0)
+            bias = s->objects[i].bias;
+    for (size_t i = 0; i < s->n_functions; i++) {
+        const function_ref *f = &s->functions[i];
+        if (f->object != 0 || !f->address)
+            continue;
+        uint64_t addr = f->address - bias;
+        const char *name = f->name[0] ? f->name : "unnamed";
+        if (b->n_ids && f->id > b->n_ids) {
+            snprintf(err, errlen, "the trace's function %u (%s) is not in %s's instrumentation "
+                     "map, which has %u functions", f->id, name, b->path, b->n_ids);
+            return -1;
+        }
+        if (b->n_ids && b->fn_addr[f->id] != addr) {
+            snprintf(err, errlen, "the trace's function %u (%s) was at 0x%llx, %s has function "
+                     "%u at 0x%llx", f->id, name, (unsigned long long)addr, b->path, f->id,
+                     (unsigned long long)b->fn_addr[f->id]);
+            return -1;
+        }
+        if (!b->n_ids && f->name[0] && !symbol_named_at(b, addr, f->name)) {
+            const elf_symbol *sym = find_symbol(b, addr);
+            snprintf(err, errlen, "the trace's function %u (%s) was at 0x%llx, where %s has %s",
+                     f->id, f->name, (unsigned long long)addr, b->path,
+                     sym ? sym->name : "no function");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void fr_symbols_add_trace_meta(fr_symbols *s, const fr_trace_meta *m)
 {
     if (m->n_objects) {
@@ -565,6 +633,11 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
         image *im = locate(s, function_id, &addr);
         const elf_symbol *sym = im ? find_symbol(im, addr) : NULL;
         c->name = sym ? demangle(sym->name) : strdup(s->fallback);
+        /* An id past the binary's map (not one of a shared object, whose ids compiler-rt
+         * packs above 2^24): the binary is likely not the traced program. */
+        if (!f && !im && s->binary && s->binary->n_ids && function_id > s->binary->n_ids &&
+            function_id < (1u << 24) && !s->unmapped++)
+            s->unmapped_first = function_id;
     }
     return c->name ? c->name : s->fallback;
 }

@@ -299,6 +299,6 @@ int cmd_account(int argc, char **argv)
     rc = fr_acli_close_output("account", output, out);
     fr_acli_report_unmatched(&c);
     free(rows);
-    fr_acli_done(&c);
-    return rc;
+    int drc = fr_acli_done(&c);
+    return rc ? rc : drc;
 }

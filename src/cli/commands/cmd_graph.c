@@ -173,6 +173,6 @@ int cmd_graph(int argc, char **argv)
     rc = fr_acli_close_output("graph", output, out);
     fr_acli_report_unmatched(&c);
     free(order);
-    fr_acli_done(&c);
-    return rc;
+    int drc = fr_acli_done(&c);
+    return rc ? rc : drc;
 }

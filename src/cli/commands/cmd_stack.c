@@ -344,6 +344,6 @@ int cmd_stack(int argc, char **argv)
     fr_acli_report_unmatched(&c);
     free(order);
     free(ids);
-    fr_acli_done(&c);
-    return rc;
+    int drc = fr_acli_done(&c);
+    return rc ? rc : drc;
 }
