@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # crash_snapshot.sh FLIGHTREC LLVM_XRAY PROG STRESS_PROG WORKDIR - 10 snapshots taken by signal
 # (`flightrec snapshot PID`, snapshot_signal=SIGUSR2) while two threads record; each
-# file is valid for llvm-xray and our reader and says which snapshot it is; the final
-# trace still holds the records made after the last snapshot; fr_snapshot() names %n.
+# file is valid for llvm-xray and our reader, says which snapshot it is, and its summary
+# counts exactly the records it holds (overall and per thread, also for 20 snapshots of
+# a pool recycled under them); the final trace still holds the records made after the
+# last snapshot; fr_snapshot() names %n.
 set -uo pipefail
 fr=$1 xray=$2 prog=$3 stress=$4 work=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
