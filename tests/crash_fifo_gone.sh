@@ -12,8 +12,12 @@ rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
 
 for mode in stream exit; do
-  opts="start=1 policy=discard buffers=16 buffer_size=8k output=$work/f.fifo"
-  [ $mode = stream ] && opts="$opts stream=1"
+  # The trace written at exit must be larger than what the pipe holds (64 KiB) and the
+  # reader takes, or no write fails: with 16 buffers, the 20 short threads' partly used
+  # ones left the file at ~52 KiB once (6,464 records kept, no EPIPE, no message).
+  # 64 buffers: the worker's own fill at least 44 (352 KiB).
+  opts="start=1 policy=discard buffers=64 buffer_size=8k output=$work/f.fifo"
+  [ $mode = stream ] && opts="start=1 policy=discard buffers=16 buffer_size=8k output=$work/f.fifo stream=1"
   rm -f f.fifo; mkfifo f.fifo
   head -c 20000 f.fifo >part.fr &   # reads a little, then goes away
   headpid=$!
