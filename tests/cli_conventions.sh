@@ -148,6 +148,15 @@ for c in "account" "stack" "graph" "replay" "convert -f folded" "convert -f svg"
   expect_rc 0 "$c --tid $tid" "$fr" $c --tid "$tid" -o o.txt s.fr
   [ -s o.txt ] || fail "$c --tid $tid wrote nothing"
 done
+# A --tid that is no thread id is bad usage on every command that takes it (dump took any
+# 64-bit number or a negative one, replay took 0).
+for c in dump account stack graph replay "convert -f chrome"; do
+  for bad in 0 -5 99999999999 abc; do
+    expect_rc 2 "$c --tid $bad" "$fr" $c --tid "$bad" s.fr
+  done
+done
+expect_rc 1 "dump --tid 99999,99998" "$fr" dump --tid 99999,99998 s.fr
+expect_rc 0 "dump --tid 99999,$tid" "$fr" dump --tid "99999,$tid" s.fr
 expect_rc 1 "stack --tid 99999,99998" "$fr" stack --tid 99999,99998 s.fr
 grep -q "no record matched --tid 99999,99998$" err.txt || fail "stack --tid A,B: message '$(cat err.txt)'"
 expect_rc 0 "stack --tid 99999,$tid" "$fr" stack --tid "99999,$tid" s.fr

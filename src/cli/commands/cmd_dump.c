@@ -23,7 +23,7 @@ static const char *const usage_text =
     "FILE '-' reads the trace from standard input.\n"
     "\n"
     "options:\n"
-    "  --tid TID            only records of this thread\n"
+    "  --tid TID[,TID...]   only records of these threads (repeatable)\n"
     "  --function ID|NAME   only function records of this function (and block records)\n"
     "  --from TIME          only records at or after TIME since the trace start\n"
     "  --to TIME            only records before or at TIME since the trace start\n"
@@ -220,20 +220,34 @@ static bool is_function(const fr_record *r)
     return r->kind <= FR_REC_ENTER_ARG;
 }
 
+/* --tid's threads hold tid (the metadata block's records, thread 0, are not shown). */
+static bool tid_listed(const fr_cli_tids *tids, int32_t tid)
+{
+    for (size_t i = 0; i < tids->n; i++)
+        if (tids->ids[i] == tid)
+            return true;
+    return false;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *cmd = "dump", *path = NULL, *binary = NULL, *tid_s = NULL, *fn_s = NULL;
     const char *from_s = NULL, *to_s = NULL, *format = "text", *output = NULL, *color_s = NULL;
     bool meta = false;
     int color = FR_COLOR_AUTO;
+    fr_cli_tids tids = {0};   /* --tid: only these threads' records (repeatable, 12,34) */
     for (int i = 1; i < argc; i++) {
         int m;
         if (fr_cli_is_help(argv[i])) {
             fputs(usage_text, stdout);
             return FR_EXIT_OK;
         }
-        if ((m = fr_cli_option(cmd, argc, argv, &i, "--tid", &tid_s)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--function", &fn_s)) ||
+        if ((m = fr_cli_option(cmd, argc, argv, &i, "--tid", &tid_s)) > 0) {
+            if (fr_cli_parse_tids(cmd, tid_s, &tids))
+                return FR_EXIT_USAGE;
+        } else if (m < 0) {
+            return FR_EXIT_USAGE;
+        } else if ((m = fr_cli_option(cmd, argc, argv, &i, "--function", &fn_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--from", &from_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--to", &to_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
@@ -266,12 +280,6 @@ int cmd_dump(int argc, char **argv)
         return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
 
     char *end;
-    long long tid = 0;
-    if (tid_s) {
-        tid = strtoll(tid_s, &end, 10);
-        if (!*tid_s || *end)
-            return fr_cli_usage_error(cmd, "--tid: expected a thread id, found '%s'", tid_s);
-    }
     uint32_t fn_id = 0;
     bool fn_by_name = false;
     if (fn_s) {
@@ -316,7 +324,7 @@ int cmd_dump(int argc, char **argv)
     fr_record r;
     char tbuf[48];
     while (fr_cli_next(&t, &r) == FR_READ_OK) {
-        if (tid_s && r.tid != tid)
+        if (tids.n && !tid_listed(&tids, r.tid))
             continue;
         if (fn_s && r.kind != FR_REC_BLOCK) {
             if (!is_function(&r))

@@ -259,7 +259,7 @@ int cmd_replay(int argc, char **argv)
         case 'T': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 0 || v > INT32_MAX)
+            if (!*optarg || *end || v < 1 || v > INT32_MAX)
                 return fr_cli_usage_error("replay", "--tid '%s': expected a thread id", optarg);
             if (r.n_tids == MAX_FILTERS)
                 return fr_cli_usage_error("replay", "at most %d --tid options", MAX_FILTERS);
