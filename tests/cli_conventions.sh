@@ -148,6 +148,15 @@ for c in "account" "stack" "graph" "replay" "convert -f folded" "convert -f svg"
   expect_rc 0 "$c --tid $tid" "$fr" $c --tid "$tid" -o o.txt s.fr
   [ -s o.txt ] || fail "$c --tid $tid wrote nothing"
 done
+# '-' among several files for chrome/perfetto (each file is read twice there): refused
+# before anything is written; standard input was found empty on the second read, after
+# the other file's part of the output had been written (exit 1).
+for f in chrome perfetto; do
+  cp calls.fr calls-copy.fr
+  expect_rc 2 "convert -f $f - calls.fr" sh -c "\"$fr\" convert -f $f - calls.fr <calls-copy.fr"
+  [ -s out.txt ] && fail "convert -f $f - calls.fr wrote output before failing"
+  grep -q "standard input" err.txt || fail "convert -f $f - calls.fr: message '$(cat err.txt)'"
+done
 # A --tid that is no thread id is bad usage on every command that takes it (dump took any
 # 64-bit number or a negative one, replay took 0).
 for c in dump account stack graph replay "convert -f chrome"; do

@@ -101,6 +101,13 @@ int cv_close_input(cv_job *job, fr_cli_trace *trace)
 static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
                  const char *out_path)
 {
+    /* Each input is opened twice (its anchor first, then its records): standard input
+     * could be read only once, and the second read would find it empty after half the
+     * output was written. */
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(inputs[i], "-"))
+            return usage_error("'%s' (standard input) cannot be one of several files here: "
+                               "save it to a file first", inputs[i]);
     /* Every input must have the anchor, checked before anything is written. */
     for (size_t i = 0; i < n; i++) {
         fr_cli_trace trace;
