@@ -157,6 +157,11 @@ for f in chrome perfetto; do
   [ -s out.txt ] && fail "convert -f $f - calls.fr wrote output before failing"
   grep -q "standard input" err.txt || fail "convert -f $f - calls.fr: message '$(cat err.txt)'"
 done
+# --binary that is no ELF file: said so, without libelf's "(no error)".
+: > empty.bin
+expect_rc 1 "dump --binary an empty file" "$fr" dump --binary empty.bin s.fr
+grep -q "empty.bin: not an ELF file" err.txt || fail "--binary an empty file: message '$(cat err.txt)'"
+grep -q "no error" err.txt && fail "--binary an empty file: message '$(cat err.txt)'"
 # A --tid that is no thread id is bad usage on every command that takes it (dump took any
 # 64-bit number or a negative one, replay took 0).
 for c in dump account stack graph replay "convert -f chrome"; do

@@ -288,7 +288,10 @@ static image *image_load(const char *path, char *err, size_t errlen)
     }
     im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
     if (!im->elf || elf_kind(im->elf) != ELF_K_ELF) {
-        snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+        /* libelf reports no error for a file too short to be one: "(no error)" then. */
+        int e = elf_errno();
+        snprintf(err, errlen, "%s: not an ELF file%s%s%s", path, e ? " (" : "",
+                 e ? elf_errmsg(e) : "", e ? ")" : "");
         image_free(im);
         return NULL;
     }
