@@ -11,6 +11,19 @@ prog=$1 work=$2
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
 
+# The first reader must hold the FIFO before the program opens it: the runtime opens its
+# output with O_NONBLOCK (a FIFO with no reader fails with ENXIO rather than hanging the
+# program), so a `head f.fifo &` not yet started under load left the program without a
+# reader and head blocked in open() forever (a CI run timed out). The shell opens the FIFO
+# read-write (Linux: never blocks) and hands it to head as its only holder; the program
+# writes far more than head's 20,000 bytes in both modes, so head never waits for an EOF.
+start_reader() {
+  exec 3<>f.fifo
+  head -c 20000 <&3 >part.fr &
+  headpid=$!
+  exec 3<&-
+}
+
 for mode in stream exit; do
   # The trace written at exit must be larger than what the pipe holds (64 KiB) and the
   # reader takes, or no write fails: with 16 buffers, the 20 short threads' partly used
@@ -19,8 +32,7 @@ for mode in stream exit; do
   opts="start=1 policy=discard buffers=64 buffer_size=8k output=$work/f.fifo"
   [ $mode = stream ] && opts="start=1 policy=discard buffers=16 buffer_size=8k output=$work/f.fifo stream=1"
   rm -f f.fifo; mkfifo f.fifo
-  head -c 20000 f.fifo >part.fr &   # reads a little, then goes away
-  headpid=$!
+  start_reader   # reads a little, then goes away
   FLIGHTREC_OPTIONS="$opts" timeout 30 "$prog" 1 100000 >out.txt 2>err.txt
   rc=$?
   wait $headpid
@@ -30,7 +42,7 @@ for mode in stream exit; do
     grep -q 'ends at the last whole' err.txt && fail "$mode: the message says the file ends at a whole block: $(head -c 300 err.txt)"
     # a second reader, after the first left: it must get nothing (no bytes after a torn block)
     rm -f f.fifo; mkfifo f.fifo
-    head -c 20000 f.fifo >part.fr & headpid=$!
+    start_reader
     FLIGHTREC_OPTIONS="$opts" timeout 30 "$prog" 1 100000 "" 0 "$work" >out.txt 2>err.txt &
     pid=$!
     for _ in $(seq 3000); do [ -e ready ] && break; sleep 0.01; done
