@@ -7,12 +7,25 @@
 #                                the current folder); a failed check unless it exits WANT
 #   finish OK_TEXT               the end of a test: prints OK_TEXT if nothing failed, and
 #                                exits with the status (0, or 1 after a failed check)
+#   wait_in_open PID             waits (at most 10 s) until PID, a reader started in the
+#                                background on a FIFO, is blocked in its open(): the
+#                                runtime opens a FIFO output O_NONBLOCK (no reader: ENXIO,
+#                                never a hang), so a reader not yet in open() under load
+#                                would leave the program readerless and itself blocked
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 expect_rc() {
   local want=$1 what=$2; shift 2
   "$@" >out.txt 2>err.txt; local rc=$?
   [ "$rc" = "$want" ] || fail "$what: exit $rc, want $want ($(head -c 300 err.txt))"
+}
+wait_in_open() {
+  local i
+  for i in $(seq 1000); do
+    case "$(cat "/proc/$1/syscall" 2>/dev/null)" in 257\ *|2\ *) return 0 ;; esac  # openat, open
+    sleep 0.01
+  done
+  echo "note: reader $1 not seen in open() after 10 s"
 }
 finish() {
   [ $status = 0 ] && echo "$*"

@@ -14,6 +14,7 @@ export TMPDIR=$work/tmp
 # A FIFO: a reader gets the whole trace.
 mkfifo dev/fifo
 cat dev/fifo > from_fifo.fr & reader=$!
+wait_in_open $reader
 expect_rc 0 "record -o FIFO" timeout 60 "$fr" record -o dev/fifo -- "$prog"
 wait $reader
 [ -p dev/fifo ] || fail "the FIFO is no longer a FIFO: $(ls -l dev/fifo)"

@@ -38,6 +38,11 @@ umask 022
 # 4. a FIFO target is written in place (stays a FIFO); with no reader: no hang
 mkfifo pipe.fr
 cat pipe.fr > via_pipe.fr & reader=$!
+# the reader must be in its open() before the writer opens (O_NONBLOCK: no reader, ENXIO)
+i=0; while [ $i -lt 1000 ]; do
+  case "$(cat /proc/$reader/syscall 2>/dev/null)" in "257 "*|"2 "*) break ;; esac
+  sleep 0.01; i=$((i + 1))
+done
 timeout 20 "$W" pipe.fr 0 100 || fail "writer to FIFO"
 wait $reader
 [ -p pipe.fr ] || fail "FIFO target replaced"
