@@ -252,6 +252,22 @@ static inline size_t fr_varint_get(const uint8_t *p, const uint8_t *end, uint64_
     return 0;
 }
 
+/* One entry of an event run at [p, end): its key, time delta and payload size varints,
+ * then the payload (fr_record_event_entry writes it). Returns the entry's bytes, payload
+ * included, or 0 when it does not end by `end` (torn or damaged); the header's bytes are
+ * the result less *size. The one parse of the entry layout for the runtime's and the
+ * reader's counts and the reader's decoding. */
+static inline size_t fr_run_entry_get(const uint8_t *p, const uint8_t *end, uint64_t *key,
+                                      uint64_t *delta, uint64_t *size)
+{
+    size_t a = fr_varint_get(p, end, key);
+    size_t b = a ? fr_varint_get(p + a, end, delta) : 0;
+    size_t c = b ? fr_varint_get(p + a + b, end, size) : 0;
+    if (!c || *size > (uint64_t)(end - (p + a + b + c)))
+        return 0;
+    return a + b + c + (size_t)*size;
+}
+
 /* FR_TE_LOST: written where a thread's history has a gap (a ring overwrite boundary),
  * so readers can reset call stacks. */
 struct fr_te_lost {

@@ -121,12 +121,10 @@ static uint64_t run_entries(const uint8_t *p, size_t n, size_t *len)
     uint64_t count = 0;
     while (q < end && *q) {
         uint64_t key, delta, size;
-        size_t a = fr_varint_get(q, end, &key);
-        size_t b = a ? fr_varint_get(q + a, end, &delta) : 0;
-        size_t c = b ? fr_varint_get(q + a + b, end, &size) : 0;
-        if (!c || size > (uint64_t)(end - (q + a + b + c)))
+        size_t len = fr_run_entry_get(q, end, &key, &delta, &size);
+        if (!len)
             break;
-        q += a + b + c + size;
+        q += len;
         count++;
     }
     *len = (size_t)(q - p);

@@ -534,11 +534,8 @@ static fr_read_status run_event(fr_reader *r, fr_record *out)
         return truncated(r, off, "an event run");
     const uint8_t *p = run + (off - r->run_start), *end = run + (r->run_end - r->run_start);
     uint64_t key = 0, delta = 0, vsize = 0;
-    size_t a = fr_varint_get(p, end, &key);
-    size_t b = a ? fr_varint_get(p + a, end, &delta) : 0;
-    size_t c = b ? fr_varint_get(p + a + b, end, &vsize) : 0;
-    size_t hn = a + b + c;
-    bool whole = c && vsize <= (uint64_t)(end - p) - hn;
+    const size_t len = fr_run_entry_get(p, end, &key, &delta, &vsize);
+    const bool whole = len != 0;
     fill_thread(r, out, FR_REC_TYPED, off);
     out->run_index = ++r->run_index;
     out->run_stored = run;
@@ -556,8 +553,8 @@ static fr_read_status run_event(fr_reader *r, fr_record *out)
     }
     r->run_tsc += delta;
     out->tsc = r->run_tsc;
-    r->run_next = off + hn + vsize;
-    const uint8_t *values = p + hn;
+    r->run_next = off + len;
+    const uint8_t *values = p + len - vsize;
     uint64_t site = key >> 1;
     const struct fr_site_def *d = site < r->nsites ? &r->sites[site] : NULL;
     size_t ext = 0;
@@ -570,7 +567,7 @@ static fr_read_status run_event(fr_reader *r, fr_record *out)
     if (!d || !d->bytes || !event_room(r, d->size + vsize)) {
         out->event_type = FR_TE_EVENT_RUN;
         out->data = p;
-        out->size = (uint32_t)(hn + vsize);
+        out->size = (uint32_t)len;
         return FR_READ_OK;
     }
     /* name NUL, header, [activity extension], metadata extension, values */

@@ -877,12 +877,10 @@ static uint64_t run_entries(const uint8_t *p, const uint8_t *end)
     uint64_t n = 0;
     while (p < end) {
         uint64_t key, delta, size;
-        size_t a = fr_varint_get(p, end, &key);
-        size_t b = a ? fr_varint_get(p + a, end, &delta) : 0;
-        size_t c = b ? fr_varint_get(p + a + b, end, &size) : 0;
-        if (!c || size > (uint64_t)(end - (p + a + b + c)))
+        size_t len = fr_run_entry_get(p, end, &key, &delta, &size);
+        if (!len)
             break;
-        p += a + b + c + size;
+        p += len;
         n++;
     }
     return n;
