@@ -283,14 +283,21 @@ static size_t longest_file_name(const char *base)
     return n + (has_pid ? 0 : 8) + 14;
 }
 
+/* The directory part of a path, in `copy` (a strdup of it, cut at its last '/'): "/" for
+ * a file at the root, "." for a bare name. */
+static const char *directory_of(char *copy)
+{
+    char *slash = strrchr(copy, '/');
+    return slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+}
+
 static int check_output_dir(const char *path)
 {
     char *copy = strdup(path);
     if (!copy)
         return -1;
-    char *slash = strrchr(copy, '/');
-    const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
-    const char *base = slash ? slash + 1 : path;
+    const char *dir = directory_of(copy);
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     int ok = access(dir, W_OK | X_OK) == 0;
     if (!ok)
         fprintf(stderr, "flightrec record: cannot write the trace into %s: %s\n", dir,
@@ -313,8 +320,7 @@ static int check_backing_dir(const char *path)
     char *copy = strdup(path);
     if (!copy)
         return -1;
-    char *slash = strrchr(copy, '/');
-    const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    const char *dir = directory_of(copy);
     int ok = access(dir, W_OK | X_OK) == 0;
     if (!ok)
         fprintf(stderr, "flightrec record: FLIGHTREC_OPTIONS backing=%s: cannot make the backing "
