@@ -174,6 +174,11 @@ expect_rc 0 "dump --tid 99999,$tid" "$fr" dump --tid "99999,$tid" s.fr
 expect_rc 1 "stack --tid 99999,99998" "$fr" stack --tid 99999,99998 s.fr
 grep -q "no record matched --tid 99999,99998$" err.txt || fail "stack --tid A,B: message '$(cat err.txt)'"
 expect_rc 0 "stack --tid 99999,$tid" "$fr" stack --tid "99999,$tid" s.fr
+# --tid given twice: the warning names every thread asked for, not the last --tid only.
+for c in dump stack; do
+  expect_rc 1 "$c --tid 99999 --tid 99998" "$fr" $c --tid 99999 --tid 99998 s.fr
+  grep -q "no record matched --tid 99999,99998$" err.txt || fail "$c --tid A --tid B: message '$(cat err.txt)'"
+done
 expect_rc 1 "replay --function nosuchfn" "$fr" replay --function nosuchfn s.fr
 grep -q "^flightrec replay: warning: no call matched --function nosuchfn$" err.txt ||
   fail "replay --function nosuchfn: message '$(cat err.txt)'"

@@ -729,11 +729,18 @@ int fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t m
 {
     if (!tids->n || matched)
         return 0;
-    char list[FR_CLI_MAX_TIDS * 12];
-    size_t len = 0;
-    for (size_t i = 0; i < tids->n; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? "," : "", (int)tids->ids[i]);
+    char list[FR_CLI_TIDS_LIST_MAX];
+    fr_cli_tids_list(tids, list);
     return fr_cli_input_error(command, "warning: no record matched --tid %s", list);
+}
+
+void fr_cli_tids_list(const fr_cli_tids *tids, char buf[FR_CLI_TIDS_LIST_MAX])
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < tids->n; i++)   /* each at most 11 bytes: fits */
+        len += (size_t)snprintf(buf + len, FR_CLI_TIDS_LIST_MAX - len, "%s%d", i ? "," : "",
+                                (int)tids->ids[i]);
 }
 
 int fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids)

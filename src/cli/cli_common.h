@@ -96,6 +96,10 @@ bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid);
  * their tid_records), prints "flightrec COMMAND: warning: no record matched --tid 12,34"
  * and returns FR_EXIT_BAD_INPUT; else 0. */
 int  fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t matched);
+
+/* Every thread --tid asked for (all its occurrences), "12,34", into buf. */
+#define FR_CLI_TIDS_LIST_MAX (FR_CLI_MAX_TIDS * 12)
+void fr_cli_tids_list(const fr_cli_tids *tids, char buf[FR_CLI_TIDS_LIST_MAX]);
 /* Closes; returns FR_EXIT_BAD_INPUT if a read error happened, else FR_EXIT_OK. */
 int  fr_cli_close(fr_cli_trace *t);
 /* Function name: trace table, then symbols, then "#ID". Lives as long as the trace. */

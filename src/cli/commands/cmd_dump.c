@@ -378,8 +378,10 @@ int cmd_dump(int argc, char **argv)
     rc = fr_cli_close(&t);
     if (!rc && filtered && !matched) {
         /* An empty result is more often a typo than an answer: say so, exit 1. */
-        fr_cli_input_error(cmd, "warning: no record matched%s%s%s%s%s%s%s%s", tid_s ? " --tid " : "",
-                           tid_s ? tid_s : "", fn_s ? " --function " : "", fn_s ? fn_s : "",
+        char tid_list[FR_CLI_TIDS_LIST_MAX];
+        fr_cli_tids_list(&tids, tid_list);
+        fr_cli_input_error(cmd, "warning: no record matched%s%s%s%s%s%s%s%s", tids.n ? " --tid " : "",
+                           tid_list, fn_s ? " --function " : "", fn_s ? fn_s : "",
                            from_s ? " --from " : "", from_s ? from_s : "", to_s ? " --to " : "",
                            to_s ? to_s : "");
         return FR_EXIT_BAD_INPUT;
