@@ -157,6 +157,10 @@ if(FUNCTRACE_GCC)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_gcc.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_gcc_work ${LLVM_XRAY})
   set_tests_properties(functrace_gcc PROPERTIES LABELS no_asan)
+  add_test(NAME functrace_binary_check
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_binary_check.sh $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_binary_check_work)
+  set_tests_properties(functrace_binary_check PROPERTIES LABELS no_asan)
   add_test(NAME functrace_cxx_names_gcc
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_names.sh $<TARGET_FILE:flightrec_cli>
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_names.cpp

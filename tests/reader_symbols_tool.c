@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     uint64_t addr = strtoull(argv[2], NULL, 0), bias = 0x7f0000000000ull;
     fr_trace_meta m;
     fr_trace_meta_init(&m);
-    fr_meta_object obj = {0, 1000, 1001, bias, argv[1]};
+    fr_meta_object obj = {.index = 0, .first_id = 1000, .last_id = 1001, .load_bias = bias, .path = argv[1]};
     fr_meta_function fns[2] = {{1000, 0, addr + bias, ""}, {1001, 0, 0, "given"}};
     m.objects = &obj;
     m.n_objects = 1;

@@ -90,7 +90,7 @@ static inline uint32_t fr_function_record_word(uint32_t id, unsigned kind)
  *
  * Placement: the writer puts one *metadata block* first in the file (right after the
  * header), with NewBuffer tid 0, holding CLOCK, PROCESS, SUMMARY, THREAD_STATS,
- * OBJECT, FUNCTION and (dumps) DUMP_CAUSE records, so a streaming reader knows names before it meets
+ * OBJECT, BUILD_ID, FUNCTION and (dumps) DUMP_CAUSE records, so a streaming reader knows names before it meets
  * function records. BLOCK_START, LOST and EVENT records appear in the threads' own
  * blocks. Readers must accept any of them anywhere.
  *
@@ -185,6 +185,16 @@ _Static_assert(sizeof(struct fr_te_object) == 20, "object size");
 _Static_assert(offsetof(struct fr_te_object, first_id) == 4, "object first id");
 _Static_assert(offsetof(struct fr_te_object, last_id) == 8, "object last id");
 _Static_assert(offsetof(struct fr_te_object, load_bias) == 12, "object bias");
+
+/* FR_TE_BUILD_ID: the GNU build-id note of an FR_TE_OBJECT (after it, for objects that
+ * have one); then str16 of the id's raw bytes (1 to FR_BUILD_ID_MAX). A reader compares
+ * it with a --binary's own note: strip keeps the note, so a stripped copy of the traced
+ * program is recognised, and a rebuilt one is told apart. */
+#define FR_BUILD_ID_MAX 64
+struct fr_te_build_id {
+    uint32_t object;            /* FR_TE_OBJECT index */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_build_id) == 4, "build id size");
 
 /* FR_TE_FUNCTION: then str16 name (may be empty: the reader then resolves the address
  * through the object's symbols). */
@@ -381,7 +391,8 @@ enum fr_te_tail {
     X(DUMP_CAUSE,   0xF00Au, "dump-cause",   sizeof(struct fr_te_dump_cause),   FR_TE_TAIL_NONE)    \
     X(DROPS,        0xF010u, "drops",        sizeof(struct fr_te_drops),        FR_TE_TAIL_NONE)    \
     X(EVENT_SITE,   0xF011u, "event-site",   sizeof(struct fr_te_event_site),   FR_TE_TAIL_EVENT)   \
-    X(EVENT_RUN,    0xF012u, "event-run",    0,                                 FR_TE_TAIL_EVENT_RUN)
+    X(EVENT_RUN,    0xF012u, "event-run",    0,                                 FR_TE_TAIL_EVENT_RUN) \
+    X(BUILD_ID,     0xF013u, "build-id",     sizeof(struct fr_te_build_id),     FR_TE_TAIL_STR16)
 
 enum fr_te_type {
 #define FR_TE_ENUM_(n, v, s, size, tail) FR_TE_##n = v,

@@ -48,12 +48,16 @@ typedef struct image {
     size_t n_syms;
     uint64_t *fn_addr;  /* fn_addr[id] for ids 1..n_ids of xray_instr_map */
     uint32_t n_ids;
+    uint8_t build_id[FR_BUILD_ID_MAX];  /* its NT_GNU_BUILD_ID note, */
+    size_t build_id_size;               /* 0 if it has none */
 } image;
 
 typedef struct object_ref {
     uint32_t index;
     uint64_t bias;
     char *path;
+    uint8_t build_id[FR_BUILD_ID_MAX];  /* the trace's FR_TE_BUILD_ID for it, */
+    size_t build_id_size;               /* 0 if none */
     image *img;         /* NULL until needed */
     bool tried;
 } object_ref;
@@ -263,6 +267,31 @@ static void image_free(image *im)
     free(im);
 }
 
+/* The file's GNU build-id, from its note sections (strip keeps .note.gnu.build-id);
+ * none found leaves build_id_size 0. */
+static void load_build_id(image *im)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(im->elf, scn))) {
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        GElf_Nhdr nh;
+        size_t off = 0, name_at, desc_at, next;
+        while (d && (next = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                !memcmp((const char *)d->d_buf + name_at, "GNU", 4) &&
+                nh.n_descsz > 0 && nh.n_descsz <= sizeof im->build_id) {
+                memcpy(im->build_id, (const char *)d->d_buf + desc_at, nh.n_descsz);
+                im->build_id_size = nh.n_descsz;
+                return;
+            }
+            off = next;
+        }
+    }
+}
+
 static image *image_load(const char *path, char *err, size_t errlen)
 {
     char dummy[8];
@@ -296,6 +325,7 @@ static image *image_load(const char *path, char *err, size_t errlen)
         return NULL;
     }
     load_symbols(im);
+    load_build_id(im);
     if (load_instr_map(im, err, errlen) != 0) {
         image_free(im);
         return NULL;
@@ -447,15 +477,38 @@ static bool symbol_named_at(const image *im, uint64_t addr, const char *name)
  * object-0 functions, at its run-time address less the object's load bias, must be the
  * function of the same id in the binary's xray_instr_map (or, without a map, carry the
  * same symbol name there). */
+/* False only when the trace and the file both have a build-id and they differ. */
+static bool same_build(const object_ref *o, const image *im)
+{
+    if (!o->build_id_size || !im->build_id_size)
+        return true;
+    return o->build_id_size == im->build_id_size &&
+           !memcmp(o->build_id, im->build_id, im->build_id_size);
+}
+
 int fr_symbols_check_binary(const fr_symbols *s, char *err, size_t errlen)
 {
     const image *b = s->binary;
     if (!b)
         return 0;
     uint64_t bias = 0;
+    const object_ref *main_object = NULL;
     for (size_t i = 0; i < s->n_objects; i++)
-        if (s->objects[i].index == 0)
+        if (s->objects[i].index == 0) {
             bias = s->objects[i].bias;
+            main_object = &s->objects[i];
+        }
+    /* Both build-ids known: they decide (a stripped copy of the program that ran has no
+     * names to compare, and the same id is the same link). */
+    if (main_object && main_object->build_id_size && b->build_id_size) {
+        if (same_build(main_object, b))
+            return 0;
+        char want[FR_BUILD_ID_HEX_SIZE], have[FR_BUILD_ID_HEX_SIZE];
+        fr_build_id_hex(main_object->build_id, main_object->build_id_size, want);
+        fr_build_id_hex(b->build_id, b->build_id_size, have);
+        snprintf(err, errlen, "its build-id is %s, the traced program's was %s", have, want);
+        return -1;
+    }
     for (size_t i = 0; i < s->n_functions; i++) {
         const function_ref *f = &s->functions[i];
         if (f->object != 0 || !f->address)
@@ -496,6 +549,8 @@ void fr_symbols_add_trace_meta(fr_symbols *s, const fr_trace_meta *m)
                 r->index = m->objects[i].index;
                 r->bias = m->objects[i].load_bias;
                 r->path = strdup(m->objects[i].path ? m->objects[i].path : "");
+                memcpy(r->build_id, m->objects[i].build_id, sizeof r->build_id);
+                r->build_id_size = m->objects[i].build_id_size;
                 if (r->path)
                     s->n_objects++;
             }
@@ -552,6 +607,12 @@ static image *object_image(fr_symbols *s, const function_ref *f, uint64_t *addr)
             o->tried = true;
             /* --binary stands for the main executable (object 0). */
             o->img = (o->index == 0 && s->binary) ? s->binary : image_load(o->path, NULL, 0);
+            /* A file at the recorded path that is another build (a library updated since)
+             * would name every address wrongly: the trace's own names, or none, instead. */
+            if (o->img && o->img != s->binary && !same_build(o, o->img)) {
+                image_free(o->img);
+                o->img = NULL;
+            }
         }
         *addr = f->address - o->bias;
         return o->img;

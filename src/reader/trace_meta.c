@@ -180,6 +180,8 @@ static void feed_object(fr_trace_meta *m, cursor *c)
     for (size_t i = 0; i < m->n_objects; i++)
         if (m->objects[i].index == o.index) {
             free(m->objects[i].path);
+            memcpy(o.build_id, m->objects[i].build_id, sizeof o.build_id);
+            o.build_id_size = m->objects[i].build_id_size;
             m->objects[i] = o;
             return;
         }
@@ -190,6 +192,36 @@ static void feed_object(fr_trace_meta *m, cursor *c)
     }
     m->objects = a;
     a[m->n_objects++] = o;
+}
+
+/* FR_TE_BUILD_ID follows its FR_TE_OBJECT: an id for an object not (yet) seen, empty or
+ * too long is ignored. An OBJECT record read again (a later metadata block) keeps the
+ * id until the BUILD_ID that follows it again. */
+static void feed_build_id(fr_trace_meta *m, cursor *c)
+{
+    struct fr_te_build_id v;
+    take(c, &v, sizeof v);
+    size_t n;
+    const char *id = str16(c, &n);
+    if (!c->ok || n == 0 || n > FR_BUILD_ID_MAX)
+        return;
+    for (size_t i = 0; i < m->n_objects; i++)
+        if (m->objects[i].index == v.object) {
+            memcpy(m->objects[i].build_id, id, n);
+            m->objects[i].build_id_size = (uint8_t)n;
+        }
+}
+
+void fr_build_id_hex(const uint8_t *id, size_t size, char out[FR_BUILD_ID_HEX_SIZE])
+{
+    static const char digits[] = "0123456789abcdef";
+    if (size > FR_BUILD_ID_MAX)
+        size = FR_BUILD_ID_MAX;
+    for (size_t i = 0; i < size; i++) {
+        out[2 * i] = digits[id[i] >> 4];
+        out[2 * i + 1] = digits[id[i] & 15];
+    }
+    out[2 * size] = 0;
 }
 
 static void feed_function(fr_trace_meta *m, cursor *c)
@@ -258,6 +290,7 @@ bool fr_trace_meta_feed(fr_trace_meta *m, const fr_record *rec)
     case FR_TE_THREAD_STATS: feed_thread_stats(m, &c); break;
     case FR_TE_OBJECT:       feed_object(m, &c); break;
     case FR_TE_FUNCTION:     feed_function(m, &c); break;
+    case FR_TE_BUILD_ID:     feed_build_id(m, &c); break;
     case FR_TE_LOST:         m->lost_markers++; break;
     case FR_TE_DUMP_CAUSE:   feed_dump_cause(m, &c); break;
     case FR_TE_DROPS:        feed_drops(m, &c); break;

@@ -24,7 +24,13 @@ typedef struct fr_meta_object {
     uint32_t index, first_id, last_id;
     uint64_t load_bias;
     char    *path;
+    uint8_t  build_id[FR_BUILD_ID_MAX];   /* FR_TE_BUILD_ID: its GNU build-id, */
+    uint8_t  build_id_size;               /* 0 if the trace has none for it */
 } fr_meta_object;
+
+/* A build-id as lower-case hex ("9ca2fd03..."), as `file` and debuginfod spell it. */
+#define FR_BUILD_ID_HEX_SIZE (2 * FR_BUILD_ID_MAX + 1)
+void fr_build_id_hex(const uint8_t *id, size_t size, char out[FR_BUILD_ID_HEX_SIZE]);
 
 typedef struct fr_meta_function {
     uint32_t id, object;

@@ -320,6 +320,11 @@ int cmd_info(int argc, char **argv)
                          ", \"path\": ", i ? ", " : "", m->objects[i].index, m->objects[i].first_id,
                     m->objects[i].last_id, m->objects[i].load_bias);
             fr_cli_json_string(out, m->objects[i].path);
+            if (m->objects[i].build_id_size) {
+                char id[FR_BUILD_ID_HEX_SIZE];
+                fr_build_id_hex(m->objects[i].build_id, m->objects[i].build_id_size, id);
+                fprintf(out, ", \"build_id\": \"%s\"", id);
+            }
             fputc('}', out);
         }
         fprintf(out, "],\n \"functions_in_table\": %zu, \"lost_record_markers\": %" PRIu64
@@ -404,11 +409,13 @@ int cmd_info(int argc, char **argv)
     }
     if (m->has_dump_cause)
         print_dump_cause(out, m, false);
-    if (m->n_objects)
-        for (size_t i = 0; i < m->n_objects; i++)
-            fprintf(out, "object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s\n", m->objects[i].index,
-                   m->objects[i].first_id, m->objects[i].last_id, m->objects[i].load_bias,
-                   fr_text_escape(&e, m->objects[i].path));
+    for (size_t i = 0; i < m->n_objects; i++) {
+        char id[FR_BUILD_ID_HEX_SIZE] = "";
+        fr_build_id_hex(m->objects[i].build_id, m->objects[i].build_id_size, id);
+        fprintf(out, "object %u: ids %u..%u, load bias 0x%" PRIx64 ", %s%s%s\n", m->objects[i].index,
+                m->objects[i].first_id, m->objects[i].last_id, m->objects[i].load_bias,
+                fr_text_escape(&e, m->objects[i].path), id[0] ? ", build-id " : "", id);
+    }
     fprintf(out, "functions in trace table: %zu\n", m->n_functions);
     fprintf(out, "lost-record markers: %" PRIu64 "\n", lost);
 

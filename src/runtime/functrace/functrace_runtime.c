@@ -117,6 +117,19 @@ static void before_finalize(void)
 #define MAX_NAME 1024
 #define MAX_OBJECTS_MARKED 1024
 
+/* FR_TE_BUILD_ID: the fixed part, then the id as a str16 of raw bytes (which may hold
+ * zeros, so not through fr_meta_emit_str16's string). */
+static void emit_build_id(fr_meta_writer *w, const struct fr_instr_object *o)
+{
+    uint8_t payload[sizeof(struct fr_te_build_id) + 2 + sizeof o->build_id];
+    struct fr_te_build_id id = { .object = o->index };
+    uint16_t n = o->build_id_size;
+    memcpy(payload, &id, sizeof id);
+    memcpy(payload + sizeof id, &n, 2);
+    memcpy(payload + sizeof id + 2, o->build_id, n);
+    fr_meta_emit(w, FR_TE_BUILD_ID, payload, sizeof id + 2 + n);
+}
+
 static void emit_metadata(fr_meta_writer *w, void *ctx)
 {
     (void)ctx;
@@ -131,6 +144,8 @@ static void emit_metadata(fr_meta_writer *w, void *ctx)
         struct fr_te_object obj = { .index = o->index, .first_id = o->first_id,
                                     .last_id = o->last_id, .load_bias = o->bias };
         fr_meta_emit_str16(w, FR_TE_OBJECT, &obj, sizeof obj, o->path, 4096);
+        if (o->build_id_size)
+            emit_build_id(w, o);
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct fr_instr_object *o = fr_instr_object_at(i);

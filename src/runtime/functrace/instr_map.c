@@ -1,6 +1,7 @@
 /* instr_map.c - find every loaded object's xray_instr_map and number its functions. */
 #define _GNU_SOURCE
 #include "functrace/instr_map.h"
+#include "functrace/build_id.h"
 #include "functrace/object_file.h"
 
 #include <elf.h>
@@ -236,6 +237,8 @@ static void add_object(const struct found *f, int is_main)
     }
     if (o->lo == UINTPTR_MAX)
         o->lo = 0;
+    o->build_id_size = (uint8_t)fr_build_id_of_loaded(f->bias, f->phdr, f->phnum, o->build_id,
+                                                      sizeof o->build_id);
     /* /proc/self/exe works even when the executable was moved or deleted. */
     fr_object_file *of = fr_object_file_open(is_main ? "/proc/self/exe" : path);
     uint64_t addr, size;

@@ -76,6 +76,8 @@ struct fr_instr_object {
     const struct fr_instr_function *functions;   /* functions[i] has id first_id + i */
     size_t      function_count;
     int         unloaded;    /* dlclose'd: its memory may now be another object's */
+    uint8_t     build_id[64];          /* its GNU build-id (FR_TE_BUILD_ID), */
+    uint8_t     build_id_size;         /* 0 if it has none */
 };
 
 /* Adds the objects loaded since the last call (the first call adds all of them, the
