@@ -10,6 +10,10 @@ add_test(NAME cli_conventions COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_conventions.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME cli_info_threads COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_info_threads.sh
     $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:functrace_record_shared>)
+  # account/stack/graph of a trace that lost records: a note with the count and causes.
+  add_test(NAME cli_lost_note COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_lost_note.sh
+    $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:functrace_record_shared>
+    ${CMAKE_CURRENT_BINARY_DIR}/cli_lost_note_work)
 else()
   message(STATUS "cli_info_threads not registered: the C compiler is not clang (XRay sleds)")
 endif()

@@ -98,6 +98,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
         fr_stack_agg_set_process(c->analysis->stacks, 0);
     }
     feed_trace(&c->trace, c->analysis);
+    fr_cli_losses_add(&c->lost, &c->trace);
     /* A process's frames still open end with its trace, not in the next one. */
     fr_analysis_finish(c->analysis);
     if (roots && (rc = keep_process(c, &c->trace)) != 0)
@@ -132,6 +133,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
             if (roots)
                 fr_stack_agg_set_process(c->analysis->stacks, (uint32_t)i);
             feed_trace(&more, c->analysis);
+            fr_cli_losses_add(&c->lost, &more);
             fr_analysis_finish(c->analysis);
             if (roots)
                 bad = keep_process(c, &more);
@@ -223,6 +225,7 @@ void fr_acli_report_unmatched(const fr_acli *c)
     if (s->too_deep)
         fprintf(stderr, "flightrec %s: warning: %" PRIu64 " calls deeper than %u frames ignored\n",
                 c->trace.command, s->too_deep, FR_CALL_TRACKER_MAX_DEPTH);
+    fr_cli_losses_note(&c->lost, c->trace.command);
 }
 
 void fr_acli_json_header(const fr_acli *c, FILE *out)
@@ -235,9 +238,10 @@ void fr_acli_json_header(const fr_acli *c, FILE *out)
             ", \"max_depth\": %" PRIu32
             ", \"unmatched\": {\"exits_without_enter\": %" PRIu64 ", \"closed_by_unwind\": %" PRIu64
             ", \"open_at_end\": %" PRIu64 ", \"cut_by_lost_records\": %" PRIu64
-            ", \"too_deep\": %" PRIu64 "}",
+            ", \"too_deep\": %" PRIu64 "}, \"records_lost\": %" PRIu64,
             c->ticks_per_second, s->calls, s->threads, s->max_depth, s->unmatched_exits,
-            s->closed_by_unwind, s->open_at_end, s->discarded_at_lost, s->too_deep);
+            s->closed_by_unwind, s->open_at_end, s->discarded_at_lost, s->too_deep,
+            c->lost.records);
 }
 
 void fr_acli_json_string(FILE *out, const char *s)

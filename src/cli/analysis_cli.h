@@ -31,6 +31,7 @@ typedef struct fr_acli {
      * its own metadata. */
     fr_acli_process *procs;
     size_t        n_procs;
+    fr_cli_losses lost;             /* what the traces lost before they were written */
 } fr_acli;
 
 /* Reads the trace at path into a new analysis of the given kinds (FR_ANALYZE_*), with
@@ -68,7 +69,8 @@ void fr_acli_format_duration(const fr_acli *c, uint64_t ticks, char *buf, size_t
 /* Nanoseconds with 3 decimals, exact ("1234.567"), for CSV and JSON. */
 const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n);
 /* One stderr line: calls, threads and every kind of unmatched record; printed when
- * something was unmatched or c->verbose. */
+ * something was unmatched or c->verbose. Then, when the traces lost records, a note
+ * with the count and its causes: the figures cover part of the run. */
 void fr_acli_report_unmatched(const fr_acli *c);
 /* Writes the trace and the unmatched counts as JSON object members (no braces). */
 void fr_acli_json_header(const fr_acli *c, FILE *out);

@@ -785,3 +785,42 @@ int fr_cli_close(fr_cli_trace *t)
     memset(t, 0, sizeof *t);
     return rc;
 }
+
+void fr_cli_losses_add(fr_cli_losses *l, const fr_cli_trace *t)
+{
+    const fr_trace_meta *m = &t->meta;
+    if (t->only_tids.n) {
+        l->of_selected = true;
+        for (size_t i = 0; i < m->n_thread_stats; i++)
+            for (size_t k = 0; k < t->only_tids.n; k++)
+                if (m->thread_stats[i].tid == t->only_tids.ids[k])
+                    l->records += m->thread_stats[i].records_dropped;
+        return;
+    }
+    if (m->has_summary) {
+        l->records += m->records_dropped;
+    } else {
+        for (size_t i = 0; i < m->n_thread_stats; i++)
+            l->records += m->thread_stats[i].records_dropped;
+    }
+    if (m->has_drops)
+        for (unsigned k = 0; k < FR_DROP_NCAUSES; k++)
+            l->by_cause[k] += m->drops[k];
+}
+
+void fr_cli_losses_note(const fr_cli_losses *l, const char *command)
+{
+    if (!l->records)
+        return;
+    char causes[512] = "";
+    size_t len = 0;
+    for (unsigned k = 0; k < FR_DROP_NCAUSES && !l->of_selected; k++)
+        if (l->by_cause[k] && len < sizeof causes)
+            len += (size_t)snprintf(causes + len, sizeof causes - len, "%s%s: %" PRIu64,
+                                    len ? ", " : " (", fr_drop_cause_name(k).text, l->by_cause[k]);
+    if (len && len < sizeof causes - 1)
+        strcat(causes, ")");
+    fprintf(stderr, "flightrec %s: note: the trace lost %" PRIu64 " records%s before it was "
+            "written%s; these figures cover what it kept\n", command, l->records,
+            l->of_selected ? " of the selected threads" : "", causes);
+}

@@ -97,6 +97,21 @@ bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid);
  * and returns FR_EXIT_BAD_INPUT; else 0. */
 int  fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t matched);
 
+/* Records traces lost before they were written (a flight recorder keeps part of the
+ * history): an analysis's figures then cover part of the run, which a table alone does
+ * not show. fr_cli_losses_add, after a trace was read to its end (its metadata complete),
+ * adds its summary's count and causes, or with --tid (t->only_tids) the selected threads'
+ * own (THREAD_STATS). fr_cli_losses_note prints, when something was lost, one line
+ * "flightrec COMMAND: note: the trace lost N records before it was written (CAUSE: N,
+ * ...); these figures cover what it kept" (exit status unchanged). */
+typedef struct fr_cli_losses {
+    uint64_t records;
+    uint64_t by_cause[FR_DROP_NCAUSES];
+    bool     of_selected;               /* --tid: records counts those threads only */
+} fr_cli_losses;
+void fr_cli_losses_add(fr_cli_losses *l, const fr_cli_trace *t);
+void fr_cli_losses_note(const fr_cli_losses *l, const char *command);
+
 /* Every thread --tid asked for (all its occurrences), "12,34", into buf. */
 #define FR_CLI_TIDS_LIST_MAX (FR_CLI_MAX_TIDS * 12)
 void fr_cli_tids_list(const fr_cli_tids *tids, char buf[FR_CLI_TIDS_LIST_MAX]);

@@ -99,6 +99,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     size_t n_in = several ? job->n_inputs : 1;
     /* Several inputs: none twice (cmd_convert.c checked, fr_cli_check_distinct). */
     int rc = 0;
+    fr_cli_losses lost = {0};   /* a flame graph of part of the run says so */
     st->procs = check_alloc(calloc(n_in, sizeof *st->procs));
     uint32_t *pids = several ? check_alloc(calloc(n_in, sizeof *pids)) : NULL;
     st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
@@ -135,6 +136,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         fr_call_tracker_stats before = *fr_analysis_stats(st->analysis);
         if (feed(job, st->analysis) == FR_READ_ERROR)
             rc = FR_EXIT_BAD_INPUT;
+        fr_cli_losses_add(&lost, job->trace);
         /* a process's frames still open end with its trace, not in the next one */
         fr_analysis_finish(st->analysis);
         if (several) {   /* which trace had unmatched records */
@@ -164,6 +166,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         job->in_path = job->inputs[0];   /* (the svg's title names it) */
     if (!several)
         cv_report_unmatched(fr_analysis_stats(st->analysis));
+    fr_cli_losses_note(&lost, "convert");
     st->n = fr_stack_agg_count(st->agg);
     uint64_t merged = fr_stack_agg_merged_calls(st->agg);
     if (merged)
