@@ -187,3 +187,11 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set_tests_properties(functrace_avx_events_avx2 PROPERTIES
     ENVIRONMENT "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
 endif()
+
+# fr_build_id_of_loaded: the executable's own build-id, and no read of unmapped notes.
+add_executable(functrace_build_id_test ${CMAKE_CURRENT_SOURCE_DIR}/functrace_build_id_test.c
+               ${CMAKE_SOURCE_DIR}/src/runtime/functrace/build_id.c)
+target_include_directories(functrace_build_id_test PRIVATE ${CMAKE_SOURCE_DIR}/src/runtime)
+target_link_libraries(functrace_build_id_test PRIVATE fr_testlib)
+target_link_options(functrace_build_id_test PRIVATE -Wl,--build-id)
+add_test(NAME functrace_build_id COMMAND functrace_build_id_test)

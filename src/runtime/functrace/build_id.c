@@ -13,11 +13,23 @@ static size_t pad(size_t n, size_t align)
     return (n + align - 1) & ~(align - 1);
 }
 
+/* True when [vaddr, vaddr + size) lies inside one PT_LOAD segment: mapped memory. The
+ * ELF rules do not require a PT_NOTE segment to be loaded, and the runtime reads only
+ * what the loader mapped (an odd or hostile object must not make it fault). */
+static int loaded(const ElfW(Phdr) *phdr, size_t phnum, uint64_t vaddr, uint64_t size)
+{
+    for (size_t i = 0; i < phnum; i++)
+        if (phdr[i].p_type == PT_LOAD && vaddr >= phdr[i].p_vaddr &&
+            size <= phdr[i].p_filesz && vaddr - phdr[i].p_vaddr <= phdr[i].p_filesz - size)
+            return 1;
+    return 0;
+}
+
 size_t fr_build_id_of_loaded(uintptr_t bias, const ElfW(Phdr) *phdr, size_t phnum,
                              uint8_t *out, size_t cap)
 {
     for (size_t i = 0; i < phnum; i++) {
-        if (phdr[i].p_type != PT_NOTE)
+        if (phdr[i].p_type != PT_NOTE || !loaded(phdr, phnum, phdr[i].p_vaddr, phdr[i].p_memsz))
             continue;
         size_t align = phdr[i].p_align == 8 ? 8 : 4;
         const uint8_t *p = (const uint8_t *)(bias + phdr[i].p_vaddr);

@@ -14,7 +14,8 @@
 
 /* Copies the NT_GNU_BUILD_ID descriptor of the object loaded at bias with these program
  * headers into out (cap bytes). Returns its size, or 0 if the object has none or it is
- * larger than cap. Reads memory only: no file, no allocation. */
+ * larger than cap. Reads memory only: no file, no allocation; only note segments that
+ * lie inside a PT_LOAD segment's file-backed part (what the loader mapped). */
 size_t fr_build_id_of_loaded(uintptr_t bias, const ElfW(Phdr) *phdr, size_t phnum,
                              uint8_t *out, size_t cap);
 
