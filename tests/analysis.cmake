@@ -37,3 +37,9 @@ add_test(NAME analysis_replay
 add_test(NAME analysis_tid
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_tid.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_tid)
+
+# A runaway recursion (a stack overflow's trace): stack, folded and svg cut at
+# --max-depth with nothing lost, replay's indentation bounded.
+add_test(NAME analysis_deep
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_deep.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:analysis_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_deep)

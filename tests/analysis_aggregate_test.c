@@ -395,6 +395,61 @@ static void test_stacks_many(void **state)
     }
 }
 
+/* The depth limit on a chain of 10 nested calls (id d+1 at depth d, entered at tsc d,
+ * left at 20 - d: each lasts 20 - 2d with self time 2), cut at 3 frames: 1, 1>2, 1>2>3
+ * and 1>2>3>[deeper], which holds the 7 calls below (self 14) and as total the
+ * outermost one's time (id 4 at depth 3: 14), not the sum of the nested times (56). The
+ * same through the steps tracker, the callbacks with the enter callback, and without it
+ * (the stack walked from the root at each call). */
+static void check_chain_cut(const fr_stack_agg *sa)
+{
+    assert_int_equal(fr_stack_agg_count(sa), 4);
+    uint32_t i = fr_stack_agg_find(sa, (uint32_t[]){1, 2, 3, FR_STACK_DEEPER}, 4);
+    assert_int_not_equal(i, FR_STACK_ROOT);
+    const fr_stack_node *s = fr_stack_agg_node(sa, i);
+    assert_int_equal(s->calls, 7);
+    assert_int_equal(s->self_ticks, 14);
+    assert_int_equal(s->total_ticks, 14);
+    assert_int_equal(fr_stack_agg_deeper_calls(sa), 7);
+    assert_int_equal(fr_stack_agg_merged_calls(sa), 0);
+    uint32_t top = fr_stack_agg_find(sa, (uint32_t[]){1, 2, 3}, 3);
+    assert_int_equal(fr_stack_agg_node(sa, top)->total_ticks, 16);
+    assert_int_equal(fr_stack_agg_node(sa, top)->self_ticks, 2);
+}
+
+static void feed_chain(fr_call_tracker *t, fr_analysis *a)
+{
+    for (uint32_t d = 0; d < 10; d++) {
+        fr_record r = {.kind = FR_REC_ENTER, .tid = 1, .function_id = d + 1, .tsc = d};
+        t ? fr_call_tracker_feed(t, &r) : fr_analysis_feed(a, &r);
+    }
+    for (uint32_t d = 10; d-- > 0;) {
+        fr_record r = {.kind = FR_REC_EXIT, .tid = 1, .function_id = d + 1, .tsc = 20 - d};
+        t ? fr_call_tracker_feed(t, &r) : fr_analysis_feed(a, &r);
+    }
+}
+
+static void test_stacks_max_depth(void **state)
+{
+    (void)state;
+    fr_analysis *a = fr_analysis_new(FR_ANALYZE_STACKS);
+    fr_stack_agg_set_max_depth(a->stacks, 3);
+    feed_chain(NULL, a);
+    fr_analysis_finish(a);
+    check_chain_cut(a->stacks);
+    fr_analysis_free(a);
+    for (int with_enter = 0; with_enter < 2; with_enter++) {
+        fr_stack_agg *sa = fr_stack_agg_new();
+        fr_stack_agg_set_max_depth(sa, 3);
+        fr_call_tracker *t = fr_call_tracker_new(fr_stack_agg_on_call,
+                                                 with_enter ? fr_stack_agg_on_enter : NULL, sa);
+        feed_chain(t, NULL);
+        check_chain_cut(sa);
+        fr_call_tracker_free(t);
+        fr_stack_agg_free(sa);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_stacks_without_enter_callback),
         cmocka_unit_test(test_stacks_bounded),
         cmocka_unit_test(test_stacks_many),
+        cmocka_unit_test(test_stacks_max_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,7 @@ struct fr_stack_agg {
     struct slot    *slots;
     uint32_t        slot_bits;
     size_t          limit;         /* nodes before "other" takes new stacks (<= MAX_NODES/2) */
+    uint32_t        max_depth;     /* frames at this depth and below go to "deeper" nodes */
     int             thread_roots;
     int             processes;     /* fr_stack_agg_set_process called: process roots */
     uint32_t        process;       /* the index of the process being fed */
@@ -114,6 +115,7 @@ fr_stack_agg *fr_stack_agg_new(void)
     sa->cap_nodes = (64u << 20) / sizeof *sa->nodes;   /* grown by mremap, without copying */
     sa->nodes = map_region(sa->cap_nodes * sizeof *sa->nodes);
     sa->limit = MAX_NODES / 2;
+    sa->max_depth = UINT32_MAX;
     fr_u64_map_init(&sa->by_tid);
     return sa;
 }
@@ -122,6 +124,11 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks)
 {
     /* "other" nodes, at most one per node, must fit in MAX_NODES too */
     sa->limit = max_stacks && max_stacks < MAX_NODES / 2 ? max_stacks : MAX_NODES / 2;
+}
+
+void fr_stack_agg_set_max_depth(fr_stack_agg *sa, uint32_t max_depth)
+{
+    sa->max_depth = max_depth ? max_depth : UINT32_MAX;
 }
 
 void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on)
@@ -136,14 +143,24 @@ void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index)
     sa->last = NULL;   /* a tid of the next process is another thread */
 }
 
+/* Calls of the nodes of one special function id: counted at the end, not per call. */
+static uint64_t calls_of(const fr_stack_agg *sa, uint32_t function_id)
+{
+    uint64_t calls = 0;
+    for (size_t i = 0; i < sa->n; i++)
+        if (sa->nodes[i].function_id == function_id)
+            calls += sa->nodes[i].calls;
+    return calls;
+}
+
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa)
 {
-    /* counted at the end, not per call */
-    uint64_t merged = 0;
-    for (size_t i = 0; i < sa->n; i++)
-        if (sa->nodes[i].function_id == FR_STACK_OTHER)
-            merged += sa->nodes[i].calls;
-    return merged;
+    return calls_of(sa, FR_STACK_OTHER);
+}
+
+uint64_t fr_stack_agg_deeper_calls(const fr_stack_agg *sa)
+{
+    return calls_of(sa, FR_STACK_DEEPER);
 }
 
 void fr_stack_agg_free(fr_stack_agg *sa)
@@ -170,7 +187,7 @@ void fr_stack_agg_free(fr_stack_agg *sa)
  *    roots the placement hash of the thread's root node, so that each tree has its own;
  *  - a process's or thread's root node: path_hash(its parent's placement hash, or
  *    PATH_SEED at the top, its function id);
- *  - an "other" node: path_hash(its parent's placement hash, FR_STACK_OTHER). */
+ *  - an "other" or a "deeper" node: path_hash(its parent's placement hash, its id). */
 #define PATH_SEED FR_CALL_PATH_SEED
 static inline uint64_t path_hash(uint64_t parent_hash, uint32_t function_id)
 {
@@ -276,6 +293,21 @@ struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t 
     return child_of_new(sa, parent, function_id, h, slot);
 }
 
+/* The "deeper" child of parent, the node of every frame below the depth limit: created
+ * whatever the node limit (a node has an "other" or a "deeper" child, never both: its
+ * children are all at the limit or none is). Under an "other" or a "deeper" node, that
+ * node itself. */
+__attribute__((noinline))
+static struct frame_node deeper_child(fr_stack_agg *sa, struct frame_node parent)
+{
+    if (parent.node != FR_STACK_ROOT && node_at(sa, parent.node)->function_id >= FR_STACK_DEEPER)
+        return parent;
+    uint32_t slot;
+    uint64_t h = path_hash(parent.hash, FR_STACK_DEEPER);
+    uint32_t i = lookup(sa, parent.node, FR_STACK_DEEPER, h, &slot);
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_DEEPER, h, slot)};
+}
+
 /* The node of a process's or thread's root frame, whatever the limit. */
 static struct frame_node root_child(fr_stack_agg *sa, struct frame_node parent, uint32_t fid)
 {
@@ -321,7 +353,7 @@ static struct frame_node node_of_stack(fr_stack_agg *sa, struct thread_nodes *th
     uint64_t p = PATH_SEED;
     for (uint32_t d = 0; d <= depth; d++) {
         p = th->pre[d] = path_hash(p, stack[d]);
-        f = child_of(sa, f, stack[d], p ^ th->salt);
+        f = d < sa->max_depth ? child_of(sa, f, stack[d], p ^ th->salt) : deeper_child(sa, f);
     }
     return f;
 }
@@ -348,7 +380,8 @@ void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uin
                              : depth <= th->known ? th->at[depth - 1]
                              : node_of_stack(sa, th, stack, depth - 1);
     uint64_t p = th->pre[depth] = path_hash(depth ? th->pre[depth - 1] : PATH_SEED, stack[depth]);
-    th->at[depth] = child_of(sa, parent, stack[depth], p ^ th->salt);
+    th->at[depth] = depth < sa->max_depth ? child_of(sa, parent, stack[depth], p ^ th->salt)
+                                          : deeper_child(sa, parent);
     th->known = depth + 1;
 }
 
@@ -356,7 +389,9 @@ static inline void count_call(fr_stack_agg *sa, uint32_t node, const fr_call *c)
 {
     fr_stack_node *s = node_at(sa, node);
     s->calls++;
-    s->total_ticks += fr_call_duration(c);
+    /* a "deeper" node's total: its outermost calls' time only */
+    if (c->depth <= sa->max_depth)
+        s->total_ticks += fr_call_duration(c);
     s->self_ticks += fr_call_self(c);
 }
 
@@ -420,6 +455,7 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
     fr_stack_agg *sa = ctx;
     struct thread_nodes *th = thread_of(sa, tid);
     const uint64_t salt = th->salt;
+    const uint32_t max_depth = sa->max_depth;   /* (a local: stores to at[] may alias sa) */
     struct pending_call calls[CHUNK];
     size_t n_calls = 0;
     for (size_t i = 0; i < n && i < AHEAD; i++)
@@ -432,12 +468,15 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
         if (c->flags & FR_CALL_ENTER) {
             grow_frames(th, d);
             struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
-            struct frame_node f = child_of(sa, parent, c->function_id, c->path_hash ^ salt);
+            struct frame_node f = __builtin_expect(d < max_depth, 1)
+                                ? child_of(sa, parent, c->function_id, c->path_hash ^ salt)
+                                : deeper_child(sa, parent);
             th->at[d] = f;
             __builtin_prefetch(node_at(sa, f.node), 1);
             continue;
         }
-        calls[n_calls++] = (struct pending_call){th->at[d].node, c->duration, c->self};
+        /* (a "deeper" node's total: its outermost calls' time only) */
+        calls[n_calls++] = (struct pending_call){th->at[d].node, d <= max_depth ? c->duration : 0, c->self};
         if (n_calls == CHUNK) {
             count_pending(sa, calls, n_calls);
             n_calls = 0;
@@ -482,8 +521,8 @@ uint32_t fr_stack_agg_find(const fr_stack_agg *sa, const uint32_t *stack, uint32
         roots = roots && (fr_stack_is_thread(stack[d]) || fr_stack_is_process(stack[d]));
         if (roots)
             h = salt = path_hash(h, stack[d]);
-        else if (stack[d] == FR_STACK_OTHER)
-            h = path_hash(h, FR_STACK_OTHER);
+        else if (stack[d] >= FR_STACK_DEEPER)   /* "other", "deeper" */
+            h = path_hash(h, stack[d]);
         else
             h = (p = path_hash(p, stack[d])) ^ salt;
         node = lookup(sa, node, stack[d], h, &slot);

@@ -24,6 +24,8 @@
 #define FR_STACK_ROOT UINT32_MAX   /* parent of the nodes of depth 0 */
 /* function_id of an "other" node: the stacks merged once the limit is reached */
 #define FR_STACK_OTHER UINT32_MAX
+/* function_id of a "deeper" node: the calls below the depth limit (fr_stack_agg_set_max_depth) */
+#define FR_STACK_DEEPER (UINT32_MAX - 1)
 /* function_id of a thread's root node (fr_stack_agg_set_thread_roots): this bit | tid */
 #define FR_STACK_THREAD 0x80000000u
 /* function_id of a process's root node (fr_stack_agg_set_process): these bits | index */
@@ -34,7 +36,7 @@ static inline int fr_stack_is_thread(uint32_t function_id)
 }
 static inline int fr_stack_is_process(uint32_t function_id)
 {
-    return function_id != FR_STACK_OTHER && (function_id & FR_STACK_PROCESS) == FR_STACK_PROCESS;
+    return function_id < FR_STACK_DEEPER && (function_id & FR_STACK_PROCESS) == FR_STACK_PROCESS;
 }
 
 /* 32 bytes; with the hash table's 21-43 bytes a node (16-byte slots, 3/8 to 3/4 full),
@@ -58,6 +60,15 @@ void fr_stack_agg_free(fr_stack_agg *sa);
  * nodes. Call before
  * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
 void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
+/* Depth limit: a call whose frame would be the (max_depth+1)-th function frame of its
+ * stack (below process and thread roots) is counted in a "deeper" node (FR_STACK_DEEPER)
+ * under its caller's node, and so is every call deeper in that stack. A deeper node's
+ * calls are all the calls cut, its self time theirs, its total time that of the outermost
+ * of them (the time spent below the limit, each nested call's time counted once). So a
+ * deep recursion (a stack overflow's trace) makes max_depth nodes, not one per level.
+ * Outside the node limit: at most one "other" or "deeper" child per node, so the bound
+ * of set_limit holds. Call before feeding; 0 (the default) means no limit. */
+void fr_stack_agg_set_max_depth(fr_stack_agg *sa, uint32_t max_depth);
 /* One tree per thread: every stack starts with a node for its thread (function_id
  * FR_STACK_THREAD | tid, no calls of its own), outside the limit. Call before feeding. */
 void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on);
@@ -65,11 +76,13 @@ void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on);
  * on are process `index`'s (a tid seen in an earlier process is another thread), and each
  * of their stacks starts with the process's node (function_id FR_STACK_PROCESS | index,
  * no calls of its own, outside the limit), above the thread's root node if any. Call
- * before feeding each process's records (index < 2^30 - 1); nodes are created in feeding
+ * before feeding each process's records (index < 2^30 - 2); nodes are created in feeding
  * order, so each process's nodes are the ones created while it was fed. */
 void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index);
 /* Calls counted in "other" nodes. */
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
+/* Calls counted in "deeper" nodes. */
+uint64_t fr_stack_agg_deeper_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 void fr_stack_agg_on_call(const fr_call *call, void *ctx);

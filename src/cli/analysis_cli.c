@@ -82,6 +82,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     c->analysis = fr_analysis_new(what);
     if (opts && c->analysis->stacks) {
         fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
+        fr_stack_agg_set_max_depth(c->analysis->stacks, opts->max_depth);
         fr_stack_agg_set_thread_roots(c->analysis->stacks, opts->thread_roots);
     }
     if (opts)
@@ -270,6 +271,29 @@ int fr_acli_parse_count(const char *command, const char *option, const char *arg
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+void fr_acli_report_deeper(const fr_stack_agg *sa, const char *command, uint32_t max_depth)
+{
+    uint64_t deeper = fr_stack_agg_deeper_calls(sa);
+    if (deeper)
+        fprintf(stderr, "flightrec %s: note: --max-depth %u: %llu calls deeper than %u frame%s "
+                "counted in [deeper] frames\n", command, (unsigned)max_depth,
+                (unsigned long long)deeper, (unsigned)max_depth, max_depth == 1 ? "" : "s");
+}
+
+int fr_acli_parse_max_depth(const char *command, const char *arg, uint32_t *out)
+{
+    uint64_t v;
+    if (fr_acli_parse_count(command, "--max-depth", arg, &v))
+        return -1;
+    if (v == 0 || v > UINT32_MAX) {
+        fr_cli_usage_error(command, "--max-depth '%s': expected a count of frames from 1 to %u",
+                           arg, (unsigned)UINT32_MAX);
+        return -1;
+    }
+    *out = (uint32_t)v;
     return 0;
 }
 

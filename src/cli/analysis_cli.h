@@ -43,6 +43,7 @@ int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *
 /* Same, with options of the analysis. */
 typedef struct fr_acli_opts {
     size_t max_stacks;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_limit (0: no limit) */
+    uint32_t max_depth;     /* FR_ANALYZE_STACKS: fr_stack_agg_set_max_depth (0: no limit) */
     bool thread_roots;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_thread_roots */
     fr_cli_tids tids;       /* --tid: only these threads (none: all) */
 } fr_acli_opts;
@@ -92,6 +93,16 @@ FILE *fr_acli_open_output(const char *command, const char *path);
 /* Closes out (unless stdout); returns 0, or FR_EXIT_BAD_INPUT after a write error. */
 int fr_acli_close_output(const char *command, const char *path, FILE *out);
 /* Parses a non-negative decimal count for an option; prints why and returns -1 if bad. */
+/* --max-depth's default for stack, folded and svg: deeper frames are counted in a
+ * "[deeper]" frame. A stack overflow's trace (65,536 levels of one recursion) would
+ * otherwise print one stack a level, each a level longer: 15 GB of `stack` text and
+ * 10 GB of folded lines from a 2 MB trace. perf keeps 127 frames, uftrace 1024. */
+#define FR_ACLI_DEFAULT_MAX_DEPTH 1024
+/* Parses --max-depth's value (a count of at least 1, at most 2^32 - 1) into *out; 0,
+ * or -1 after a message (bad usage), as fr_acli_parse_count. */
+int fr_acli_parse_max_depth(const char *command, const char *arg, uint32_t *out);
+/* The note on stderr when calls were counted in "[deeper]" frames (none: nothing). */
+void fr_acli_report_deeper(const fr_stack_agg *sa, const char *command, uint32_t max_depth);
 int fr_acli_parse_count(const char *command, const char *option, const char *arg, uint64_t *out);
 
 #endif

@@ -12,6 +12,9 @@
  *     order, so it is compared on basic_101/102/103.xray (one thread each).
  *   cut.xray: frames still open at the end, an FR_TE_LOST gap: the numbers are worked out
  *     by hand in the test.
+ *   deep.xray: a runaway recursion: main -> work x 3000 levels (work at depth d lasts
+ *     6001 - 2d ticks), then main -> leaf; for --max-depth and replay's indentation
+ *     (tests/analysis_deep.py).
  * Clock: 1,000,000 ticks per second, so llvm-xray's microsecond-rounded seconds are ticks.
  *
  * usage: analysis_traces DIR
@@ -165,6 +168,26 @@ static int write_cut(const char *dir)
     return rc;
 }
 
+static int write_deep(const char *dir)
+{
+    fr_tb *b = new_builder();
+    fr_tb_block(b, 301, 79, 0, 100);
+    uint64_t t = 100;
+    fr_tb_enter(b, 1, t);                    /* main at depth 0, work at depths 1..3000 */
+    for (unsigned d = 1; d <= 3000; d++)
+        fr_tb_enter(b, 2, t += 1);
+    for (unsigned d = 3000; d >= 1; d--)
+        fr_tb_exit(b, 2, t += 1);
+    fr_tb_enter(b, 3, t += 1);
+    fr_tb_exit(b, 3, t += 5);
+    fr_tb_exit(b, 1, t += 1);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/deep.xray", dir);
+    int rc = fr_tb_write(b, path);
+    fr_tb_free(b);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -174,7 +197,7 @@ int main(int argc, char **argv)
     const char *d = argv[1];
     if (write_map(d) || write_basic(d, "basic.xray", 7) || write_basic(d, "basic_101.xray", 1) ||
         write_basic(d, "basic_102.xray", 2) || write_basic(d, "basic_103.xray", 4) ||
-        write_cut(d)) {
+        write_cut(d) || write_deep(d)) {
         perror(argv[1]);
         return 1;
     }

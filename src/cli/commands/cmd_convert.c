@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cli_common.h"
 #include "commands.h"
+#include "analysis_cli.h"
 #include "convert/convert.h"
 
 static void usage(FILE *out)
@@ -50,6 +51,9 @@ static void usage(FILE *out)
         "                       whose stack would be a new one once N exist are counted in\n"
         "                       an \"[other]\" frame under their deepest known caller; with\n"
         "                       several FILEs, N for all of them together\n"
+        "  --max-depth N        folded/svg: keep at most N function frames of a stack\n"
+        "                       (default 1024); the calls below the N-th are counted in a\n"
+        "                       \"[deeper]\" frame under it (their self time)\n"
         "  --ids                yaml: print function ids, not names (llvm-xray without -symbolize)\n"
         "  -h, --help           this help\n"
         "FILE '-' reads the trace from standard input.\n"
@@ -157,8 +161,8 @@ int cmd_convert(int argc, char **argv)
     const char *inputs[MAX_INPUTS], *out_path = NULL, *format = NULL;
     const char *weight = "time";
     size_t n_inputs = 0;
-    const char *max_stacks = NULL;
-    cv_job job = {0};
+    const char *max_stacks = NULL, *max_depth = NULL;
+    cv_job job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -173,7 +177,8 @@ int cmd_convert(int argc, char **argv)
             (m = fr_cli_option("convert", argc, argv, &i, "--binary", &job.binary)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--weight", &weight)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks))) {
+            (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks)) ||
+            (m = fr_cli_option("convert", argc, argv, &i, "--max-depth", &max_depth))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
         } else if (!strcmp(a, "--thread-root")) {
@@ -214,6 +219,12 @@ int cmd_convert(int argc, char **argv)
         if (convert != cv_convert_folded && convert != cv_convert_svg)
             return usage_error("--max-stacks applies to the folded and svg formats, not '%s'", format);
         job.max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    }
+    if (max_depth) {
+        if (fr_acli_parse_max_depth("convert", max_depth, &job.max_depth))
+            return FR_EXIT_USAGE;
+        if (convert != cv_convert_folded && convert != cv_convert_svg)
+            return usage_error("--max-depth applies to the folded and svg formats, not '%s'", format);
     }
     if (job.thread_roots && convert != cv_convert_folded && convert != cv_convert_svg)
         return usage_error("--thread-root applies to the folded and svg formats, not '%s'", format);

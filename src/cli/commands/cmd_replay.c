@@ -47,10 +47,12 @@ static const char usage_text[] =
     "\n"
     "Records are shown in the file's order, one thread's block after another's. At a gap\n"
     "in a thread's history (records lost), a '--- records lost ---' line: the calls open\n"
-    "there are not closed. Exit status: 0 ok, 1 bad input or filters that matched no\n"
-    "call, 2 bad usage.\n";
+    "there are not closed. Deeper than 128 levels a line is indented no further: it says\n"
+    "\"[depth N]\" before the function. Exit status: 0 ok, 1 bad input or filters that\n"
+    "matched no call, 2 bad usage.\n";
 
 #define MAX_FILTERS 64
+#define MAX_INDENT 128   /* levels of indentation at most (two blanks each) */
 
 struct frame {
     uint32_t id;
@@ -152,8 +154,13 @@ static void put_prefix(struct replay *r, uint64_t tsc, const uint64_t *duration,
     else
         fputs("              ", r->out);   /* as wide as a duration */
     fprintf(r->out, " [%6" PRId32 "] | ", tid);
-    for (uint32_t i = 0; i < indent; i++)
+    /* Deeper than MAX_INDENT, the depth is written instead of more indentation: a
+     * runaway recursion (a stack overflow's trace, 65,536 levels) made 131 KB of blanks
+     * a line, 8.6 GB for a 2 MB trace. */
+    for (uint32_t i = 0; i < indent && i < MAX_INDENT; i++)
         fputs("  ", r->out);
+    if (indent > MAX_INDENT)
+        fprintf(r->out, "[depth %" PRIu32 "] ", indent);
     r->lines++;
 }
 

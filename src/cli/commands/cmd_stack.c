@@ -20,6 +20,10 @@ static const char usage_text[] =
     "  --max-stacks N      keep at most N distinct stacks in memory; calls whose stack\n"
     "                      would be a new one once N exist are counted in an \"[other]\"\n"
     "                      stack under the deepest known caller (memory bound: 2N+1 stacks)\n"
+    "  --max-depth N       keep at most N function frames of a stack (default 1024);\n"
+    "                      the calls below the N-th are counted in a \"[deeper]\" frame\n"
+    "                      under it (its calls: all of them; self: theirs; total: the\n"
+    "                      outermost ones'), so a runaway recursion stays N stacks\n"
     "  -f, --format F      text (default), folded or json\n"
     "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
     "                      or calls\n"
@@ -164,6 +168,8 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
         char root[4200];
         if (ids[d] == FR_STACK_OTHER)
             fputs(json ? "\"[other]\"" : "[other]", out);
+        else if (ids[d] == FR_STACK_DEEPER)
+            fputs(json ? "\"[deeper]\"" : "[deeper]", out);
         else if (fr_stack_is_thread(ids[d]) || fr_stack_is_process(ids[d])) {
             const char *t = fr_acli_root_frame(c, process, ids[d], root, sizeof root);
             if (fr_stack_is_process(ids[d]))
@@ -192,6 +198,7 @@ int cmd_stack(int argc, char **argv)
         {"sort", required_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},
         {"max-stacks", required_argument, NULL, 'm'},
+        {"max-depth", required_argument, NULL, 'D'},
         {"format", required_argument, NULL, 'f'},
         {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
@@ -207,7 +214,7 @@ int cmd_stack(int argc, char **argv)
     };
     const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
     uint64_t top = UINT64_MAX, max_stacks = 0;
-    fr_acli_opts opts = {0};
+    fr_acli_opts opts = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH};
     bool verbose = false;
     int color = FR_COLOR_AUTO;
     enum key key = BY_TOTAL;
@@ -235,6 +242,10 @@ int cmd_stack(int argc, char **argv)
                 return FR_EXIT_USAGE;
             if (max_stacks == 0)
                 return fr_cli_usage_error("stack", "--max-stacks must be at least 1");
+            break;
+        case 'D':
+            if (fr_acli_parse_max_depth("stack", optarg, &opts.max_depth))
+                return FR_EXIT_USAGE;
             break;
         case 'f': format = optarg; break;
         case 'w': value = optarg; break;
@@ -295,6 +306,7 @@ int cmd_stack(int argc, char **argv)
     if (fr_stack_agg_merged_calls(sa))
         fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
                 (unsigned long long)max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
+    fr_acli_report_deeper(sa, "stack", opts.max_depth);
 
     if (!strcmp(format, "text")) {
         fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(color, out));

@@ -45,6 +45,7 @@ typedef struct cv_job {
     bool ids_only;            /* yaml: print function ids, not names */
     const char *title;        /* svg */
     size_t max_stacks;        /* folded, svg: fr_stack_agg_set_limit (0: no limit) */
+    uint32_t max_depth;       /* folded, svg: fr_stack_agg_set_max_depth (0: no limit) */
     bool thread_roots;        /* folded, svg: one tree per thread (--thread-root) */
     /* folded, svg of several traces: cv_stacks_build opens each in turn (cv_open_input),
      * and the output is opened after they were read (cv_open_output) */

@@ -77,7 +77,7 @@ static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32
                 p->threads = check_alloc(realloc(p->threads, (cap = cap ? 2 * cap : 8) * sizeof *p->threads));
             p->threads[p->n_threads++] = (cv_thread_frame){
                 tid, check_alloc(format(fr_acli_thread_frame(job->meta, tid, buf, sizeof buf), NULL))};
-        } else if (eager && fid != FR_STACK_OTHER && !fr_stack_is_process(fid)) {
+        } else if (eager && fid < FR_STACK_DEEPER && !fr_stack_is_process(fid)) {
             cv_names_get(&p->names, fid);
         }
     }
@@ -105,6 +105,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     st->analysis = fr_analysis_new(FR_ANALYZE_STACKS);
     st->agg = st->analysis->stacks;
     fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
+    fr_stack_agg_set_max_depth(st->analysis->stacks, job->max_depth);
     fr_stack_agg_set_thread_roots(st->analysis->stacks, job->thread_roots);
     for (size_t k = 0; k < n_in; k++) {
         fr_cli_trace trace;
@@ -172,6 +173,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     if (merged)
         fprintf(stderr, "flightrec convert: --max-stacks %zu: %llu calls counted in [other] stacks\n",
                 job->max_stacks, (unsigned long long)merged);
+    fr_acli_report_deeper(st->agg, "convert", job->max_depth);
     return rc;
 }
 
@@ -202,6 +204,8 @@ const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
     uint32_t fid = fr_stack_agg_node(st->agg, node)->function_id;
     if (fid == FR_STACK_OTHER)
         return "[other]";
+    if (fid == FR_STACK_DEEPER)
+        return "[deeper]";
     cv_stack_process *p = process_of(st, node);
     if (fr_stack_is_process(fid))
         return p->frame;
