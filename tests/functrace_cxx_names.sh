@@ -3,7 +3,7 @@
 # usage: functrace_cxx_names.sh FLIGHTREC PROGRAM WORKDIR [gcc]
 # Records PROGRAM (tests/progs/functrace_cxx_names.cpp built with clang XRay, or, with
 # "gcc", built here with g++ -finstrument-functions) and checks that account, stack,
-# dump and convert chrome/folded/svg/yaml name the functions demangled, with the
+# dump, replay and convert chrome/folded/svg/yaml name the functions demangled, with the
 # program's known call counts, and that no output holds a mangled name.
 set -euo pipefail
 fr=$1 prog=$2 work=$3 mode=${4:-clang}
@@ -50,6 +50,18 @@ for pair in '15|ns::Box<long>::get(int) const' '2|sum_boxes(int)' '1|ns::Square:
         "$work/account.txt")
   [ "$got" = "$n" ] || { echo "FAIL: account: $f called '$got' times, want $n"; fail=1; }
 done
+# replay writes a C++ name as a call as it is (it has its parameter list): "sum_boxes(int) {"
+# and "ns::Square::area() const;", never "sum_boxes(int)() {" (a call of what it returns).
+"$fr" replay "$trace" >"$work/replay.txt" 2>/dev/null;    check replay "$work/replay.txt"
+grep -qE '\| +sum_boxes\(int\)( \{|;)' "$work/replay.txt" ||
+  { echo "FAIL: replay: no 'sum_boxes(int) {' nor 'sum_boxes(int);' line"; fail=1; }
+grep -qF 'ns::Square::area() const;' "$work/replay.txt" ||
+  { echo "FAIL: replay: no 'ns::Square::area() const;' line"; fail=1; }
+# (a call operator without parameters is "operator()()" as demangled)
+if sed 's/operator()()/operator_call()/g' "$work/replay.txt" | grep -qE '\)\(\)( \{|;)'; then
+  echo "FAIL: replay: a C++ name with '()' added:"
+  sed 's/operator()()/operator_call()/g' "$work/replay.txt" | grep -m3 -E '\)\(\)( \{|;)'; fail=1
+fi
 # An explicit --binary: names from its symbols, still demangled.
 "$fr" account "$trace" --binary "$prog" >"$work/account_bin.txt" 2>/dev/null
 check "account --binary" "$work/account_bin.txt"

@@ -8,9 +8,10 @@
  *         0.000003344       2.110 us [  1234] | } // main   (written with C comment marks)
  *
  * A call with no shown callee is one line, "name();", with its duration; a call with
- * callees opens with "name() {" (at its enter time) and closes with a "}" line naming it, with
- * its duration. Records come in the file's order: one thread's block after another's
- * (the TID column says whose). The timestamp is seconds since the trace's start.
+ * callees opens with "name() {" (at its enter time) and closes with a "}" line naming
+ * it, with its duration (a C++ name keeps its own parameter list: "step(int) {").
+ * Records come in the file's order: one thread's block after another's (the TID
+ * column says whose). The timestamp is seconds since the trace's start.
  *
  * Streaming, in bounded memory: per thread, the frames open at each depth and whether
  * their opening line was written. A call's opening line is written when its first shown
@@ -164,6 +165,16 @@ static void put_prefix(struct replay *r, uint64_t tsc, const uint64_t *duration,
     r->lines++;
 }
 
+/* A function's name as a call: "name()", or a C++ name as demangled, which has its
+ * parameter list already ("step(int)", "Box<long>::get(long) const"; "step(int)()" read
+ * as a call of what step returns). C names and "#ID" have no '('. */
+static void put_call(FILE *out, const char *name)
+{
+    fr_text_put(out, name);
+    if (!strchr(name, '('))
+        fputs("()", out);
+}
+
 /* Writes the opening lines of the shown frames above depth d not written yet. */
 static void open_ancestors(struct replay *r, struct thread *t, uint32_t d)
 {
@@ -173,8 +184,8 @@ static void open_ancestors(struct replay *r, struct thread *t, uint32_t d)
     for (; k < d; k++) {
         struct frame *f = &t->frames[k];
         put_prefix(r, f->enter_tsc, NULL, t->tid, k - f->base);
-        fr_text_put(r->out, fr_acli_name(r->c, f->id));
-        fputs("() {\n", r->out);
+        put_call(r->out, fr_acli_name(r->c, f->id));
+        fputs(" {\n", r->out);
         f->opened = 1;
     }
 }
@@ -221,8 +232,8 @@ static void on_call(const fr_call *call, void *ctx)
         fr_text_put(r->out, name);
         fputs(" */", r->out);
     } else {
-        fr_text_put(r->out, name);
-        fputs("();", r->out);
+        put_call(r->out, name);
+        fputc(';', r->out);
     }
     if (call->flags & FR_CALL_CLOSED_BY_UNWIND)
         fputs("   (closed by a caller's exit)", r->out);
