@@ -4,7 +4,8 @@
 # Records PROGRAM (tests/progs/functrace_cxx_names.cpp built with clang XRay, or, with
 # "gcc", built here with g++ -finstrument-functions) and checks that account, stack,
 # dump, replay and convert chrome/folded/svg/yaml name the functions demangled, with the
-# program's known call counts, and that no output holds a mangled name.
+# program's known call counts, and that no output holds a mangled name; and
+# --demangle=simple|no on every command that names functions.
 set -euo pipefail
 fr=$1 prog=$2 work=$3 mode=${4:-clang}
 mkdir -p "$work"
@@ -62,6 +63,38 @@ if sed 's/operator()()/operator_call()/g' "$work/replay.txt" | grep -qE '\)\(\)(
   echo "FAIL: replay: a C++ name with '()' added:"
   sed 's/operator()()/operator_call()/g' "$work/replay.txt" | grep -m3 -E '\)\(\)( \{|;)'; fail=1
 fi
+# --demangle=simple: no template arguments nor parameter lists, the counts unchanged;
+# --demangle=no: the names as linked; on every command that names functions.
+"$fr" account "$trace" --demangle=simple >"$work/account_simple.txt" 2>/dev/null
+for pair in '15|ns::Box::get' '2|sum_boxes' '1|ns::Square::area'; do
+  n=${pair%%|*} f=${pair#*|}
+  got=$(awk -v f="$f" '$NF == f { print $1; exit }' "$work/account_simple.txt")
+  [ "$got" = "$n" ] || { echo "FAIL: account --demangle=simple: $f called '$got' times, want $n"; fail=1; }
+done
+if grep -qE '[<(]' <(sed 's/(anonymous namespace)//g; s/operator()//g' "$work/account_simple.txt"); then
+  echo "FAIL: account --demangle=simple: template arguments or parameters left:"
+  grep -m3 -E '[<(]' "$work/account_simple.txt"; fail=1
+fi
+"$fr" account "$trace" --demangle no >"$work/account_no.txt" 2>/dev/null
+grep -qE ' _ZNK2ns3BoxIlE3getEi$' "$work/account_no.txt" ||
+  { echo "FAIL: account --demangle no: no '_ZNK2ns3BoxIlE3getEi'"; fail=1; }
+"$fr" replay "$trace" --demangle=simple 2>/dev/null | grep -qE '\| +sum_boxes\(\)( \{|;)' ||
+  { echo "FAIL: replay --demangle=simple: no 'sum_boxes() {' line"; fail=1; }
+"$fr" stack "$trace" -f folded --demangle=simple 2>/dev/null | grep -qE '(^|;)sum_boxes;ns::Box::get [0-9]+$' ||
+  { echo "FAIL: stack -f folded --demangle=simple: no 'sum_boxes;ns::Box::get' stack"; fail=1; }
+"$fr" convert "$trace" -f folded --demangle=simple 2>/dev/null | grep -qE '(^|;)sum_boxes;ns::Box::get [0-9]+$' ||
+  { echo "FAIL: convert -f folded --demangle=simple: no 'sum_boxes;ns::Box::get' stack"; fail=1; }
+"$fr" dump "$trace" --demangle=simple --function ns::Box::get 2>/dev/null | grep -cE ' enter +[0-9]+ ns::Box::get$' |
+  grep -qx 15 || { echo "FAIL: dump --demangle=simple --function ns::Box::get: not 15 enters"; fail=1; }
+"$fr" graph "$trace" --demangle=simple 2>/dev/null | grep -q 'label="ns::Box::get' ||
+  { echo "FAIL: graph --demangle=simple: no ns::Box::get node"; fail=1; }
+for args in "account --demangle=x" "replay --demangle" "convert -f chrome --demangle=Full" "dump --demangle="; do
+  set +e; "$fr" ${args%% *} "$trace" ${args#* } >/dev/null 2>"$work/err.txt"; rc=$?; set -e
+  [ $rc = 2 ] && grep -q demangle "$work/err.txt" ||
+    { echo "FAIL: $args: exit $rc, want 2 naming --demangle: $(cat "$work/err.txt")"; fail=1; }
+done
+set +e; "$fr" info "$trace" --demangle=simple >/dev/null 2>&1; rc=$?; set -e
+[ $rc = 2 ] || { echo "FAIL: info --demangle=simple (names nothing): exit $rc, want 2"; fail=1; }
 # An explicit --binary: names from its symbols, still demangled.
 "$fr" account "$trace" --binary "$prog" >"$work/account_bin.txt" 2>/dev/null
 check "account --binary" "$work/account_bin.txt"

@@ -16,6 +16,11 @@ add_executable(reader_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_test.c)
 target_link_libraries(reader_test PRIVATE flightrec_reader fr_trace_builder fr_testlib)
 add_test(NAME reader_unit COMMAND reader_test)
 
+# --demangle=simple's names (src/reader/name_simple.c) against a table of demangled shapes.
+add_executable(reader_name_simple_test ${CMAKE_CURRENT_SOURCE_DIR}/reader_name_simple_test.c)
+target_link_libraries(reader_name_simple_test PRIVATE flightrec_reader fr_testlib)
+add_test(NAME reader_name_simple COMMAND reader_name_simple_test)
+
 # Files written by compiler-rt's own XRay runtime (FDR and basic mode), compared with
 # llvm-xray record by record (function names through the binary's instrumentation map).
 find_program(FR_CLANG NAMES clang-14 clang)

@@ -150,6 +150,24 @@ void fr_cli_json_string(FILE *out, const char *s)
     putc('"', out);
 }
 
+/* --demangle's mode for the traces this process opens (one command a process). */
+static fr_demangle_mode demangle_mode = FR_DEMANGLE_FULL;
+
+int fr_cli_parse_demangle(const char *command, const char *mode)
+{
+    if (mode && !strcmp(mode, "full"))
+        demangle_mode = FR_DEMANGLE_FULL;
+    else if (mode && !strcmp(mode, "simple"))
+        demangle_mode = FR_DEMANGLE_SIMPLE;
+    else if (mode && !strcmp(mode, "no"))
+        demangle_mode = FR_DEMANGLE_NO;
+    else {
+        fr_cli_usage_error(command, "--demangle: expected full, simple or no, found '%s'", mode ? mode : "");
+        return -1;
+    }
+    return 0;
+}
+
 int fr_cli_parse_color(const char *command, const char *when, int *mode)
 {
     if (!when || !strcmp(when, "auto"))
@@ -572,6 +590,7 @@ static int open_trace(fr_cli_trace *t, const char *command, const char *path, co
         fr_cli_close(t);
         return fr_cli_input_error(command, "out of memory");
     }
+    fr_symbols_set_demangle(t->symbols, demangle_mode);
     fr_symbols_add_trace_meta(t->symbols, &t->meta);
     if (binary) {
         if (fr_symbols_load_binary(t->symbols, binary, err, sizeof err) != 0) {

@@ -171,6 +171,11 @@ int  fr_cli_close_output(const char *command, const char *path, FILE *out);
 /* A JSON string literal, escaped (controls as \u00XX). */
 void fr_cli_json_string(FILE *out, const char *s);
 
+/* --demangle=MODE (account, stack, graph, replay, dump, convert): how C++ names are
+ * shown in every trace opened afterwards (fr_symbols_set_demangle): full (the default:
+ * demangled), simple (demangled without template arguments and parameter lists, as
+ * uftrace's default) or no (as linked). Returns 0, or prints why and returns -1. */
+int  fr_cli_parse_demangle(const char *command, const char *mode);
 /* --color[=WHEN]: WHEN is auto (default when the option has no value), always or never.
  * Returns 0 and sets *mode, or prints why and returns -1. */
 enum { FR_COLOR_NEVER, FR_COLOR_AUTO, FR_COLOR_ALWAYS };

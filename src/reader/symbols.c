@@ -15,6 +15,7 @@
  */
 #include "symbols.h"
 #include "regular_file.h"
+#include "name_simple.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -79,6 +80,7 @@ typedef struct cache_slot {
 struct fr_symbols {
     image *binary;                   /* --binary: object 0, and the source of map ids */
     bool binary_names_first;         /* --binary given: its symbols win over the trace's names */
+    fr_demangle_mode demangle;       /* how C++ names are given */
     object_ref *objects;     size_t n_objects;
     function_ref *functions; size_t n_functions; /* sorted by id */
     cache_slot *cache;       size_t cache_cap, cache_used;
@@ -88,13 +90,17 @@ struct fr_symbols {
 
 /* ------------------------------------------------------------------ images */
 
-static char *demangle(const char *name)
+/* A name as the symbols' mode gives it (a new string, NULL when out of memory). */
+static char *demangle(const fr_symbols *s, const char *name)
 {
-    if (name[0] == '_' && name[1] == 'Z') {
+    if (name[0] == '_' && name[1] == 'Z' && s->demangle != FR_DEMANGLE_NO) {
         int status = 0;
         char *d = __cxa_demangle(name, NULL, NULL, &status);
-        if (d && status == 0)
+        if (d && status == 0) {
+            if (s->demangle == FR_DEMANGLE_SIMPLE)
+                fr_name_simplify(d);
             return d;
+        }
         free(d);
     }
     return strdup(name);
@@ -685,18 +691,18 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
         image *im = locate(s, function_id, &addr);
         const elf_symbol *sym = im == s->binary ? find_symbol(im, addr) : NULL;
         if (sym) {
-            c->name = demangle(sym->name);
+            c->name = demangle(s, sym->name);
             return c->name ? c->name : s->fallback;
         }
     }
     if (f && f->name[0]) {
         /* Recorders store the linker's (mangled) name; people read the demangled one. */
-        c->name = demangle(f->name);
+        c->name = demangle(s, f->name);
     } else {
         uint64_t addr;
         image *im = locate(s, function_id, &addr);
         const elf_symbol *sym = im ? find_symbol(im, addr) : NULL;
-        c->name = sym ? demangle(sym->name) : strdup(s->fallback);
+        c->name = sym ? demangle(s, sym->name) : strdup(s->fallback);
         /* An id past the binary's map (not one of a shared object, whose ids compiler-rt
          * packs above 2^24): the binary is likely not the traced program. */
         if (!f && !im && s->binary && s->binary->n_ids && function_id > s->binary->n_ids &&
@@ -704,6 +710,11 @@ const char *fr_symbols_name(fr_symbols *s, uint32_t function_id)
             s->unmapped_first = function_id;
     }
     return c->name ? c->name : s->fallback;
+}
+
+void fr_symbols_set_demangle(fr_symbols *s, fr_demangle_mode mode)
+{
+    s->demangle = mode;
 }
 
 void fr_symbols_prefer_binary(fr_symbols *s)

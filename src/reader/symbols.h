@@ -34,6 +34,11 @@ uint32_t fr_symbols_unmapped(const fr_symbols *s, uint32_t *first, uint32_t *map
 void fr_symbols_drop_binary(fr_symbols *s);
 /* Takes names (and addresses to resolve) from the trace's own tables. */
 void fr_symbols_add_trace_meta(fr_symbols *s, const fr_trace_meta *m);
+/* How C++ names are given: demangled in full (the default), simplified (demangled
+ * without template arguments and parameter lists: name_simple.h), or as linked
+ * (mangled). Set before the first fr_symbols_name. */
+typedef enum { FR_DEMANGLE_FULL, FR_DEMANGLE_SIMPLE, FR_DEMANGLE_NO } fr_demangle_mode;
+void fr_symbols_set_demangle(fr_symbols *s, fr_demangle_mode mode);
 /* Never NULL: falls back to "#<id>". The string lives as long as s. */
 const char *fr_symbols_name(fr_symbols *s, uint32_t function_id);
 /* file:line of the function, or 0 if unknown. */

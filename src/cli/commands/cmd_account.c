@@ -21,6 +21,8 @@ static const char usage_text[] =
     "  --top N             only the first N functions\n"
     "  -f, --format F      text (default), csv or json\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --demangle=MODE     C++ names: full (default), simple (no template arguments nor\n"
+    "                      parameter lists: ns::Box::get) or no (mangled, as linked)\n"
     "  --lines             file:line where each function starts (from the binary's\n"
     "                      debug information): after the name (text), file and line\n"
     "                      columns (csv) or members (json)\n"
@@ -206,6 +208,7 @@ int cmd_account(int argc, char **argv)
         {"top", required_argument, NULL, 't'},
         {"format", required_argument, NULL, 'f'},
         {"binary", required_argument, NULL, 'b'},
+        {"demangle", required_argument, NULL, 'N'},
         {"lines", no_argument, NULL, 'L'},
         {"tid", required_argument, NULL, 'T'},
         {"output", required_argument, NULL, 'o'},
@@ -247,6 +250,10 @@ int cmd_account(int argc, char **argv)
             break;
         case 'f': format = optarg; break;
         case 'b': binary = optarg; break;
+        case 'N':
+            if (fr_cli_parse_demangle("account", optarg))
+                return FR_EXIT_USAGE;
+            break;
         case 'L': g_lines = true; break;
         case 'T':
             if (fr_cli_parse_tids("account", optarg, &opts.tids))

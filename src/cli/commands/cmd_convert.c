@@ -40,6 +40,8 @@ static void usage(FILE *out)
         "  -f, --format FORMAT  output format (required)\n"
         "  -o, --output OUT     output file (default: standard output)\n"
         "  --binary BIN         take function names from BIN (its xray_instr_map and symbols)\n"
+        "  --demangle=MODE      C++ names: full (default), simple (no template arguments nor\n"
+        "                       parameter lists: ns::Box::get) or no (mangled, as linked)\n"
         "  --weight time|calls  folded/svg: weight of a stack, self time in ns (default) or calls\n"
         "  --title TEXT         svg: title of the flame graph\n"
         "  --tid TID[,TID...]   only these threads (repeatable; not for yaml); with several\n"
@@ -161,7 +163,7 @@ int cmd_convert(int argc, char **argv)
     const char *inputs[MAX_INPUTS], *out_path = NULL, *format = NULL;
     const char *weight = "time";
     size_t n_inputs = 0;
-    const char *max_stacks = NULL, *max_depth = NULL;
+    const char *max_stacks = NULL, *max_depth = NULL, *demangle = NULL;
     cv_job job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -175,6 +177,7 @@ int cmd_convert(int argc, char **argv)
             (m = fr_cli_option("convert", argc, argv, &i, "--output", &out_path)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "-o", &out_path)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--binary", &job.binary)) ||
+            (m = fr_cli_option("convert", argc, argv, &i, "--demangle", &demangle)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--weight", &weight)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title)) ||
             (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks)) ||
@@ -220,6 +223,8 @@ int cmd_convert(int argc, char **argv)
             return usage_error("--max-stacks applies to the folded and svg formats, not '%s'", format);
         job.max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }
+    if (demangle && fr_cli_parse_demangle("convert", demangle))
+        return FR_EXIT_USAGE;
     if (max_depth) {
         if (fr_acli_parse_max_depth("convert", max_depth, &job.max_depth))
             return FR_EXIT_USAGE;

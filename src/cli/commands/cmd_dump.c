@@ -30,6 +30,8 @@ static const char *const usage_text =
     "                       TIME: a number with unit ns, us (default), ms or s\n"
     "  --meta               also print flightrec's metadata records (FR_TE_* events)\n"
     "  --binary BIN         take symbols from BIN (default: the executable in the trace)\n"
+    "  --demangle=MODE      C++ names: full (default), simple (no template arguments nor\n"
+    "                       parameter lists: ns::Box::get) or no (mangled, as linked)\n"
     "  -f, --format F       text (default) or json (JSON Lines: one object per record)\n"
     "  --json               the same as --format json\n"
     "  -o, --output FILE    write to FILE instead of standard output\n"
@@ -233,6 +235,7 @@ int cmd_dump(int argc, char **argv)
 {
     const char *cmd = "dump", *path = NULL, *binary = NULL, *tid_s = NULL, *fn_s = NULL;
     const char *from_s = NULL, *to_s = NULL, *format = "text", *output = NULL, *color_s = NULL;
+    const char *demangle = NULL;
     bool meta = false;
     int color = FR_COLOR_AUTO;
     fr_cli_tids tids = {0};   /* --tid: only these threads' records (repeatable, 12,34) */
@@ -251,6 +254,7 @@ int cmd_dump(int argc, char **argv)
             (m = fr_cli_option(cmd, argc, argv, &i, "--from", &from_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--to", &to_s)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
+            (m = fr_cli_option(cmd, argc, argv, &i, "--demangle", &demangle)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
             (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
@@ -275,6 +279,8 @@ int cmd_dump(int argc, char **argv)
     }
     if (!path)
         return fr_cli_usage_error(cmd, "no trace file given");
+    if (demangle && fr_cli_parse_demangle(cmd, demangle))
+        return FR_EXIT_USAGE;
     bool json = !strcmp(format, "json");
     if (!json && strcmp(format, "text"))
         return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);

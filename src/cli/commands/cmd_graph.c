@@ -21,6 +21,8 @@ static const char usage_text[] =
     "  -f, --format F      dot (the only format; accepted for symmetry with the other\n"
     "                      commands)\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --demangle=MODE     C++ names: full (default), simple (no template arguments nor\n"
+    "                      parameter lists: ns::Box::get) or no (mangled, as linked)\n"
     "  --tid TID[,TID...]  only these threads (repeatable)\n"
     "  -o, --output FILE   write to FILE instead of standard output\n"
     "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
@@ -62,6 +64,7 @@ int cmd_graph(int argc, char **argv)
     static const struct option options[] = {
         {"top", required_argument, NULL, 't'},
         {"binary", required_argument, NULL, 'b'},
+        {"demangle", required_argument, NULL, 'N'},
         {"tid", required_argument, NULL, 'T'},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
@@ -83,6 +86,10 @@ int cmd_graph(int argc, char **argv)
                 return FR_EXIT_USAGE;
             break;
         case 'b': binary = optarg; break;
+        case 'N':
+            if (fr_cli_parse_demangle("graph", optarg))
+                return FR_EXIT_USAGE;
+            break;
         case 'T':
             if (fr_cli_parse_tids("graph", optarg, &opts.tids))
                 return FR_EXIT_USAGE;

@@ -42,6 +42,8 @@ static const char usage_text[] =
     "                         no unit: microseconds)\n"
     "  --tid TID              only this thread (repeatable)\n"
     "  --binary BIN           take function names from BIN (else from the trace)\n"
+    "  --demangle=MODE        C++ names: full (default), simple (no template arguments\n"
+    "                         nor parameter lists: ns::Box::get) or no (mangled)\n"
     "  -o, --output FILE      write to FILE instead of standard output\n"
     "  -h, --help             this text\n"
     "FILE '-' reads the trace from standard input.\n"
@@ -251,6 +253,7 @@ int cmd_replay(int argc, char **argv)
         {"time-filter", required_argument, NULL, 't'},
         {"tid", required_argument, NULL, 'T'},
         {"binary", required_argument, NULL, 'b'},
+        {"demangle", required_argument, NULL, 'N'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -285,6 +288,10 @@ int cmd_replay(int argc, char **argv)
             break;
         }
         case 'b': binary = optarg; break;
+        case 'N':
+            if (fr_cli_parse_demangle("replay", optarg))
+                return FR_EXIT_USAGE;
+            break;
         case 'o': output = optarg; break;
         case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
         default:

@@ -28,6 +28,8 @@ static const char usage_text[] =
     "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
     "                      or calls\n"
     "  --binary BIN        take function names from BIN (else from the trace)\n"
+    "  --demangle=MODE     C++ names: full (default), simple (no template arguments nor\n"
+    "                      parameter lists: ns::Box::get) or no (mangled, as linked)\n"
     "  --lines             each frame as \"name (file:line)\", file:line where the\n"
     "                      function starts (from the binary's debug information)\n"
     "  --tid TID[,TID...]  only these threads (repeatable)\n"
@@ -202,6 +204,7 @@ int cmd_stack(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"value", required_argument, NULL, 'w'},
         {"binary", required_argument, NULL, 'b'},
+        {"demangle", required_argument, NULL, 'N'},
         {"lines", no_argument, NULL, 'L'},
         {"tid", required_argument, NULL, 'T'},
         {"thread-root", no_argument, NULL, 'R'},
@@ -250,6 +253,10 @@ int cmd_stack(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'w': value = optarg; break;
         case 'b': binary = optarg; break;
+        case 'N':
+            if (fr_cli_parse_demangle("stack", optarg))
+                return FR_EXIT_USAGE;
+            break;
         case 'L': g_lines = true; break;
         case 'T':
             if (fr_cli_parse_tids("stack", optarg, &opts.tids))

@@ -1,0 +1,108 @@
+/*
+ * name_simple.c - see name_simple.h.
+ *
+ * One pass over the demangled name, copying what stays over itself (the output never
+ * runs ahead of the input). Skipped: a '<' group (template arguments, with whatever they
+ * nest: "std::function<void (int)>"), a '(' group (a parameter list, also a lambda's
+ * "{lambda(int)#1}") and the qualifiers that follow a parameter list (" const", " &&").
+ * Kept: "(anonymous namespace)" and the token after "operator", whose '<', '>' and "()"
+ * are the operator's own, not brackets.
+ */
+#include "name_simple.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+static bool starts(const char *p, const char *word)
+{
+    return !strncmp(p, word, strlen(word));
+}
+
+/* p at '<' or '(': past its matching close, or NULL if there is none. Angle brackets
+ * inside parentheses are not counted ("foo<(1>2)>", a function type's parameters). */
+static const char *skip_group(const char *p)
+{
+    int angle = 0, paren = 0;
+    for (; *p; p++) {
+        if (*p == '(')
+            paren++;
+        else if (*p == ')' && --paren < 0)
+            return NULL;
+        else if (!paren && *p == '<')
+            angle++;
+        else if (!paren && *p == '>' && --angle < 0)
+            return NULL;
+        if (!paren && !angle)
+            return p + 1;
+    }
+    return NULL;
+}
+
+/* Qualifiers after a parameter list: past them. */
+static const char *skip_qualifiers(const char *p)
+{
+    static const char *const words[] = {" const", " volatile", " noexcept", " &&", " &"};
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            size_t n = strlen(words[i]);
+            if (starts(p, words[i]) && (words[i][1] == '&' || !ident_char(p[n]))) {
+                p += n;
+                again = true;
+                break;
+            }
+        }
+    }
+    return p;
+}
+
+size_t fr_name_simplify(char *name)
+{
+    char *out = name;
+    const char *p = name;
+    while (*p) {
+        if (starts(p, "operator") && !ident_char(p[8]) && (p == name || !ident_char(p[-1]))) {
+            for (int i = 0; i < 8; i++)
+                *out++ = *p++;
+            if ((p[0] == '(' && p[1] == ')') || (p[0] == '[' && p[1] == ']')) {
+                *out++ = *p++;       /* operator(), operator[] */
+                *out++ = *p++;
+            } else if (*p == ' ') {  /* operator new[], a conversion: up to its parameters */
+                while (*p && *p != '(' && *p != '<')
+                    *out++ = *p++;
+            } else {                 /* operator<<, operator->*, operator<=>, operator, */
+                while (*p && strchr("<>=!+-*/%^&|~,", *p))
+                    *out++ = *p++;
+            }
+            continue;
+        }
+        if (*p == '(' && starts(p, "(anonymous namespace)")) {
+            size_t n = strlen("(anonymous namespace)");
+            memmove(out, p, n);
+            out += n;
+            p += n;
+            continue;
+        }
+        if (*p == '<' || *p == '(') {
+            const char *end = skip_group(p);
+            if (!end)
+                break;               /* unmatched: kept as it is from here */
+            if (*p == '(')
+                end = skip_qualifiers(end);
+            else if (out > name && out[-1] == ' ')
+                out--;               /* "operator< <int>": the space before the arguments */
+            p = end;
+            continue;
+        }
+        *out++ = *p++;
+    }
+    size_t rest = strlen(p);
+    memmove(out, p, rest + 1);
+    return (size_t)(out - name) + rest;
+}
