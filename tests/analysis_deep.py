@@ -149,4 +149,18 @@ closed = [line for line in lines if re.search(r"\} /\* work \*/$", line)]
 check(len(closed) == LEVELS - 1 and "[depth 130] } /* work */" in closed[-130],
       "replay: closing lines of deep frames say their depth too")
 
+# 300,000 levels (a stack overflow's depth): every call counted by account (the analyses
+# stopped at 65,536 frames before and said "calls deeper than 65536 frames ignored").
+deeper = os.path.join(work, "deeper.xray")
+r = fr("account", deeper, "-f", "csv")
+rows = {row[1]: row for row in (line.split(",") for line in r.stdout.splitlines()[1:])}
+check("work" in rows and rows["work"][2] == "300000", "account deeper.xray: work's calls %s, expected 300000"
+      % (rows.get("work", ["", "", "?"])[2]))
+check("ignored" not in r.stderr, "account deeper.xray: no call ignored: %s" % r.stderr.strip())
+r = fr("stack", deeper, "-f", "folded", "--value", "calls")
+got = folded(r.stdout)
+check(got.get(";".join(["main"] + ["work"] * 1023 + ["[deeper]"])) == 300001 - 1024 and sum(got.values()) == 300002,
+      "stack deeper.xray: [deeper] %s calls of %d, expected %d of 300002"
+      % (got.get(";".join(["main"] + ["work"] * 1023 + ["[deeper]"])), sum(got.values()), 300001 - 1024))
+
 finish("analysis_deep: --max-depth cuts stacks, folded and svg with nothing lost; replay's indentation bounded")

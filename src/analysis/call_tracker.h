@@ -52,7 +52,11 @@ typedef struct fr_call_tracker_stats {
     uint64_t too_deep;          /* enters ignored beyond FR_CALL_TRACKER_MAX_DEPTH */
 } fr_call_tracker_stats;
 
-#define FR_CALL_TRACKER_MAX_DEPTH 65536u
+/* Deep enough for any real stack: a stack overflow's trace is one recursion as deep as
+ * the thread's stack holds (8 MiB of 32-byte frames: 262,144; at 65,536 account counted
+ * a quarter of such a crash dump's calls). The per-thread stack of open frames grows on
+ * demand: 44 bytes a frame in the tracker, 46 MB for a thread this deep. */
+#define FR_CALL_TRACKER_MAX_DEPTH (1u << 20)
 
 /* Called when a call completes (at its exit), innermost first. */
 typedef void (*fr_call_fn)(const fr_call *call, void *ctx);

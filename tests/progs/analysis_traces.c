@@ -14,7 +14,8 @@
  *     by hand in the test.
  *   deep.xray: a runaway recursion: main -> work x 3000 levels (work at depth d lasts
  *     6001 - 2d ticks), then main -> leaf; for --max-depth and replay's indentation
- *     (tests/analysis_deep.py).
+ *     (tests/analysis_deep.py). deeper.xray: the same with 300,000 levels, deeper than
+ *     the analyses kept before (65,536), as deep as a stack overflow's.
  * Clock: 1,000,000 ticks per second, so llvm-xray's microsecond-rounded seconds are ticks.
  *
  * usage: analysis_traces DIR
@@ -168,21 +169,21 @@ static int write_cut(const char *dir)
     return rc;
 }
 
-static int write_deep(const char *dir)
+static int write_deep(const char *dir, const char *name, unsigned levels)
 {
     fr_tb *b = new_builder();
     fr_tb_block(b, 301, 79, 0, 100);
     uint64_t t = 100;
     fr_tb_enter(b, 1, t);                    /* main at depth 0, work at depths 1..3000 */
-    for (unsigned d = 1; d <= 3000; d++)
+    for (unsigned d = 1; d <= levels; d++)
         fr_tb_enter(b, 2, t += 1);
-    for (unsigned d = 3000; d >= 1; d--)
+    for (unsigned d = levels; d >= 1; d--)
         fr_tb_exit(b, 2, t += 1);
     fr_tb_enter(b, 3, t += 1);
     fr_tb_exit(b, 3, t += 5);
     fr_tb_exit(b, 1, t += 1);
     char path[4096];
-    snprintf(path, sizeof path, "%s/deep.xray", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     int rc = fr_tb_write(b, path);
     fr_tb_free(b);
     return rc;
@@ -197,7 +198,8 @@ int main(int argc, char **argv)
     const char *d = argv[1];
     if (write_map(d) || write_basic(d, "basic.xray", 7) || write_basic(d, "basic_101.xray", 1) ||
         write_basic(d, "basic_102.xray", 2) || write_basic(d, "basic_103.xray", 4) ||
-        write_cut(d) || write_deep(d)) {
+        write_cut(d) || write_deep(d, "deep.xray", 3000) ||
+        write_deep(d, "deeper.xray", 300000)) {
         perror(argv[1]);
         return 1;
     }
