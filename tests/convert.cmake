@@ -104,3 +104,9 @@ endif()
 add_test(NAME convert_wild_ids
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_ids.py $<TARGET_FILE:flightrec_cli>
           ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_ids)
+
+# Thread ids a kernel never gives (2^30 and more, negative) under --thread-root: stack,
+# folded and svg name each thread by its tid (the null-name crash fuzz_cli found).
+add_test(NAME convert_wild_tids
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_tids.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_tids)

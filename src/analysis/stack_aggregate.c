@@ -136,6 +136,12 @@ void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on)
     sa->thread_roots = on;
 }
 
+int32_t fr_stack_agg_thread_tid(const fr_stack_agg *sa, uint32_t function_id)
+{
+    uint32_t i = function_id & ~FR_STACK_PROCESS;
+    return i < sa->n_threads ? sa->threads[i]->tid : 0;
+}
+
 void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index)
 {
     sa->processes = 1;
@@ -329,8 +335,8 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
         struct frame_node root = {PATH_SEED, FR_STACK_ROOT};
         if (sa->processes)
             root = root_child(sa, root, FR_STACK_PROCESS | sa->process);
-        if (sa->thread_roots)   /* whatever the limit: one per thread */
-            root = root_child(sa, root, FR_STACK_THREAD | (uint32_t)tid);
+        if (sa->thread_roots)   /* whatever the limit: one per thread, by its index */
+            root = root_child(sa, root, FR_STACK_THREAD | (uint32_t)sa->n_threads);
         th->root = root.node;
         th->root_hash = root.hash;
         th->salt = root.node != FR_STACK_ROOT ? root.hash : 0;   /* see path_hash */

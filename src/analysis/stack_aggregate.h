@@ -26,7 +26,9 @@
 #define FR_STACK_OTHER UINT32_MAX
 /* function_id of a "deeper" node: the calls below the depth limit (fr_stack_agg_set_max_depth) */
 #define FR_STACK_DEEPER (UINT32_MAX - 1)
-/* function_id of a thread's root node (fr_stack_agg_set_thread_roots): this bit | tid */
+/* function_id of a thread's root node (fr_stack_agg_set_thread_roots): this bit | the
+ * thread's index (fr_stack_agg_thread_tid gives its tid: a tid from a damaged trace may
+ * be any 32-bit value, which these bits could not hold beside the other kinds) */
 #define FR_STACK_THREAD 0x80000000u
 /* function_id of a process's root node (fr_stack_agg_set_process): these bits | index */
 #define FR_STACK_PROCESS 0xC0000000u
@@ -70,8 +72,11 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
  * of set_limit holds. Call before feeding; 0 (the default) means no limit. */
 void fr_stack_agg_set_max_depth(fr_stack_agg *sa, uint32_t max_depth);
 /* One tree per thread: every stack starts with a node for its thread (function_id
- * FR_STACK_THREAD | tid, no calls of its own), outside the limit. Call before feeding. */
+ * FR_STACK_THREAD | its index, no calls of its own), outside the limit. Call before
+ * feeding. */
 void fr_stack_agg_set_thread_roots(fr_stack_agg *sa, int on);
+/* The tid of a thread's root node's function_id (fr_stack_is_thread). */
+int32_t fr_stack_agg_thread_tid(const fr_stack_agg *sa, uint32_t function_id);
 /* Several processes in one tree (`convert` of several traces): the threads fed from now
  * on are process `index`'s (a tid seen in an earlier process is another thread), and each
  * of their stacks starts with the process's node (function_id FR_STACK_PROCESS | index,

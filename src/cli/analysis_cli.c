@@ -339,7 +339,7 @@ const char *fr_acli_root_frame(const fr_acli *c, int64_t process, uint32_t funct
         snprintf(buf, n, "[process]");
         return buf;
     }
-    int32_t tid = (int32_t)(function_id & ~FR_STACK_THREAD);
+    int32_t tid = fr_stack_agg_thread_tid(c->analysis->stacks, function_id);
     return p ? thread_frame(p->threads, p->n_threads, tid, buf, n)
              : fr_acli_thread_frame(&c->trace.meta, tid, buf, n);
 }

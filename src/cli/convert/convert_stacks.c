@@ -72,7 +72,7 @@ static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32
         uint32_t fid = fr_stack_agg_node(st->agg, i)->function_id;
         if (fr_stack_is_thread(fid)) {
             char buf[96];
-            int32_t tid = (int32_t)(fid & ~FR_STACK_THREAD);
+            int32_t tid = fr_stack_agg_thread_tid(st->agg, fid);
             if (p->n_threads == cap)
                 p->threads = check_alloc(realloc(p->threads, (cap = cap ? 2 * cap : 8) * sizeof *p->threads));
             p->threads[p->n_threads++] = (cv_thread_frame){
@@ -208,9 +208,9 @@ const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
         return "[deeper]";
     cv_stack_process *p = process_of(st, node);
     if (fr_stack_is_process(fid))
-        return p->frame;
+        return p->frame ? p->frame : "[process]";   /* (a node of one only with several) */
     if (fr_stack_is_thread(fid)) {
-        cv_thread_frame key = {(int32_t)(fid & ~FR_STACK_THREAD), NULL};
+        cv_thread_frame key = {fr_stack_agg_thread_tid(st->agg, fid), NULL};
         const cv_thread_frame *t = p->n_threads ? bsearch(&key, p->threads, p->n_threads, sizeof key,
                                                           by_tid) : NULL;
         return t ? t->frame : "[thread]";   /* (every thread node was named) */
