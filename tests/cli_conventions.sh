@@ -109,8 +109,8 @@ for c in info dump account stack graph "convert -f folded"; do
   sed -i -e 's/^file: .*//' -e 's/label="[^"]*", labelloc/label=X, labelloc/' want.txt out.txt
   cmp -s want.txt out.txt || fail "$c - differs from $c FILE"
 done
-"$fr" account - <s.fr | grep -q ' main$' || fail "account - <FILE: names lost"
-"$fr" info - <s.fr | grep -qx 'file: <stdin>' || fail "info - <FILE: not 'file: <stdin>' (as its JSON)"
+grep -q ' main$' <("$fr" account - <s.fr) || fail "account - <FILE: names lost"
+grep -qx 'file: <stdin>' <("$fr" info - <s.fr) || fail "info - <FILE: not 'file: <stdin>' (as its JSON)"
 expect_rc 1 "account - with an empty stdin" "$fr" account - </dev/null
 expect_rc 1 "account - with stdin closed" "$fr" account - <&-
 grep -q "standard input, which is closed" err.txt || fail "account - with stdin closed: '$(cat err.txt)'"

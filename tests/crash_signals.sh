@@ -94,7 +94,7 @@ timeout 30 "$fr" record -o overflow.fr -- "$prog" overflow >out.txt 2>err.txt; r
 [ "$rc" = 139 ] || fail "overflow: exit $rc, want 139 ($(head -c 400 err.txt))"
 if [ -s overflow.fr ]; then
   "$xray" fdr-dump -verify overflow.fr >/dev/null 2>xray.err || fail "overflow: llvm-xray fdr-dump -verify: $(head -c 300 xray.err)"
-  "$fr" info overflow.fr | grep -q "^written on: fatal signal, signal 11 (SIGSEGV)" || fail "overflow: info"
+  grep -q "^written on: fatal signal, signal 11 (SIGSEGV)" <("$fr" info overflow.fr) || fail "overflow: info"
   pid=$("$fr" info overflow.fr | sed -n 's/^process: pid \([0-9]*\).*/\1/p')
   last=$("$fr" dump --tid "$pid" overflow.fr | grep -E ' (enter|exit) ' | tail -1)
   case "$last" in *" enter "*recurse*) ;; *) fail "overflow: last record '$last'" ;; esac
@@ -113,8 +113,8 @@ check_trace own_segv own.fr 11 SIGSEGV "fatal signal" 101 201 # main entered bef
 timeout 30 "$fr" record -o cxx.fr -- "$cxx" >out.txt 2>err.txt; rc=$?
 [ "$rc" = 134 ] || fail "c++ terminate: exit $rc, want 134 ($(head -c 400 err.txt))"
 [ -s cxx.fr ] && "$xray" fdr-dump -verify cxx.fr >/dev/null 2>&1 || fail "c++ terminate: no valid trace"
-"$fr" info cxx.fr | grep -q "^written on: fatal signal, signal 6 (SIGABRT)" || fail "c++ terminate: info"
-"$fr" dump cxx.fr | grep -q " enter .*crash_here" || fail "c++ terminate: crash_here's entry missing"
+grep -q "^written on: fatal signal, signal 6 (SIGABRT)" <("$fr" info cxx.fr) || fail "c++ terminate: info"
+grep -q " enter .*crash_here" <("$fr" dump cxx.fr) || fail "c++ terminate: crash_here's entry missing"
 [ "$("$fr" dump cxx.fr | grep -c ' enter .*thrower')" = 4 ] || fail "c++ terminate: want 4 entries of thrower"
 # every record: main's and crash_here's entries, thrower's 4 entries and 3 exits
 "$fr" info cxx.fr >info.txt
@@ -182,6 +182,6 @@ FLIGHTREC_OPTIONS="crash_dump=0 signal_flush=0" timeout 30 "$fr" record -o rec.f
 [ "$rc" = 139 ] || fail "crash_dump=0 + backing: exit $rc, want 139"
 grep -q "wrote no trace: recovered 303 records of 2 threads" err.txt || fail "crash_dump=0 + backing: not recovered: $(head -c 400 err.txt)"
 [ -s rec.fr ] && "$xray" fdr-dump -verify rec.fr >/dev/null 2>&1 || fail "crash_dump=0 + backing: no valid trace"
-"$fr" info rec.fr | grep -q "^written on: recovered from a backing file" || fail "crash_dump=0 + backing: info"
+grep -q "^written on: recovered from a backing file" <("$fr" info rec.fr) || fail "crash_dump=0 + backing: info"
 
 exit $status

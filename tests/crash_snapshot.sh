@@ -67,7 +67,7 @@ done
 "$xray" fdr-dump -verify final.fr >/dev/null 2>x.err || fail "final: llvm-xray fdr-dump -verify: $(head -c 300 x.err)"
 t=$(last_tsc final.fr)
 [ "${t:-0}" -gt "$prev" ] || fail "the final trace ends at tsc $t, not after the last snapshot ($prev)"
-"$fr" info final.fr | grep -q "^written on" && fail "the final trace (normal exit) names a dump cause"
+grep -q "^written on" <("$fr" info final.fr) && fail "the final trace (normal exit) names a dump cause"
 # The 10 calls made after the last signal, in the API snapshot (number 11) and the final trace.
 [ -s api-11.fr ] || fail "fr_snapshot(\"api-%n.fr\") wrote no api-11.fr ($(ls))"
 for f in api-11.fr final.fr; do
