@@ -13,3 +13,13 @@ add_test(NAME hostile_setuid COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hostile_setuid.
 set_tests_properties(hostile_startup hostile_setuid PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
 # ulimit -v leaves no room for ASan's shadow memory: this test runs in the normal build only.
 set_tests_properties(hostile_startup PROPERTIES LABELS no_asan)
+
+# The program closes the recorder's descriptors and opens its own files at their numbers
+# (a daemon's start-up): with stream=1 nothing of ours goes into its files, and the trace
+# is whole (the stream opens its file again).
+add_executable(fd_closer ${CMAKE_CURRENT_SOURCE_DIR}/progs/fd_closer.c)
+target_link_libraries(fd_closer PRIVATE flightrec)
+add_test(NAME hostile_fd_close COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hostile_fd_close.sh
+         $<TARGET_FILE:fd_closer> $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY}
+         ${CMAKE_CURRENT_BINARY_DIR}/hostile_fd_close.d)
+set_tests_properties(hostile_fd_close PROPERTIES TIMEOUT 120)

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/crash_dump.h"
+#include "core/fd_guard.h"
 #include "core/log_writer.h"
 #include "core/options.h"
 #include "core/recorder.h"
@@ -93,6 +95,9 @@ static struct {
     uint32_t in_pass;  /* the writer may be appending: it checks `hold` after setting
                           this and before each append (atomic, seq_cst: Dekker) */
     int      in_place; /* the output is a FIFO or a device: nothing to read back */
+    dev_t    dev;      /* the file's device and inode: fd still leads to it? (stream_fd) */
+    ino_t    ino;
+    int      fd_gone;  /* the program closed fd and the file could not be opened again */
     int32_t  writer_tid;
     int      broken;   /* a write failed: the writer writes no more */
     int      uncut;    /* ...and the output could not be cut back to its last whole
@@ -138,12 +143,62 @@ static void say(const char *what, int err)
     fr_write_stderr(msg, len);
 }
 
+/* ------------------------------------------------------------------ the descriptor */
+
+/* Whether fd still leads to the stream's file (fd_guard.h). */
+static int ours(int fd)
+{
+    return fr_fd_is(fd, st.dev, st.ino);
+}
+
+/* The stream's descriptor, checked before each use (fd_guard.h: appends through a
+ * number the program took would go into its file, a failed one would cut it, our close
+ * would close it). When the number no longer leads to our file it is never touched
+ * again: the file is opened anew by its path (no link followed, the same device and
+ * inode required) and the stream goes on at the same offset; -1 when it cannot be
+ * (removed, renamed, a FIFO): the stream stops, said once. Called by the writer in its
+ * pass, and by the start and the end when no pass runs. What is left: the program
+ * closing the number and opening its own file at it between our check and the write,
+ * a window of microseconds at a number (FR_FD_HIGH and up) its open() rarely reaches. */
+static int stream_fd(void)
+{
+    if (st.fd < 0 || ours(st.fd))
+        return st.fd;
+    int fd = -1;
+    if (!st.in_place) {
+        do
+            fd = open(st.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        while (fd < 0 && errno == EINTR);
+        if (fd >= 0 && !ours(fd)) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd >= 0 && lseek(fd, (off_t)st.offset, SEEK_SET) != (off_t)st.offset) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0) {
+        st.fd = fr_fd_move_high(fd);
+        say("the program closed the descriptor of its output; opened again:", 0);
+        return st.fd;
+    }
+    st.fd = -1;
+    st.fd_gone = 1;
+    st.broken = st.uncut = 1;
+    if (!st.error)
+        st.error = EBADF;
+    say("the program closed the descriptor of its output, which cannot be opened again "
+        "(the file ends at its last whole block; later records stay in the pool):", 0);
+    return -1;
+}
+
 /* A write failed: cut the file back to its last whole block; say it once. */
 static void failed(int err)
 {
     st.write_errors++;
     st.broken = 1;
-    if (ftruncate(st.fd, (off_t)st.offset) == 0)
+    if (ours(st.fd) && ftruncate(st.fd, (off_t)st.offset) == 0)
         lseek(st.fd, (off_t)st.offset, SEEK_SET);
     else
         st.uncut = 1;
@@ -229,6 +284,10 @@ static int write_new_sites(void)
 {
     if (!select_new_sites())
         return 0;
+    if (stream_fd() < 0) {
+        settle_selected(0);
+        return EBADF;
+    }
     struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
                         .offset = st.offset };
     fr_out_metadata_block(&o, emit_selected);
@@ -271,8 +330,9 @@ int fr_stream_hold(const char *path, struct fr_stream_held *h)
         struct timespec ms = { 0, 1000 * 1000 };
         nanosleep(&ms, NULL);
     }
-    if (__atomic_load_n(&st.in_pass, __ATOMIC_SEQ_CST) || st.fd < 0) {
-        fr_stream_release();   /* the writer is stuck in a write: the pool only */
+    if (__atomic_load_n(&st.in_pass, __ATOMIC_SEQ_CST) || !ours(st.fd)) {
+        fr_stream_release();   /* the writer is stuck in a write, or the descriptor is
+                                  not ours any more: the pool only */
         return 0;
     }
     h->fd = st.fd;
@@ -335,6 +395,8 @@ static uint64_t new_losses(uint32_t slot, int32_t tid)
  * is in the timestamps and FR_TE_CLOCK. */
 static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t used)
 {
+    if (stream_fd() < 0)
+        return EBADF;
     uint64_t lost = new_losses(slot, tid);
     uint64_t te = FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope);
     uint64_t size = used + FR_XRAY_METADATA_SIZE + te + sizeof(struct fr_te_block_start) +
@@ -638,6 +700,7 @@ static int create(const char *path)
         return -2;
     memcpy(st.path, path, plen + 1);
     st.fd = -1;
+    st.fd_gone = 0;
     st.stop = st.running = 0;
     st.hold = st.in_pass = 0;
     st.broken = st.uncut = st.error = 0;
@@ -662,7 +725,16 @@ static int create(const char *path)
         say("cannot create", -fd);
         return -2;
     }
-    st.fd = fd;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int err = errno;
+        close(fd);
+        say("cannot create", err);
+        return -2;
+    }
+    st.dev = sb.st_dev;
+    st.ino = sb.st_ino;
+    st.fd = fr_fd_move_high(fd);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     st.base_sec = now.tv_sec;
@@ -685,7 +757,7 @@ int fr_stream_open(const struct fr_options *o, const char *path)
 
 void fr_stream_start(void)
 {
-    if (!LOAD(&st.owned) || st.fd < 0)
+    if (!LOAD(&st.owned) || stream_fd() < 0)
         return;
     struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer };
     fr_out_header(&o);
@@ -729,7 +801,7 @@ int fr_stream_owns(const char *path)
 
 int fr_stream_finish(int snapshot)
 {
-    if (snapshot || st.fd < 0)
+    if (snapshot || (st.fd < 0 && !st.fd_gone))
         return 0;   /* the stream has it; or finished already: nothing more to write */
     if (stop_writer() < 0) {
         say("the writer thread did not stop; the file ends at its last whole block:", 0);
@@ -748,6 +820,8 @@ int fr_stream_finish(int snapshot)
         st.broken = 0;
         err = pass(1);
     }
+    if (!err && stream_fd() < 0)
+        err = st.error;
     if (!err) {
         struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
                             .offset = st.offset };
@@ -760,8 +834,9 @@ int fr_stream_finish(int snapshot)
             st.offset = o.offset;
         }
     }
-    st.done_fd = st.fd;   /* fr_stream_copy reads it: fr_flush_fd, XRay's iteration */
-    st.fd = -1;
+    st.done_fd = ours(st.fd) ? st.fd : -1;   /* fr_stream_copy reads it: fr_flush_fd, */
+    st.fd = -1;                              /* XRay's iteration */
+    st.fd_gone = 0;                          /* (finished: said once) */
     return err;
 }
 
@@ -790,14 +865,14 @@ static int copy_prefix(int from, int to, uint64_t len)
 
 int fr_stream_copy(int fd)
 {
-    if (st.done_fd < 0)
+    if (!ours(st.done_fd))   /* (closed by the program since: not read) */
         return EBADF;
     return copy_prefix(st.done_fd, fd, st.offset);
 }
 
 static void close_done(void)
 {
-    if (st.done_fd >= 0)
+    if (ours(st.done_fd))   /* (a number the program took since is its own) */
         close(st.done_fd);
     st.done_fd = -1;
 }
@@ -817,7 +892,7 @@ void fr_stream_after_fork(int recording)
     if (!LOAD(&st.owned))
         return;
     /* The parent's descriptor and thread: not ours (the thread does not exist here). */
-    if (st.fd >= 0)
+    if (ours(st.fd))   /* (a number the program took since is its own) */
         close(st.fd);
     st.fd = -1;
     close_done();

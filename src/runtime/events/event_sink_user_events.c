@@ -28,9 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "events/events_internal.h"
+#include "core/fd_guard.h"
 #include "core/options.h"
 
 #define DIAG_IOC_MAGIC '*'
@@ -44,13 +46,23 @@ static const char *const data_paths[] = {
 
 /* ------------------------------------------------------------------ the kernel backend */
 
+static dev_t ue_dev;   /* the data file's device and inode (fd_guard.h) */
+static ino_t ue_ino;
+
 static int kernel_open(void *ctx)
 {
     (void)ctx;
     int fd = -1;
     for (size_t i = 0; i < sizeof data_paths / sizeof data_paths[0] && fd < 0; i++)
         fd = open(data_paths[i], O_WRONLY | O_CLOEXEC);
-    return fd;
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0) {
+        ue_dev = sb.st_dev;
+        ue_ino = sb.st_ino;
+    }
+    /* Kept for the process's life and written on the hot path without a check: above the
+     * numbers the program's own open() calls take (fd_guard.h). */
+    return fd >= 0 ? fr_fd_move_high(fd) : fd;
 }
 
 static int kernel_reg(void *ctx, int fd, struct fr_user_reg *reg)
@@ -178,7 +190,8 @@ void fr_ue_unregister_site(fr_event_site *site)
 
 void fr_ue_forget_after_fork(void)
 {
-    if (ue_state == UE_OPEN && backend == &kernel_backend)
+    /* (a number the program took since is its own: not closed) */
+    if (ue_state == UE_OPEN && backend == &kernel_backend && fr_fd_is(ue_fd, ue_dev, ue_ino))
         close(ue_fd);
     ue_fd = -1;
     ue_state = UE_UNKNOWN;
