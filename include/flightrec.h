@@ -10,6 +10,9 @@
  * environment (FLIGHTREC_OPTIONS, XRAY_OPTIONS, XRAY_FDR_OPTIONS) is ignored: only fr_init's
  * string applies. A start=1 start-up that fails says why on stderr.
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)
+ *                      A relative PATH (and a relative snapshot_output= or backing=) is
+ *                      taken from the working directory at fr_init, not at the write
+ *                      (a program that changes directory still writes where it started).
  *                      Written to "<dir>/.<name>.<random>.tmp" (O_EXCL|O_NOFOLLOW, in the
  *                      target's directory) then renamed over PATH; a symlink at PATH is
  *                      replaced, not followed. A FIFO or character device (/dev/null,

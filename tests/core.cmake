@@ -57,3 +57,10 @@ add_executable(core_vfork_test ${CMAKE_CURRENT_SOURCE_DIR}/core_vfork_test.c)
 target_include_directories(core_vfork_test PRIVATE ${CMAKE_SOURCE_DIR}/src/common)
 target_link_libraries(core_vfork_test PRIVATE flightrec_static fr_testlib)
 add_test(NAME core_vfork COMMAND core_vfork_test)
+
+# Relative output=, snapshot_output=, backing= are taken from where the program started,
+# not from where it is when it writes (exit, crash dump, snapshot, stream=1).
+add_executable(chdir_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/chdir_prog.c)
+target_link_libraries(chdir_prog PRIVATE flightrec)
+add_test(NAME core_relative_output COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_relative_output.sh
+         $<TARGET_FILE:chdir_prog> $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/core_relative_output.d)

@@ -146,6 +146,12 @@ fr_status fr_init(const char *options)
     fr_options_defaults(&o);
     int bad = fr_options_parse(&o, secure_getenv("FLIGHTREC_OPTIONS"), "FLIGHTREC_OPTIONS");
     bad |= fr_options_parse(&o, options, "fr_init");
+    /* A relative path names a file where the program was when recording started, as
+     * the user typed it: not wherever the program's working directory is when the file
+     * is written (a daemon's chdir("/"), a crash dump much later). */
+    bad |= fr_pattern_absolute(o.output, sizeof o.output, "output");
+    bad |= fr_pattern_absolute(o.snapshot_output, sizeof o.snapshot_output, "snapshot_output");
+    bad |= fr_pattern_absolute(o.backing, sizeof o.backing, "backing");
     char path[FR_OPTIONS_PATH_MAX];
     int32_t pid = (int32_t)getpid();
     if (!bad && fr_expand_output(path, sizeof path, o.output, pid, 0) < 0) {

@@ -3,6 +3,7 @@
  * that each process of a program that forks or execs writes its own file.
  */
 #include <string.h>
+#include <unistd.h>
 #include "core/output_path.h"
 #include "core/text_out.h"
 
@@ -39,4 +40,38 @@ int fr_expand_output(char *out, size_t cap, const char *pattern, int32_t pid, in
     }
     out[n] = 0;
     return 0;
+}
+
+int fr_pattern_absolute(char *pattern, size_t cap, const char *option)
+{
+    if (!pattern[0] || pattern[0] == '/')
+        return 0;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd) || cwd[0] != '/')
+        return 0;   /* unknown ("(unreachable)", too long): relative, as before */
+    char out[4096];
+    size_t n = 0;
+    for (const char *p = cwd; *p; p++) {   /* '%' doubled: expanded back to itself */
+        if (n + 2 >= sizeof out)
+            goto too_long;
+        if (*p == '%')
+            out[n++] = '%';
+        out[n++] = *p;
+    }
+    if (n > 1)   /* ("/" itself ends with the separator) */
+        out[n++] = '/';
+    size_t plen = strlen(pattern);
+    if (n + plen >= cap || n + plen >= sizeof out)
+        goto too_long;
+    memcpy(out + n, pattern, plen + 1);
+    memcpy(pattern, out, n + plen + 1);
+    return 0;
+too_long:;
+    char msg[160];
+    size_t len = 0;
+    fr_fmt_str(msg, sizeof msg, &len, "flightrec: ");
+    fr_fmt_str(msg, sizeof msg, &len, option);
+    fr_fmt_str(msg, sizeof msg, &len, "= path too long once the working directory is put before it\n");
+    fr_write_stderr(msg, len);
+    return -1;
 }

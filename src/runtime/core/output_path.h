@@ -14,4 +14,10 @@
 FR_HIDDEN int fr_expand_output(char *out, size_t cap, const char *pattern, int32_t pid,
                                int force_pid);
 
+/* A relative pattern made absolute from the working directory ('%' in it doubled, so
+ * that it expands to itself): "" and absolute patterns are left alone. 0, or -1 after a
+ * message naming the option when the result would not fit in cap (the working directory
+ * unknown, a deleted one: left relative, 0). */
+FR_HIDDEN int fr_pattern_absolute(char *pattern, size_t cap, const char *option);
+
 #endif
