@@ -193,6 +193,15 @@ static int stream_fd(void)
     return -1;
 }
 
+/* After a failed write: whether it failed because the program closed our descriptor
+ * between stream_fd's check and the write (EBADF, or its own file at the number now),
+ * and the file could be opened again: then the caller writes its block again, whole,
+ * from st.offset. */
+static int closed_under_us(void)
+{
+    return st.fd >= 0 && !ours(st.fd) && stream_fd() >= 0;
+}
+
 /* A write failed: cut the file back to its last whole block; say it once. */
 static void failed(int err)
 {
@@ -292,6 +301,12 @@ static int write_new_sites(void)
                         .offset = st.offset };
     fr_out_metadata_block(&o, emit_selected);
     fr_out_flush(&o);
+    if (o.error && closed_under_us()) {   /* again, whole, from the same offset */
+        o = (struct fr_out){ .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                             .offset = st.offset };
+        fr_out_metadata_block(&o, emit_selected);
+        fr_out_flush(&o);
+    }
     settle_selected(!o.error);
     if (o.error)
         return o.error;
@@ -393,11 +408,26 @@ static uint64_t new_losses(uint32_t slot, int32_t tid)
  * (seconds at init + n, n) for the file's n-th block, because llvm-xray 14 orders the
  * blocks of a thread by "seconds less AND microseconds less"; the time of each record
  * is in the timestamps and FR_TE_CLOCK. */
+static int write_block(const uint8_t *b, uint64_t used, uint64_t lost);
+
 static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t used)
 {
     if (stream_fd() < 0)
         return EBADF;
     uint64_t lost = new_losses(slot, tid);
+    int err = write_block(b, used, lost);
+    if (err && closed_under_us())
+        err = write_block(b, used, lost);   /* again, whole, from the same offset */
+    if (err)
+        return err;
+    st.blocks++;
+    st.lost_marked[slot] += lost;
+    return 0;
+}
+
+/* The block of append_block at st.offset; st.offset past it, or an errno value. */
+static int write_block(const uint8_t *b, uint64_t used, uint64_t lost)
+{
     uint64_t te = FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope);
     uint64_t size = used + FR_XRAY_METADATA_SIZE + te + sizeof(struct fr_te_block_start) +
                     (lost ? te + sizeof(struct fr_te_lost) : 0);
@@ -433,8 +463,6 @@ static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t u
     if (o.error)
         return o.error;
     st.offset = o.offset;
-    st.blocks++;
-    st.lost_marked[slot] += lost;
     return 0;
 }
 
@@ -827,6 +855,12 @@ int fr_stream_finish(int snapshot)
                             .offset = st.offset };
         fr_out_metadata_block(&o, fr_meta_emit_all);
         fr_out_flush(&o);
+        if (o.error && closed_under_us()) {   /* again, whole, from the same offset */
+            o = (struct fr_out){ .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                                 .offset = st.offset };
+            fr_out_metadata_block(&o, fr_meta_emit_all);
+            fr_out_flush(&o);
+        }
         if (o.error) {
             err = o.error;
             failed(err);
