@@ -63,6 +63,11 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   xraycompat_case(profiling xraycompat_profiling)
   xraycompat_case(profiling_file xraycompat_profiling)
   xraycompat_case(profiling_buffers_max xraycompat_profiling)
+  # Our basic mode alone (compiler-rt writes into the program's file there): the
+  # program closes the log's descriptor and opens its own files.
+  add_test(NAME xraycompat_basic_fds
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/xraycompat_basic_fds.sh $<TARGET_FILE:xraycompat_basic_fr>
+            $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/xraycompat_basic_fds.d)
 else()
   message(STATUS "xraycompat tests not registered: the C compiler is not clang")
 endif()

@@ -5,7 +5,12 @@
  * deeper than max_stack_depth, a thread, and with argument "fork" a fork whose child
  * calls too. Built against
  * compiler-rt and against flightrec; tests/xraycompat_run.py compares the logs.
+ * With arguments "closefds PREFIX" (tests/xraycompat_basic_fds.sh, flightrec's build
+ * only): then closes every descriptor above 2 as a daemon does (the log file's among
+ * them), opens PREFIX.0..3 (which take the freed numbers), and calls leaf 5000 times
+ * while writing 100 lines to each.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +34,28 @@ int main(int argc, char **argv)
     pthread_t t;
     pthread_create(&t, NULL, worker, (void *)7L);
     pthread_join(t, NULL);
+    if (argc > 2 && !strcmp(argv[1], "closefds")) {
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        int fds[4];
+        for (int f = 0; f < 4; f++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s.%d", argv[2], f);
+            if ((fds[f] = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+                return 1;
+        }
+        for (int k = 0; k < 100; k++) {
+            for (int i = 0; i < 50; i++)
+                sink += leaf(i);
+            for (int f = 0; f < 4; f++) {
+                char line[64];
+                int n = snprintf(line, sizeof line, "file %d line %d\n", f, k);
+                if (write(fds[f], line, (size_t)n) != n)
+                    return 1;
+            }
+        }
+        return 0;
+    }
     if (argc < 2 || strcmp(argv[1], "fork"))
         return 0;
     fflush(stdout);

@@ -33,12 +33,15 @@
 #include "flightrec.h"
 #include "core/clock.h"
 #include "core/cpu_id.h"
+#include "core/fd_guard.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,7 +74,10 @@ static __thread int self_guard;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;   /* file writes, list */
 static struct thread_log *threads;
-static int log_fd = -1;
+static int log_fd = -1;            /* kept open for the run, checked before each write */
+static dev_t log_dev;              /* ...against the file's device and inode (fd_guard.h) */
+static ino_t log_ino;
+static char log_path[XR_BASE_MAX + 512];
 static int log_failed;            /* the file could not be created: log nothing */
 static int initialized;           /* compiler-rt's BasicInitialized */
 static int ever_initialized;
@@ -109,8 +115,40 @@ static void choose_clock(void)
     ticks_per_second = fr_clock.ticks_per_second;
 }
 
+/* log_fd, if it still leads to the log file: a program that closed every descriptor
+ * it did not open (a daemon's start-up) may have its own file at that number now, which
+ * a write would corrupt (fd_guard.h). Then the file is opened again by its path (no link
+ * followed, the same inode), or, if it cannot be, nothing more is logged. Called with
+ * log_lock held. */
+static int checked_log_fd(void)
+{
+    if (log_fd < 0 || fr_fd_is(log_fd, log_dev, log_ino))
+        return log_fd;
+    int fd;
+    do
+        fd = open(log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0 && !fr_fd_is(fd, log_dev, log_ino)) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0) {
+        log_fd = -1;
+        log_failed = 1;
+        xr_report("flightrec: xray-basic: the program closed the log file's descriptor and "
+                  "%s cannot be opened again; not logging events.\n", log_path);
+        return -1;
+    }
+    log_fd = fr_fd_move_high(fd);
+    return log_fd;
+}
+
 static void write_all(const uint8_t *p, size_t len)
 {
+    if (checked_log_fd() < 0) {
+        write_errors++;
+        return;
+    }
     while (len) {
         ssize_t n = write(log_fd, p, len);
         if (n < 0 && errno == EINTR)
@@ -131,12 +169,19 @@ static int open_log_locked(void)
         return 0;
     if (log_failed)
         return -1;
-    char path[XR_BASE_MAX + 512];
-    log_fd = xr_open_logfile(path, sizeof path);
+    log_fd = xr_open_logfile(log_path, sizeof log_path);
+    struct stat sb;
+    if (log_fd >= 0 && fstat(log_fd, &sb) != 0) {
+        close(log_fd);
+        log_fd = -1;
+    }
     if (log_fd < 0) {
         log_failed = 1;
         return -1;
     }
+    log_dev = sb.st_dev;
+    log_ino = sb.st_ino;
+    log_fd = fr_fd_move_high(log_fd);   /* above the program's own open()s (fd_guard.h) */
     uint8_t header[32] = {0};
     uint16_t version = 3, type = 0;   /* NAIVE_LOG */
     uint64_t frequency = ticks_per_second;
@@ -340,7 +385,7 @@ void xr_basic_exit_flush(void)
     for (struct thread_log *t = threads; t; t = t->next)
         if (t->alive)
             write_thread_locked(t);
-    if (log_fd >= 0)
+    if (checked_log_fd() >= 0)
         fsync(log_fd);
     uint64_t errors = write_errors;
     pthread_mutex_unlock(&log_lock);
