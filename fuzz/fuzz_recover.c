@@ -13,6 +13,7 @@
  * slower). Seeds: fuzz/recover_seeds.py.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "backing_recover.h"
 #include "fr_backing.h"
+#include "fr_format.h"
 #include "fr_reader.h"
 
 typedef struct view {
@@ -40,6 +42,19 @@ static int read_view(void *ctx, uint64_t off, void *buf, size_t len)
     return 0;
 }
 
+/* stream mode (recover --onto): which buffers count as streamed, and the file's counts,
+ * from the input's bytes */
+static int fuzz_has_block(void *ctx, int32_t tid, uint64_t first_tsc)
+{
+    const view *v = ctx;
+    return (v->data[v->size - 2] >> ((uint32_t)tid ^ (uint32_t)first_tsc) % 8) & 1;
+}
+static uint64_t fuzz_count(void *ctx, int32_t tid)
+{
+    const view *v = ctx;
+    return v->data[(uint32_t)tid % v->size] * 1000u;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size <= FR_BACKING_HEADER_SIZE)
@@ -52,11 +67,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     view v = { data, size };
     fr_recover_input in = { .read = read_view, .ctx = &v,
                             .size = h.map_size + 4096ull * data[size - 1] };
+    /* one input in four: the end of a streamed file instead of a whole trace; what it
+     * writes is then read after a file header and an empty metadata block */
+    fr_recover_stream stream = { fuzz_has_block, fuzz_count, fuzz_count, &v,
+                                 data[size - 3], (int64_t)data[size - 4] << 20 };
+    bool streamed = data[size - 2] % 4 == 0;
+    if (streamed)
+        in.stream = &stream;
     char *out = NULL;
     size_t out_len = 0;
     FILE *f = open_memstream(&out, &out_len);
     if (!f)
         return 0;
+    if (streamed) {
+        struct fr_xray_file_header fh = { .version = FR_XRAY_VERSION_FDR,
+                                          .type = FR_XRAY_TYPE_FDR, .buffer_size = 4096 };
+        fwrite(&fh, 1, sizeof fh, f);
+    }
     fr_recover_report rep;
     char err[512];
     int rc = fr_recover(&in, f, &rep, err, sizeof err);

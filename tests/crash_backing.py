@@ -264,6 +264,59 @@ for flag in ("", "--no-backing"):
     elif os.path.exists(name + ".fr"):
         fail("record --no-backing: a trace after SIGKILL?")
 
+# stream=1 and SIGKILL: the streamed file holds the buffers written so far (one being
+# appended is torn), the backing file the rest. `recover --onto` completes the streamed
+# file: every record the thread made is there (written) or counted (dropped: the writer
+# behind), the last one is last_call's entry, llvm-xray reads it. Before, the streamed
+# file ended at its last block (the last moments lost) and record said nothing.
+def check_streamed(name, trace, pid, calls):
+    threads = check(name, trace, pid, None) or {}
+    if pid in threads:
+        kept, written, dropped = threads[pid]
+        if kept != written or written + dropped != 2 * calls + 2:
+            fail(f"{name}: main has {kept} records in the file, written {written} + dropped "
+                 f"{dropped}, want {2 * calls + 2} in all")
+        if written < 2 * calls // 2:
+            fail(f"{name}: only {written} of {2 * calls + 2} records kept: the test streams nothing?")
+
+
+calls = 20000
+sopts = "stream=1 buffer_size=4096 buffers=8 policy=discard"
+pid, _ = run_killed("skill", "kill", calls, sopts)
+trace = f"skill-{pid}.fr"
+if not os.path.exists(trace) or os.path.getsize(trace) < 64 * 4096:
+    fail(f"stream kill: the streamed file {trace} is missing or holds little: {os.listdir('.')}")
+r = subprocess.run([fr, "recover", f"skill-{pid}.bk", "--onto", trace], capture_output=True,
+                   text=True, errors="replace", timeout=60)
+if r.returncode != 0:
+    fail(f"recover --onto: exit {r.returncode}: {r.stderr[:400]}")
+check_streamed("stream kill", trace, pid, calls)
+r = subprocess.run([fr, "recover", f"skill-{pid}.bk", "--onto", trace], capture_output=True,
+                   text=True, errors="replace", timeout=60)
+if r.returncode != 1 or "has its end already" not in r.stderr:
+    fail(f"recover --onto a whole trace: exit {r.returncode}, want 1: {r.stderr[:300]}")
+for bad in (["--onto", trace, "-o", "x.fr"], []):
+    r = subprocess.run([fr, "recover", f"skill-{pid}.bk", *bad], capture_output=True, text=True)
+    if r.returncode != 2:
+        fail(f"recover {bad}: exit {r.returncode}, want 2")
+
+# The same under `flightrec record`, which does it by itself.
+env = dict(env0, FLIGHTREC_OPTIONS=sopts)
+p = subprocess.Popen([fr, "record", "-o", "rstream.fr", "--", prog, "kill", str(calls)], env=env,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+pid = None
+for line in p.stdout:
+    if line.startswith("ready"):
+        pid = int(line.split()[1])
+        break
+if pid:
+    os.kill(pid, signal.SIGKILL)
+err = p.communicate(timeout=60)[1]
+if p.returncode != 137 or "died while streaming its trace: recovered" not in err:
+    fail(f"record stream=1 SIGKILL: exit {p.returncode}, no recovery message: {err[:400]}")
+if pid:
+    check_streamed("record stream kill", "rstream.fr", pid, calls)
+
 # A backing file the runtime cannot make: its message says why in words, as the crash
 # dump's, the snapshot's and the stream's do (fr_fmt_write_error), and nothing is written.
 open(f"{work}/afile", "w").close()

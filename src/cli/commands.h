@@ -29,5 +29,13 @@ int cmd_recover(int argc, char **argv);
 struct fr_recover_report;
 int fr_recover_file(const char *in, const char *out, struct fr_recover_report *rep, char *err,
                     size_t errcap);
+/* The same onto the trace a stream=1 process was appending to when it died: its torn
+ * last block cut, the buffers it had not streamed and the end appended (FR_RECOVER_*;
+ * FR_RECOVER_BAD when the trace is not one, or is whole already). */
+int fr_recover_onto(const char *in, const char *trace, struct fr_recover_report *rep, char *err,
+                    size_t errcap);
+/* 1 when path is an XRay FDR trace without its end (a stream=1 process died writing
+ * it), 0 when it has its end or is something else, -1 when it cannot be read. */
+int fr_trace_unfinished(const char *path);
 
 #endif

@@ -287,6 +287,7 @@ typedef struct job {
     uint64_t *lost_of;   /* per slot: records not recovered */
     uint64_t *kept_of;   /* per slot: records recovered */
     uint64_t unattributed; /* records lost in buffers of no valid thread slot */
+    uint64_t next_block;   /* stream: the number of the next thread block appended */
     fr_recover_report *rep;
 } job;
 
@@ -329,6 +330,13 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
         j->rep->lost_records += claimed;
         j->lost_of[slot] += claimed;
         return 0;
+    }
+    const fr_recover_stream *sm = j->in->stream;
+    if (sm) {   /* in the streamed file already (being appended, or its FREE not yet set) */
+        uint64_t first_tsc;
+        memcpy(&first_tsc, j->buf + 48 + 3, 8);
+        if (sm->has_block(sm->ctx, tid, first_tsc))
+            return 0;
     }
     parsed p;
     size_t run_at = 0;
@@ -405,6 +413,16 @@ static void walltime(const struct fr_backing_header *h, uint8_t wt[12])
     memcpy(wt + 8, &usec, 4);
 }
 
+/* Whether slot s is the first in use with its tid (a tid's records in a streamed file
+ * are counted once). */
+static bool first_slot_of_tid(const job *j, uint32_t s)
+{
+    for (uint32_t e = 0; e < s; e++)
+        if (j->td[e].tid == j->td[s].tid && j->td[e].state && j->td[e].state <= 2)
+            return false;
+    return true;
+}
+
 /* The metadata block's body. */
 static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
                       const uint8_t *sites, size_t sites_len)
@@ -464,8 +482,11 @@ static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
             sum += dr.cause[c];
         }
         below += d->calls_below_threshold;
-        written += j->kept_of[s];
-        struct fr_te_thread_stats ts = { .tid = d->tid, .records_written = j->kept_of[s],
+        uint64_t kept = j->kept_of[s];
+        if (j->in->stream && first_slot_of_tid(j, s))   /* its records in the file */
+            kept += j->in->stream->records(j->in->stream->ctx, d->tid);
+        written += kept;
+        struct fr_te_thread_stats ts = { .tid = d->tid, .records_written = kept,
                                          .records_dropped = sum,
                                          .bytes_dropped = d->bytes_dropped + d->taken_bytes,
                                          .calls_below_threshold = d->calls_below_threshold };
@@ -509,10 +530,17 @@ static void out_md(FILE *out, unsigned kind, const void *payload, size_t len)
 static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t n)
 {
     uint64_t lost = 0;
+    const fr_recover_stream *sm = j->in->stream;
     if (j->h.policy == FR_POLICY_OVERWRITE)
         for (uint32_t s = 0; s < j->h.max_threads; s++)
             if (j->td[s].state && j->td[s].state <= 2 && j->td[s].tid == bufs[0].tid)
-                lost += j->td[s].dropped[FR_DROP_OVERWRITTEN] + j->td[s].taken_records;
+                /* streamed: what the stream writer marks (stream_writer.c new_losses) */
+                lost += sm ? j->td[s].taken_records + j->td[s].overwritten_own
+                           : j->td[s].dropped[FR_DROP_OVERWRITTEN] + j->td[s].taken_records;
+    if (sm) {   /* less what the file's markers count already */
+        uint64_t marked = sm->lost(sm->ctx, bufs[0].tid);
+        lost = lost > marked ? lost - marked : 0;
+    }
     uint64_t size = bufs[0].len;
     for (uint32_t i = 1; i < n; i++)
         size += bufs[i].len - 48;
@@ -530,6 +558,13 @@ static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t 
         if (i) {
             fwrite(b + 48, 1, bufs[i].len - 48, out);
             continue;
+        }
+        if (sm) {   /* the stream's WalltimeMarker sequence (stream_writer.c append_block) */
+            int64_t sec = sm->base_sec + (int64_t)j->next_block;
+            int32_t usec = (int32_t)(j->next_block & 0x7fffffff);
+            memcpy(b + 17, &sec, 8);
+            memcpy(b + 25, &usec, 4);
+            j->next_block++;
         }
         fwrite(b, 1, 48, out);   /* NewBuffer, WalltimeMarker, Pid */
         uint8_t at_one[MD];
@@ -648,14 +683,18 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         rc = FR_RECOVER_IO;
         goto done;
     }
-    struct fr_xray_file_header fh = { .version = FR_XRAY_VERSION_FDR, .type = FR_XRAY_TYPE_FDR,
-                                      .flags = h->clock_flags,
-                                      .cycle_frequency = h->ticks_per_second,
-                                      .buffer_size = h->buffer_size };
-    fwrite(&fh, 1, sizeof fh, out);
     uint64_t n = mb.len;
-    out_md(out, FR_MD_BUFFER_EXTENTS, &n, 8);
-    fwrite(mb.p, 1, mb.len, out);
+    if (!in->stream) {   /* a whole trace: header and metadata first */
+        struct fr_xray_file_header fh = { .version = FR_XRAY_VERSION_FDR,
+                                          .type = FR_XRAY_TYPE_FDR, .flags = h->clock_flags,
+                                          .cycle_frequency = h->ticks_per_second,
+                                          .buffer_size = h->buffer_size };
+        fwrite(&fh, 1, sizeof fh, out);
+        out_md(out, FR_MD_BUFFER_EXTENTS, &n, 8);
+        fwrite(mb.p, 1, mb.len, out);
+    } else {
+        j.next_block = in->stream->blocks;
+    }
     /* one block per tid, in the order of the tid's first slot (the runtime's order) */
     for (uint32_t s = 0; s < h->max_threads; s++) {
         const struct fr_backing_thread_desc *d = &j.td[s];
@@ -679,6 +718,10 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
             end++;
         if (end > lo && write_thread_block(&j, out, j.used + lo, end - lo) < 0)
             goto read_error;
+    }
+    if (in->stream) {   /* the end of a streamed file: the totals last, as the runtime's */
+        out_md(out, FR_MD_BUFFER_EXTENTS, &n, 8);
+        fwrite(mb.p, 1, mb.len, out);
     }
     if (fflush(out) != 0 || ferror(out)) {
         snprintf(err, errcap, "cannot write the trace: %s", strerror(errno));

@@ -13,10 +13,29 @@
 /* Where the backing file's bytes come from: read(ctx, off, buf, len) fills exactly len
  * bytes from offset off and returns 0, or returns -1 (then errno says why). `size` is
  * the file's size: nothing beyond it is asked for. */
+/* The file a stream=1 process was appending to when it died (fr_recover_input.stream):
+ * what the recovered part must leave out and continue. */
+typedef struct fr_recover_stream {
+    /* whether the file holds the block of tid's buffer that began at first_tsc (its
+     * FR_TE_BLOCK_START): that buffer was streamed, and is left out */
+    int (*has_block)(void *ctx, int32_t tid, uint64_t first_tsc);
+    /* tid's records in the file, and what its FR_TE_LOST markers there count */
+    uint64_t (*records)(void *ctx, int32_t tid);
+    uint64_t (*lost)(void *ctx, int32_t tid);
+    void *ctx;
+    uint64_t blocks;     /* thread blocks in the file: the next one is number `blocks` */
+    int64_t  base_sec;   /* its WalltimeMarkers are (base_sec + n, n) for block n */
+} fr_recover_stream;
+
 typedef struct fr_recover_input {
     int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
     void *ctx;
     uint64_t size;
+    /* NULL: a whole trace (file header, metadata block, thread blocks). Else the end of
+     * that streamed file, to append to it: the thread blocks of the buffers not in it
+     * (numbered on from its blocks), then the metadata block with the totals (the file's
+     * records counted in), as the runtime's end would have appended them. */
+    const fr_recover_stream *stream;
 } fr_recover_input;
 
 typedef struct fr_recover_report {

@@ -469,7 +469,13 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
                              *suffix ? strtol(suffix + 1, NULL, 10) + 1 : 1) >= 0 &&
                     stat(next, &st) == 0;
         free(next);
-        if (later || (stat(target, &st) == 0 && st.st_mtime >= started - 1)) {
+        /* A trace of this run at TARGET: written (the process ended it), or streamed
+         * (stream=1) by a process that died before appending its end: then the rest
+         * of the run, in its backing file, is appended to it. */
+        bool onto = false;
+        if (!later && stat(target, &st) == 0 && st.st_mtime >= started - 1)
+            onto = fr_trace_unfinished(target) == 1;
+        if (later || (!onto && stat(target, &st) == 0 && st.st_mtime >= started - 1)) {
             unlink(bk);
             free(bk);
             free(target);
@@ -477,12 +483,19 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
         }
         fr_recover_report rep;
         char err[512];
-        int rc = fr_recover_file(bk, target, &rep, err, sizeof err);
+        int rc = onto ? fr_recover_onto(bk, target, &rep, err, sizeof err)
+                      : fr_recover_file(bk, target, &rep, err, sizeof err);
         if (rc == FR_RECOVER_OK) {
-            fprintf(stderr, "flightrec record: process %d wrote no trace: recovered %llu records "
-                            "of %u thread%s from its backing file",
-                    (int)pid, (unsigned long long)rep.records, rep.threads,
-                    rep.threads == 1 ? "" : "s");
+            if (onto)
+                fprintf(stderr, "flightrec record: process %d died while streaming its trace: "
+                                "recovered %llu more records of %u thread%s from its backing "
+                                "file onto it", (int)pid, (unsigned long long)rep.records,
+                        rep.threads, rep.threads == 1 ? "" : "s");
+            else
+                fprintf(stderr, "flightrec record: process %d wrote no trace: recovered %llu "
+                                "records of %u thread%s from its backing file",
+                        (int)pid, (unsigned long long)rep.records, rep.threads,
+                        rep.threads == 1 ? "" : "s");
             if (rep.torn || rep.lost_records)
                 fprintf(stderr, " (%llu torn, %llu unreadable records cut)",
                         (unsigned long long)rep.torn, (unsigned long long)rep.lost_records);

@@ -18,11 +18,13 @@
 #include "commands.h"
 #include "fr_backing.h"
 #include "regular_file.h"
+#include "stream_tail.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flightrec recover BACKING -o TRACE\n"
+            "       flightrec recover BACKING --onto STREAMED\n"
             "Writes the trace of a process that died without writing its own (SIGKILL, the\n"
             "OOM killer, _exit) from the backing file it recorded into (the runtime's\n"
             "backing=PATH option; flightrec record uses one by default and recovers by\n"
@@ -30,6 +32,10 @@ static void usage(FILE *out)
             "cut; what could not be recovered is counted (printed, and in the trace's drop\n"
             "counts as 'unfinished').\n"
             "  -o, --output TRACE   the trace file to write ('-': standard output)\n"
+            "  --onto STREAMED      the process streamed its trace (stream=1) to STREAMED and\n"
+            "                       died before its end: complete STREAMED in place (its torn\n"
+            "                       last block cut, the buffers not streamed yet and the end\n"
+            "                       appended), so it holds the whole run\n"
             "  -q, --quiet          print nothing on success\n"
             "Exit status: 0 written, 1 not a usable backing file (truncated, corrupt, not\n"
             "one) or the trace cannot be written, 2 bad usage.\n");
@@ -127,9 +133,98 @@ int fr_recover_file(const char *in_path, const char *out_path, fr_recover_report
     return rc;
 }
 
+/* The streamed trace at path, open for reading and writing (a regular file, no final
+ * link followed), with its size; -1 after a message in err. */
+static int open_streamed(const char *path, uint64_t *size, char *err, size_t errcap)
+{
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errcap, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+int fr_trace_unfinished(const char *path)
+{
+    char err[256];
+    uint64_t size;
+    int fd = open_streamed(path, &size, err, sizeof err);
+    if (fd < 0)
+        return -1;
+    fr_stream_tail *t = fr_stream_tail_scan(fd, size, err, sizeof err);
+    close(fd);
+    int r = t && !fr_stream_tail_finished(t);
+    fr_stream_tail_free(t);
+    return r;
+}
+
+int fr_recover_onto(const char *in_path, const char *trace_path, fr_recover_report *rep_out,
+                    char *errbuf, size_t errcap)
+{
+    fr_recover_report rep_local, *rep_p = rep_out ? rep_out : &rep_local;
+    memset(rep_p, 0, sizeof *rep_p);
+    char why[512];
+    int fd = fr_open_regular(in_path, FR_OPEN_NOFOLLOW, why, sizeof why);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(errbuf, errcap, "%s", fd < 0 ? why : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return FR_RECOVER_BAD;
+    }
+    uint64_t size;
+    int tfd = open_streamed(trace_path, &size, errbuf, errcap);
+    if (tfd < 0) {
+        close(fd);
+        return FR_RECOVER_IO;
+    }
+    char terr[256];
+    fr_stream_tail *t = fr_stream_tail_scan(tfd, size, terr, sizeof terr);
+    int rc = FR_RECOVER_BAD;
+    FILE *out = NULL;
+    if (!t) {
+        snprintf(errbuf, errcap, "%s: %s", trace_path, terr);
+    } else if (fr_stream_tail_finished(t)) {
+        snprintf(errbuf, errcap, "%s has its end already (the process wrote it): nothing to "
+                                 "recover onto it", trace_path);
+    } else {
+        uint64_t end = fr_stream_tail_end(t);
+        /* the torn block goes; the rest is appended where it began */
+        if ((end < size && ftruncate(tfd, (off_t)end) != 0) ||
+            !(out = fdopen(tfd, "r+")) || fseeko(out, (off_t)end, SEEK_SET) != 0) {
+            snprintf(errbuf, errcap, "cannot write %s: %s", trace_path, strerror(errno));
+            rc = FR_RECOVER_IO;
+        } else {
+            fr_recover_stream s;
+            fr_stream_tail_recover_input(t, &s);
+            fr_recover_input in = { .read = read_at, .ctx = &fd, .size = (uint64_t)st.st_size,
+                                    .stream = &s };
+            rc = fr_recover(&in, out, rep_p, errbuf, errcap);
+            if (fflush(out) != 0 && rc == FR_RECOVER_OK) {
+                snprintf(errbuf, errcap, "cannot write %s: %s", trace_path, strerror(errno));
+                rc = FR_RECOVER_IO;
+            }
+            if (rc != FR_RECOVER_OK && ftruncate(tfd, (off_t)end) != 0)
+                rc = FR_RECOVER_IO;   /* (what was appended goes: the file as it was) */
+        }
+    }
+    fr_stream_tail_free(t);
+    if (out)
+        fclose(out);   /* (closes tfd) */
+    else
+        close(tfd);
+    close(fd);
+    return rc;
+}
+
 int cmd_recover(int argc, char **argv)
 {
-    const char *in_path = NULL, *out_path = NULL;
+    const char *in_path = NULL, *out_path = NULL, *onto = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -138,7 +233,8 @@ int cmd_recover(int argc, char **argv)
             return FR_EXIT_OK;
         }
         if ((m = fr_cli_option("recover", argc, argv, &i, "--output", &out_path)) ||
-            (m = fr_cli_option("recover", argc, argv, &i, "-o", &out_path))) {
+            (m = fr_cli_option("recover", argc, argv, &i, "-o", &out_path)) ||
+            (m = fr_cli_option("recover", argc, argv, &i, "--onto", &onto))) {
             if (m < 0)
                 return FR_EXIT_USAGE;
             continue;
@@ -156,19 +252,24 @@ int cmd_recover(int argc, char **argv)
     }
     if (!in_path)
         return fr_cli_usage_error("recover", "no backing file given");
-    if (!out_path)
-        return fr_cli_usage_error("recover", "no output given (-o TRACE)");
+    if (out_path && onto)
+        return fr_cli_usage_error("recover", "-o and --onto: one or the other");
+    if (!out_path && !onto)
+        return fr_cli_usage_error("recover", "no output given (-o TRACE, or --onto STREAMED)");
 
     /* -o naming the backing file itself would replace it: refused, as for the traces
      * the other commands read. */
     fr_cli_note_input(in_path);
-    if (fr_cli_check_output("recover", out_path))
+    if (fr_cli_check_output("recover", onto ? onto : out_path))
         return FR_EXIT_BAD_INPUT;
     fr_recover_report rep;
     char err[512] = "";
-    int rc = fr_recover_file(in_path, out_path, &rep, err, sizeof err);
+    int rc = onto ? fr_recover_onto(in_path, onto, &rep, err, sizeof err)
+                  : fr_recover_file(in_path, out_path, &rep, err, sizeof err);
     if (rc != FR_RECOVER_OK)
         return fr_cli_input_error("recover", "%s: %s", in_path, err);
+    if (onto)
+        out_path = onto;
     int to_stdout = !strcmp(out_path, "-");
     if (rep.pid && (kill((pid_t)rep.pid, 0) == 0 || errno == EPERM) && rep.state == FR_BACKING_RECORDING)
         fprintf(stderr, "flightrec recover: warning: process %u is still running (or its pid "
