@@ -75,6 +75,15 @@ static void drop(struct fr_thread *t, int cause, size_t bytes)
 {
     t->dropped[cause]++;
     t->dropped_bytes += bytes;
+    if (fr_pool.backed && t->slot >= 0) {
+        /* A backing file outlives SIGKILL, the TLS does not: a thread without a buffer
+         * (the pool full, the stream writer behind) may drop until it dies, and those
+         * drops must be in what `flightrec recover` counts (its own slot: no one else
+         * writes these two). A dropped record's path, not the record path. */
+        struct fr_thread_desc *d = &fr_pool.threads[t->slot];
+        __atomic_store_n(&d->dropped[cause], t->dropped[cause], __ATOMIC_RELAXED);
+        __atomic_store_n(&d->bytes_dropped, t->dropped_bytes, __ATOMIC_RELAXED);
+    }
 }
 
 static uint64_t used_of(const struct fr_thread *t)
