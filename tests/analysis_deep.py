@@ -21,7 +21,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import frtest
-from frtest import check, finish
+from frtest import check, finish, folded
 
 flightrec, generator, work = sys.argv[1:4]
 frtest.workdir(work, fresh=True)
@@ -33,14 +33,6 @@ TICK_NS = 1000         # the generator's clock: 1,000,000 ticks a second
 
 def fr(*args, expect=0):
     return frtest.run(flightrec, *args, expect=expect)
-
-
-def folded(text):
-    d = {}
-    for line in text.splitlines():
-        stack, n = line.rsplit(" ", 1)
-        d[stack] = d.get(stack, 0) + int(n)
-    return d
 
 
 def frames(stack):

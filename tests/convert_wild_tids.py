@@ -16,7 +16,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import frtest
-from frtest import FDR_HEADER, check, fdr_extents, fdr_fn, fdr_md, finish
+from frtest import FDR_HEADER, check, fdr_extents, fdr_fn, fdr_md, finish, folded
 
 flightrec, work = sys.argv[1:3]
 frtest.workdir(work, fresh=True)
@@ -36,14 +36,6 @@ def block(tid, tsc, calls):
 path = os.path.join(work, "wild.xray")
 with open(path, "wb") as f:
     f.write(FDR_HEADER + b"".join(block(t, 1000 * (k + 1), k + 1) for k, t in enumerate(TIDS)))
-
-
-def folded(text):
-    d = {}
-    for line in text.splitlines():
-        stack, n = line.rsplit(" ", 1)
-        d[stack] = d.get(stack, 0) + int(n)
-    return d
 
 
 want = {"[thread %d];#1;#2" % t: k + 1 for k, t in enumerate(TIDS)}

@@ -247,11 +247,11 @@ else:
 
 # Under `flightrec record` (backing files on by default): SIGKILL from outside, the
 # trace is recovered by record itself; with --no-backing there is none.
-for flag in ("", "--no-backing"):
-    name = "record" + flag.replace("-", "_")
-    args = [fr, "record", "-o", name + ".fr"] + ([flag] if flag else []) + ["--", prog, "kill", "50"]
-    p = subprocess.Popen(args, env=env0, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         errors="replace")
+def record_killed(args, env):
+    """`flightrec record ARGS -- PROG kill ...`: the program SIGKILLed once ready; its pid,
+    record's exit status and standard error."""
+    p = subprocess.Popen([fr, "record", *args], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, errors="replace")
     pid = None
     for line in p.stdout:
         if line.startswith("ready"):
@@ -260,8 +260,15 @@ for flag in ("", "--no-backing"):
     if pid:
         os.kill(pid, signal.SIGKILL)
     err = p.communicate(timeout=60)[1]
-    if p.returncode != 137:
-        fail(f"{name}: exit {p.returncode}, want 137: {err[:300]}")
+    return pid, p.returncode, err
+
+
+for flag in ("", "--no-backing"):
+    name = "record" + flag.replace("-", "_")
+    args = ["-o", name + ".fr"] + ([flag] if flag else []) + ["--", prog, "kill", "50"]
+    pid, rc, err = record_killed(args, env0)
+    if rc != 137:
+        fail(f"{name}: exit {rc}, want 137: {err[:300]}")
     if not flag:
         if "wrote no trace: recovered 303 records of 2 threads" not in err:
             fail(f"record: no recovery message: {err[:400]}")
@@ -311,19 +318,10 @@ for bad in (["--onto", trace, "-o", "x.fr"], []):
         fail(f"recover {bad}: exit {r.returncode}, want 2")
 
 # The same under `flightrec record`, which does it by itself.
-env = dict(env0, FLIGHTREC_OPTIONS=sopts)
-p = subprocess.Popen([fr, "record", "-o", "rstream.fr", "--", prog, "kill", str(calls)], env=env,
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-pid = None
-for line in p.stdout:
-    if line.startswith("ready"):
-        pid = int(line.split()[1])
-        break
-if pid:
-    os.kill(pid, signal.SIGKILL)
-err = p.communicate(timeout=60)[1]
-if p.returncode != 137 or "died while streaming its trace: recovered" not in err:
-    fail(f"record stream=1 SIGKILL: exit {p.returncode}, no recovery message: {err[:400]}")
+pid, rc, err = record_killed(["-o", "rstream.fr", "--", prog, "kill", str(calls)],
+                             dict(env0, FLIGHTREC_OPTIONS=sopts))
+if rc != 137 or "died while streaming its trace: recovered" not in err:
+    fail(f"record stream=1 SIGKILL: exit {rc}, no recovery message: {err[:400]}")
 if pid:
     check_streamed("record stream kill", "rstream.fr", pid, calls)
 

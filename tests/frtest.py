@@ -29,6 +29,8 @@ file whatever the working directory ctest runs the test in.
                       records it wrote to calls.fr
   known_calls(records)      the calls of those records, matched here (not by flightrec)
   known_ns(spec, tsc)       a tick of those records in ns since the trace's start
+  folded(text)        folded stacks ("a;b;c 12" lines) as {stack: weight}, a stack's
+                      lines added up
 """
 import collections
 import glob
@@ -214,3 +216,12 @@ def known_calls(records):
         while st:
             close(tid, st.pop(), last[tid])
     return calls, unmatched
+
+
+def folded(text):
+    """Folded stacks as {stack: weight} (the weights of a stack's lines added up)."""
+    d = {}
+    for line in text.splitlines():
+        stack, n = line.rsplit(" ", 1)
+        d[stack] = d.get(stack, 0) + int(n)
+    return d

@@ -187,22 +187,24 @@ static int has_block(void *ctx, int32_t tid, uint64_t first_tsc)
     return t->nkeys && bsearch(&k, t->keys, t->nkeys, sizeof k, by_key) != NULL;
 }
 
-static uint64_t records(void *ctx, int32_t tid)
+static const thread_counts *counts_of(const fr_stream_tail *t, int32_t tid)
 {
-    const fr_stream_tail *t = ctx;
     for (size_t i = 0; i < t->nthreads; i++)
         if (t->threads[i].tid == tid)
-            return t->threads[i].records;
-    return 0;
+            return &t->threads[i];
+    return NULL;
+}
+
+static uint64_t records(void *ctx, int32_t tid)
+{
+    const thread_counts *c = counts_of(ctx, tid);
+    return c ? c->records : 0;
 }
 
 static uint64_t lost(void *ctx, int32_t tid)
 {
-    const fr_stream_tail *t = ctx;
-    for (size_t i = 0; i < t->nthreads; i++)
-        if (t->threads[i].tid == tid)
-            return t->threads[i].lost;
-    return 0;
+    const thread_counts *c = counts_of(ctx, tid);
+    return c ? c->lost : 0;
 }
 
 void fr_stream_tail_recover_input(fr_stream_tail *t, fr_recover_stream *s)
