@@ -6,7 +6,8 @@
  * at exit, on a signal or on a crash. Link with -lflightrec (pkg-config flightrec).
  *
  * Options (FLIGHTREC_OPTIONS or the string given to fr_init): key=value pairs separated
- * by spaces or commas. In a secure-execution process (setuid/setgid, AT_SECURE) the
+ * by spaces or commas; a value in "double" or 'single' quotes may hold both (a path:
+ * output="/home/me/My Traces/t.fr"), up to the same quote, no escapes. In a secure-execution process (setuid/setgid, AT_SECURE) the
  * environment (FLIGHTREC_OPTIONS, XRAY_OPTIONS, XRAY_FDR_OPTIONS) is ignored: only fr_init's
  * string applies. A start=1 start-up that fails says why on stderr.
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)

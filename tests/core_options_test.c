@@ -112,6 +112,28 @@ static void test_bad_input(void **state)
     assert_int_equal(fr_options_parse(&o, "  ,, ", NULL), 0);
 }
 
+/* Quoted values hold spaces and commas: a path under a directory named "My Traces, old"
+ * (`flightrec record` quotes such paths; without quotes the runtime refused to start). */
+static void test_quoted_values(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    assert_int_equal(fr_options_parse(&o, "output=\"/tmp/My Traces, old/t.fr\" policy=discard",
+                                      "test"), 0);
+    assert_string_equal(o.output, "/tmp/My Traces, old/t.fr");
+    assert_int_equal(o.policy, FR_POLICY_DISCARD);
+    assert_int_equal(fr_options_parse(&o, "backing='/a \"b\"/%p.bk',buffers=7", "test"), 0);
+    assert_string_equal(o.backing, "/a \"b\"/%p.bk");
+    assert_int_equal(o.buffers, 7);
+    assert_int_equal(fr_options_parse(&o, "output=\"\" start=1", NULL), -1);   /* empty */
+    /* unterminated, or more after the closing quote: refused, the rest still applies */
+    assert_int_equal(fr_options_parse(&o, "output=\"/x y buffers=9", NULL), -1);
+    assert_int_equal(fr_options_parse(&o, "output=\"a\"b buffers=9", NULL), -1);
+    assert_int_equal(o.buffers, 9);
+    assert_string_equal(o.output, "/tmp/My Traces, old/t.fr");   /* (unchanged) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_separators_and_values),
         cmocka_unit_test(test_events_list),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_quoted_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

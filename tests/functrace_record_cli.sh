@@ -113,4 +113,18 @@ for pat in nosuch 999; do
 done
 "$fr" record -o match.fr --filter fib -- "$prog" >/dev/null 2>match.err
 grep -q "matches no" match.err && fail "--filter fib: said it matched nothing"
+# A directory whose name has spaces, a comma and a quote (the output path travels in
+# FLIGHTREC_OPTIONS, where spaces and commas separate options): run from it with a
+# relative -o, and into it with -o DIR/t.fr. Before, the first ran untraced ("start=1: not
+# recording: bad options", "no trace at ...") and the second was refused.
+odd="$work/My Traces, it's"
+mkdir -p "$odd"
+(cd "$odd" && "$fr" record -o t.fr -- "$prog" >out.txt 2>err.txt) || fail "record in '$odd': exit $? ($(cat "$odd/err.txt"))"
+"$fr" info "$odd/t.fr" >/dev/null 2>&1 || fail "record in '$odd': no valid trace ($(cat "$odd/err.txt"))"
+"$fr" record -o "$odd/t2.fr" -- "$prog" >/dev/null 2>err.txt || fail "record -o '$odd/t2.fr': exit $? ($(cat err.txt))"
+"$fr" info "$odd/t2.fr" >/dev/null 2>&1 || fail "record -o '$odd/t2.fr': no valid trace"
+both="$work/a\"b'c d"
+mkdir -p "$both"
+expect_rc 2 "-o with both quotes and a space" "$fr" record -o "$both/t.fr" -- "$prog"
+grep -q "both kinds of quote" err.txt || fail "-o with both quotes: message '$(cat err.txt)'"
 finish "ok: flightrec record checks, options, filter, exit status"

@@ -81,5 +81,11 @@ leaf_calls() { "$fr" account -f csv "$1" | awk -F, '$2=="leaf"{print $3}'; }
 [ -e "tree.fr.$parent" ] && fail "tree.fr.$parent left next to tree.fr"
 [ "$(ls tree.fr* | wc -l)" = 3 ] || fail "files: $(ls tree.fr* | tr '\n' ' '), want 3"
 grep -q "2 other processes wrote their own traces" err.txt || fail "record does not list the children's traces: $(cat err.txt)"
+# ... and gives the command that puts the three on one timeline, which works as given.
+hint=$(sed -n 's/^flightrec record: all on one timeline: flightrec //p' err.txt)
+[ -n "$hint" ] || fail "record does not say how to merge the traces: $(cat err.txt)"
+# shellcheck disable=SC2086
+eval "\"\$fr\" $hint" 2>conv.txt || fail "the merge command failed: $hint: $(cat conv.txt)"
+[ -s "$(pwd)/tree.fr.pftrace" ] || [ -s tree.fr.pftrace ] || fail "the merge command wrote no tree.fr.pftrace"
 [ "$status" = 0 ] && echo "ok: process tree: tree.fr 100 calls, exec'd child 300, forked child 200, one file each"
 exit $status

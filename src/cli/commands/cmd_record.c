@@ -92,16 +92,21 @@ static void usage(FILE *out)
 /* ---------------------------------------------------------------- options */
 
 /* Option values travel in a space/comma-separated list: they may not contain either. */
+/* A value the runtime's option syntax can carry: not empty, and with spaces or commas
+ * only when one kind of quote is free to quote it with (append_option). */
 static int plain_value(const char *s)
 {
-    return s && *s && !strpbrk(s, " ,\t\n");
+    return s && *s && (!strpbrk(s, " ,\t\n") || !strchr(s, '"') || !strchr(s, '\''));
 }
 
-/* Appends " key=value" to *buf. */
+/* Appends " key=value" to *buf, the value quoted when it has spaces or commas (a path
+ * under a directory named "My Traces": options.c takes "..." and '...' values). */
 static int append_option(char **buf, const char *key, const char *value)
 {
     char *next;
-    if (asprintf(&next, "%s%s%s=%s", *buf ? *buf : "", *buf && **buf ? " " : "", key, value) < 0)
+    const char *q = !strpbrk(value, " ,\t\n") ? "" : strchr(value, '"') ? "'" : "\"";
+    if (asprintf(&next, "%s%s%s=%s%s%s", *buf ? *buf : "", *buf && **buf ? " " : "", key, q,
+                 value, q) < 0)
         return -1;
     free(*buf);
     *buf = next;
@@ -141,6 +146,21 @@ static char *own_library_file(const char *name)
     }
     free(dir);
     return path;
+}
+
+/* s as one shell word: as it is when it has only characters no shell treats
+ * specially, else in single quotes (a quote inside as '\''). */
+static void put_shell_word(FILE *out, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "_./+,:@%-") == strlen(s)) {
+        fputs(s, out);
+        return;
+    }
+    putc('\'', out);
+    for (; *s; s++)
+        fputs(*s == '\'' ? "'\\''" : (char[2]){*s, 0}, out);
+    putc('\'', out);
 }
 
 /* The traces of the other processes (children that run instrumented code): TRACE.PID
@@ -183,6 +203,16 @@ static void report_other_processes(const char *trace, time_t started)
         fprintf(stderr, "flightrec record: %u other process%s wrote %s own trace%s: %s%s "
                         "(in %s)\n", n, n == 1 ? "" : "es", n == 1 ? "its" : "their",
                 n == 1 ? "" : "s", shown, n > 4 ? ", ..." : "", dir);
+    /* the command that puts them on one timeline (convert takes 256 files at most) */
+    if (n && n < 256) {
+        fputs("flightrec record: all on one timeline: flightrec convert ", stderr);
+        put_shell_word(stderr, trace);
+        putc(' ', stderr);
+        put_shell_word(stderr, trace);
+        fputs(".[0-9]* --format perfetto -o ", stderr);
+        put_shell_word(stderr, trace);
+        fputs(".pftrace\n", stderr);
+    }
     free(copy);
 }
 
@@ -245,11 +275,12 @@ static int check_option(const struct record_option *o)
     fr_options_defaults(&opts);
     char *pair;
     if (!plain_value(o->value)) {
-        fprintf(stderr, "flightrec record: %s: the value may not be empty or contain spaces or "
-                        "commas\n", o->flag);
+        fprintf(stderr, "flightrec record: %s: the value may not be empty, nor hold both kinds "
+                        "of quote with a space or a comma\n", o->flag);
         return -1;
     }
-    if (asprintf(&pair, "%s=%s", o->key, o->value) < 0)
+    pair = NULL;
+    if (append_option(&pair, o->key, o->value) < 0)
         return -1;
     int bad = fr_options_parse(&opts, pair, NULL) != 0;
     free(pair);
@@ -762,11 +793,20 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: warning: no directory with room for backing files "
                         "(%llu bytes each) in /dev/shm, $TMPDIR or /tmp: a process killed by "
                         "SIGKILL will leave no trace\n", backing_need);
-    char *options = NULL;
-    if (asprintf(&options, "crash_dump=1 signal_flush=1%s%s%s%s%s",
-                 backing_dir ? " backing=" : "", backing_dir ? backing_dir : "",
-                 backing_dir ? "/%p.bk" : "", env && *env ? " " : "", env ? env : "") < 0)
+    char *options = strdup("crash_dump=1 signal_flush=1"), *bk_pattern = NULL;
+    if (options && backing_dir && (asprintf(&bk_pattern, "%s/%%p.bk", backing_dir) < 0 ||
+                                   append_option(&options, "backing", bk_pattern) < 0)) {
+        free(options);
         options = NULL;
+    }
+    free(bk_pattern);
+    if (options && env && *env) {   /* the caller's own, as written: it comes later and wins */
+        char *with;
+        if (asprintf(&with, "%s %s", options, env) < 0)
+            with = NULL;
+        free(options);
+        options = with;
+    }
     int bad = append_option(&options, "start", "1") || append_option(&options, "output", pattern) ||
               append_option(&options, "patch", filter ? filter : "all");
     if (policy)

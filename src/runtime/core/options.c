@@ -272,18 +272,37 @@ int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
         if (!*p)
             break;
         const char *start = p;
-        while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n')
+        while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n' && *p != '=')
             p++;
-        size_t len = (size_t)(p - start);
-        const char *eq = memchr(start, '=', len);
-        if (!eq) {
-            complain(origin, "expected key=value, got", start, len, NULL, 0);
+        if (*p != '=') {
+            complain(origin, "expected key=value, got", start, (size_t)(p - start), NULL, 0);
             ok = -1;
             continue;
         }
-        size_t kl = (size_t)(eq - start);
-        const char *v = eq + 1;
-        size_t vl = len - kl - 1;
+        size_t kl = (size_t)(p - start);
+        const char *v = ++p;
+        size_t vl;
+        if (*p == '"' || *p == '\'') {
+            /* A quoted value holds spaces and commas (a path: `flightrec record` quotes
+             * the ones that have them); it ends at the same quote, no escapes. */
+            const char *close = strchr(p + 1, *p);
+            if (!close || (close[1] && close[1] != ' ' && close[1] != ',' && close[1] != '\t' &&
+                           close[1] != '\n')) {
+                complain(origin, "unterminated quoted value for option", start, kl, NULL, 0);
+                ok = -1;
+                p = close ? close + 1 : p + strlen(p);   /* past it, to the next separator */
+                while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n')
+                    p++;
+                continue;
+            }
+            v = p + 1;
+            vl = (size_t)(close - v);
+            p = close + 1;
+            goto apply_it;
+        }
+        while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n')
+            p++;
+        vl = (size_t)(p - v);
         /* events= lists providers separated by commas ("P:5:0xff,Q:4"): following
          * comma-separated items without '=' still belong to its value. */
         if (kl == 6 && !memcmp(start, "events", 6)) {
@@ -297,6 +316,7 @@ int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
             }
             vl = (size_t)(p - v);
         }
+    apply_it:;
         int r = apply(o, start, kl, v, vl);
         if (r == -2) {
             complain(origin, "unknown option", start, kl, NULL, 0);
