@@ -26,7 +26,10 @@
  *                      keep oldest
  *   threshold_us=N     calls shorter than N microseconds leave no records (default 0)
  *   start=1            initialise (and patch) at program start-up
- *   patch=all|none|PATTERN     which instrumented functions to patch
+ *   patch=all|none|PATTERN     which instrumented functions to patch: items separated by
+ *                      ':' (not a C++ "::"), each a name glob, an id or ids N-M; a C++
+ *                      function matches by its name as linked, demangled in full, or
+ *                      without template arguments and parameters ("ns::Box::get*")
  *   crash_dump=1       on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP, write the
  *                      trace (every thread's history up to the signal, the crashing
  *                      thread's up to the faulting call) to `output`, then let the signal

@@ -102,6 +102,26 @@ for args in "account --demangle=x" "replay --demangle" "convert -f chrome --dema
 done
 set +e; "$fr" info "$trace" --demangle=simple >/dev/null 2>&1; rc=$?; set -e
 [ $rc = 2 ] || { echo "FAIL: info --demangle=simple (names nothing): exit $rc, want 2"; fail=1; }
+# --filter by C++ names as people write them (clang's sleds; gcc's hooks are not patched):
+# simple ('ns::Box*'), in full, or two items around a "::" that is no separator. Before,
+# only the linked names matched ("patch=ns::Box*" split at its colons: nothing traced).
+if [ "$mode" = clang ]; then
+  for pair in 'ns::Box*|15|ns::Box<long>::get(int) const' \
+              'ns::Box<long>::get(int) const|15|ns::Box<long>::get(int) const' \
+              'sum_boxes:ns::Square::area|2|sum_boxes(int)'; do
+    pat=${pair%%|*} rest=${pair#*|}; n=${rest%%|*} f=${rest#*|}
+    "$fr" record -o "$work/filter.fr" --filter "$pat" -- "$prog" >/dev/null 2>"$work/filter.err"
+    grep -q "matches no" "$work/filter.err" && { echo "FAIL: --filter '$pat' matched nothing"; fail=1; }
+    "$fr" account "$work/filter.fr" >"$work/filter.txt" 2>/dev/null
+    got=$(awk -v f="$f" '{ if (substr($0, length($0) - length(f) + 1) == f) { print $1; exit } }' \
+          "$work/filter.txt")
+    [ "$got" = "$n" ] || { echo "FAIL: --filter '$pat': $f called '$got' times, want $n"; fail=1; }
+  done
+  # only what was asked for: ns::Box* leaves sum_boxes out
+  "$fr" record -o "$work/filter.fr" --filter 'ns::Box*' -- "$prog" >/dev/null 2>&1
+  "$fr" account "$work/filter.fr" 2>/dev/null | grep -q 'sum_boxes' &&
+    { echo "FAIL: --filter 'ns::Box*' traced sum_boxes too"; fail=1; }
+fi
 # An explicit --binary: names from its symbols, still demangled.
 "$fr" account "$trace" --binary "$prog" >"$work/account_bin.txt" 2>/dev/null
 check "account --binary" "$work/account_bin.txt"

@@ -3,12 +3,14 @@
 #include "functrace/sled_patch.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <fnmatch.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "name_simple.h"
 
 struct fr_sled_handlers fr_sled_handlers;
 
@@ -169,6 +171,52 @@ static int parse_id_range(const char *item, size_t len, uint32_t *lo, uint32_t *
     return 1;
 }
 
+/* The length of the pattern item at p: up to a ':' that separates items, not one of a
+ * C++ scope's "::" ("app::Box*:step" is the items "app::Box*" and "step"). */
+static size_t item_length(const char *p)
+{
+    size_t n = 0;
+    while (p[n]) {
+        if (p[n] == ':') {
+            if (p[n + 1] != ':')
+                break;
+            n++;   /* a "::" as a whole */
+        }
+        n++;
+    }
+    return n;
+}
+
+/* C++ names are matched as people write them: demangled in full ("ns::Box<long>::get(int)
+ * const") or simple ("ns::Box::get"), besides the linked (mangled) name. The demangler
+ * is the C++ runtime's, found at run time (libc and pthreads are all the runtime links;
+ * a C++ program has libstdc++ loaded, a C program no mangled names). Patching runs at
+ * start-up, on dlopen and on request: never in a signal handler or on the record path. */
+static int demangled_matches(const char *glob, const char *name)
+{
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    static demangle_fn demangle;
+    static int looked;
+    if (name[0] != '_' || name[1] != 'Z')
+        return 0;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    int status = -1;
+    char *d = demangle ? demangle(name, NULL, NULL, &status) : NULL;
+    int hit = 0;
+    if (d && status == 0) {
+        hit = fnmatch(glob, d, 0) == 0;
+        if (!hit) {
+            fr_name_simplify(d);
+            hit = fnmatch(glob, d, 0) == 0;
+        }
+    }
+    free(d);
+    return hit;
+}
+
 static int item_matches(const char *item, size_t len, const struct fr_instr_function *f,
                         uint32_t id)
 {
@@ -183,7 +231,7 @@ static int item_matches(const char *item, size_t len, const struct fr_instr_func
         return 0;
     memcpy(glob, item, len);
     glob[len] = 0;
-    return fnmatch(glob, f->name, 0) == 0;
+    return fnmatch(glob, f->name, 0) == 0 || demangled_matches(glob, f->name);
 }
 
 /* Sleds the last pattern chose: 0 tells the user the pattern matched nothing. Written
@@ -196,7 +244,7 @@ static int select_pattern(const struct fr_instr_object *o, const struct fr_instr
     (void)o;
     const char *p = ctx;
     while (*p) {
-        size_t len = strcspn(p, ":");
+        size_t len = item_length(p);
         if (len && item_matches(p, len, f, id)) {
             pattern_hits++;
             return 1;
@@ -214,7 +262,7 @@ int fr_sled_pattern_valid(const char *pattern)
         return 0;
     const char *p = pattern;
     while (*p) {
-        size_t len = strcspn(p, ":");
+        size_t len = item_length(p);
         uint32_t lo, hi;
         if (len == 0 || len >= 256 || parse_id_range(p, len, &lo, &hi) < 0)
             return 0;

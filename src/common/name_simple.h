@@ -3,8 +3,10 @@
  * lists: "ns::Box<long>::get(int) const" -> "ns::Box::get", what uftrace's default
  * (--demangle=simple) shows. The scope names, operators ("operator<<", "operator()"),
  * "(anonymous namespace)" and lambdas' numbers ("{lambda#1}") stay. Used by the CLI's
- * --demangle=simple (symbols.c); flame graphs and call views of template-heavy code stay
- * readable, at the cost of telling overloads and instantiations apart.
+ * --demangle=simple (symbols.c): flame graphs and call views of template-heavy code stay
+ * readable, at the cost of telling overloads and instantiations apart; and by the
+ * runtime's patch= patterns (sled_patch.c), which match C++ functions by such names.
+ * libc only: it is compiled into the runtime too.
  */
 #ifndef FLIGHTREC_NAME_SIMPLE_H
 #define FLIGHTREC_NAME_SIMPLE_H
