@@ -140,7 +140,8 @@ static int read_records(fr_stream_tail *t, int fd, char *err, size_t errcap)
         snprintf(err, errcap, "out of memory");
     fr_reader_close(r);
     munmap(map, (size_t)t->end);
-    qsort(t->keys, t->nkeys, sizeof *t->keys, by_key);
+    if (t->nkeys > 1)   /* (none: a file of its first metadata block only; NULL) */
+        qsort(t->keys, t->nkeys, sizeof *t->keys, by_key);
     return rc;
 }
 
