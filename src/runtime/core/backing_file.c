@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/backing_file.h"
+#include "core/fd_guard.h"
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/crash_dump.h"
@@ -270,16 +271,7 @@ void fr__backing_sites_cap_for_test(uint64_t cap)
  * leads to it (same device and inode), never through a link. -1 if not. */
 static int reopen(void)
 {
-    int fd;
-    do
-        fd = open(fr_backing_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != bk.dev || st.st_ino != bk.ino)) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
+    return fr_fd_reopen(fr_backing_path, O_WRONLY, bk.dev, bk.ino);
 }
 
 void fr_backing_write_meta(void)

@@ -24,4 +24,13 @@ FR_HIDDEN int fr_fd_move_high(int fd);
 /* Whether fd is open and leads to the file (dev, ino). Async-signal-safe. */
 FR_HIDDEN int fr_fd_is(int fd, dev_t dev, ino_t ino);
 
+/* A descriptor just opened, to keep: its file's device and inode into *dev, *ino, and
+ * fd moved high (fr_fd_move_high). -1 (fd closed, errno set) when fstat fails. */
+FR_HIDDEN int fr_fd_keep(int fd, dev_t *dev, ino_t *ino);
+
+/* The file at path opened again (flags | O_NOFOLLOW | O_CLOEXEC, EINTR retried), only if
+ * the name still leads to it (dev, ino), never through a final link; -1 if not. Not
+ * moved high. Async-signal-safe. */
+FR_HIDDEN int fr_fd_reopen(const char *path, int flags, dev_t dev, ino_t ino);
+
 #endif

@@ -48,7 +48,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,16 +163,7 @@ static int stream_fd(void)
 {
     if (st.fd < 0 || ours(st.fd))
         return st.fd;
-    int fd = -1;
-    if (!st.in_place) {
-        do
-            fd = open(st.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-        while (fd < 0 && errno == EINTR);
-        if (fd >= 0 && !ours(fd)) {
-            close(fd);
-            fd = -1;
-        }
-    }
+    int fd = st.in_place ? -1 : fr_fd_reopen(st.path, O_RDWR, st.dev, st.ino);
     if (fd >= 0 && lseek(fd, (off_t)st.offset, SEEK_SET) != (off_t)st.offset) {
         close(fd);
         fd = -1;
@@ -753,16 +743,11 @@ static int create(const char *path)
         say("cannot create", -fd);
         return -2;
     }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int err = errno;
-        close(fd);
-        say("cannot create", err);
+    if ((fd = fr_fd_keep(fd, &st.dev, &st.ino)) < 0) {
+        say("cannot create", errno);
         return -2;
     }
-    st.dev = sb.st_dev;
-    st.ino = sb.st_ino;
-    st.fd = fr_fd_move_high(fd);
+    st.fd = fd;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     st.base_sec = now.tv_sec;

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "events/events_internal.h"
@@ -55,14 +54,9 @@ static int kernel_open(void *ctx)
     int fd = -1;
     for (size_t i = 0; i < sizeof data_paths / sizeof data_paths[0] && fd < 0; i++)
         fd = open(data_paths[i], O_WRONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd >= 0 && fstat(fd, &sb) == 0) {
-        ue_dev = sb.st_dev;
-        ue_ino = sb.st_ino;
-    }
     /* Kept for the process's life and written on the hot path without a check: above the
      * numbers the program's own open() calls take (fd_guard.h). */
-    return fd >= 0 ? fr_fd_move_high(fd) : fd;
+    return fd >= 0 ? fr_fd_keep(fd, &ue_dev, &ue_ino) : fd;
 }
 
 static int kernel_reg(void *ctx, int fd, struct fr_user_reg *reg)

@@ -41,7 +41,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,14 +123,7 @@ static int checked_log_fd(void)
 {
     if (log_fd < 0 || fr_fd_is(log_fd, log_dev, log_ino))
         return log_fd;
-    int fd;
-    do
-        fd = open(log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd >= 0 && !fr_fd_is(fd, log_dev, log_ino)) {
-        close(fd);
-        fd = -1;
-    }
+    int fd = fr_fd_reopen(log_path, O_WRONLY | O_APPEND, log_dev, log_ino);
     if (fd < 0) {
         log_fd = -1;
         log_failed = 1;
@@ -170,18 +162,12 @@ static int open_log_locked(void)
     if (log_failed)
         return -1;
     log_fd = xr_open_logfile(log_path, sizeof log_path);
-    struct stat sb;
-    if (log_fd >= 0 && fstat(log_fd, &sb) != 0) {
-        close(log_fd);
-        log_fd = -1;
-    }
+    if (log_fd >= 0)   /* kept above the program's own open()s (fd_guard.h) */
+        log_fd = fr_fd_keep(log_fd, &log_dev, &log_ino);
     if (log_fd < 0) {
         log_failed = 1;
         return -1;
     }
-    log_dev = sb.st_dev;
-    log_ino = sb.st_ino;
-    log_fd = fr_fd_move_high(log_fd);   /* above the program's own open()s (fd_guard.h) */
     uint8_t header[32] = {0};
     uint16_t version = 3, type = 0;   /* NAIVE_LOG */
     uint64_t frequency = ticks_per_second;
