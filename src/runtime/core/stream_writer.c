@@ -192,6 +192,24 @@ static int closed_under_us(void)
     return st.fd >= 0 && !ours(st.fd) && stream_fd() >= 0;
 }
 
+/* A metadata block of emit's records at st.offset (written again, whole, when the
+ * program closed our descriptor under the write); st.offset past it, or an errno value. */
+static int append_metadata(void (*emit)(struct fr_meta_writer *))
+{
+    for (int again = 0;; again++) {
+        struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
+                            .offset = st.offset };
+        fr_out_metadata_block(&o, emit);
+        fr_out_flush(&o);
+        if (!o.error) {
+            st.offset = o.offset;
+            return 0;
+        }
+        if (again || !closed_under_us())
+            return o.error;
+    }
+}
+
 /* A write failed: cut the file back to its last whole block; say it once. */
 static void failed(int err)
 {
@@ -287,21 +305,9 @@ static int write_new_sites(void)
         settle_selected(0);
         return EBADF;
     }
-    struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
-                        .offset = st.offset };
-    fr_out_metadata_block(&o, emit_selected);
-    fr_out_flush(&o);
-    if (o.error && closed_under_us()) {   /* again, whole, from the same offset */
-        o = (struct fr_out){ .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
-                             .offset = st.offset };
-        fr_out_metadata_block(&o, emit_selected);
-        fr_out_flush(&o);
-    }
-    settle_selected(!o.error);
-    if (o.error)
-        return o.error;
-    st.offset = o.offset;
-    return 0;
+    int err = append_metadata(emit_selected);
+    settle_selected(!err);
+    return err;
 }
 
 /* ------------------------------------------------------------------ snapshots */
@@ -835,24 +841,8 @@ int fr_stream_finish(int snapshot)
     }
     if (!err && stream_fd() < 0)
         err = st.error;
-    if (!err) {
-        struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
-                            .offset = st.offset };
-        fr_out_metadata_block(&o, fr_meta_emit_all);
-        fr_out_flush(&o);
-        if (o.error && closed_under_us()) {   /* again, whole, from the same offset */
-            o = (struct fr_out){ .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
-                                 .offset = st.offset };
-            fr_out_metadata_block(&o, fr_meta_emit_all);
-            fr_out_flush(&o);
-        }
-        if (o.error) {
-            err = o.error;
-            failed(err);
-        } else {
-            st.offset = o.offset;
-        }
-    }
+    if (!err && (err = append_metadata(fr_meta_emit_all)) != 0)
+        failed(err);
     st.done_fd = ours(st.fd) ? st.fd : -1;   /* fr_stream_copy reads it: fr_flush_fd, */
     st.fd = -1;                              /* XRay's iteration */
     st.fd_gone = 0;                          /* (finished: said once) */
