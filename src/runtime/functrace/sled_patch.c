@@ -192,33 +192,36 @@ static size_t item_length(const char *p)
  * is the C++ runtime's, found at run time (libc and pthreads are all the runtime links;
  * a C++ program has libstdc++ loaded, a C program no mangled names). Patching runs at
  * start-up, on dlopen and on request: never in a signal handler or on the record path. */
-static int demangled_matches(const char *glob, const char *name)
+struct cxx_names {
+    int   made;
+    char *full, *simple;   /* NULL: not a C++ name, or no demangler */
+};
+
+/* A function's C++ names, made once for all the pattern's items (select_pattern). */
+static void make_cxx_names(struct cxx_names *n, const char *name)
 {
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     static demangle_fn demangle;
     static int looked;
+    n->made = 1;
     if (name[0] != '_' || name[1] != 'Z')
-        return 0;
+        return;
     if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
         demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
         __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
     }
     int status = -1;
     char *d = demangle ? demangle(name, NULL, NULL, &status) : NULL;
-    int hit = 0;
-    if (d && status == 0) {
-        hit = fnmatch(glob, d, 0) == 0;
-        if (!hit) {
-            fr_name_simplify(d);
-            hit = fnmatch(glob, d, 0) == 0;
-        }
+    if (!d || status != 0 || !(n->simple = strdup(d))) {
+        free(d);
+        return;
     }
-    free(d);
-    return hit;
+    n->full = d;
+    fr_name_simplify(n->simple);
 }
 
 static int item_matches(const char *item, size_t len, const struct fr_instr_function *f,
-                        uint32_t id)
+                        uint32_t id, struct cxx_names *cxx)
 {
     uint32_t lo, hi;
     int r = parse_id_range(item, len, &lo, &hi);
@@ -231,7 +234,11 @@ static int item_matches(const char *item, size_t len, const struct fr_instr_func
         return 0;
     memcpy(glob, item, len);
     glob[len] = 0;
-    return fnmatch(glob, f->name, 0) == 0 || demangled_matches(glob, f->name);
+    if (fnmatch(glob, f->name, 0) == 0)
+        return 1;
+    if (!cxx->made)
+        make_cxx_names(cxx, f->name);
+    return cxx->full && (fnmatch(glob, cxx->full, 0) == 0 || fnmatch(glob, cxx->simple, 0) == 0);
 }
 
 /* Sleds the last pattern chose: 0 tells the user the pattern matched nothing. Written
@@ -243,17 +250,19 @@ static int select_pattern(const struct fr_instr_object *o, const struct fr_instr
 {
     (void)o;
     const char *p = ctx;
-    while (*p) {
+    struct cxx_names cxx = {0};
+    int hit = 0;
+    while (*p && !hit) {
         size_t len = item_length(p);
-        if (len && item_matches(p, len, f, id)) {
-            pattern_hits++;
-            return 1;
-        }
+        hit = len && item_matches(p, len, f, id, &cxx);
         p += len;
         if (*p == ':')
             p++;
     }
-    return 0;
+    free(cxx.full);
+    free(cxx.simple);
+    pattern_hits += (uint32_t)hit;
+    return hit;
 }
 
 int fr_sled_pattern_valid(const char *pattern)
