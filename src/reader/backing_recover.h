@@ -10,9 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Where the backing file's bytes come from: read(ctx, off, buf, len) fills exactly len
- * bytes from offset off and returns 0, or returns -1 (then errno says why). `size` is
- * the file's size: nothing beyond it is asked for. */
 /* The file a stream=1 process was appending to when it died (fr_recover_input.stream):
  * what the recovered part must leave out and continue. */
 typedef struct fr_recover_stream {
@@ -27,6 +24,9 @@ typedef struct fr_recover_stream {
     int64_t  base_sec;   /* its WalltimeMarkers are (base_sec + n, n) for block n */
 } fr_recover_stream;
 
+/* Where the backing file's bytes come from: read(ctx, off, buf, len) fills exactly len
+ * bytes from offset off and returns 0, or returns -1 (then errno says why). `size` is
+ * the file's size: nothing beyond it is asked for. */
 typedef struct fr_recover_input {
     int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
     void *ctx;

@@ -54,11 +54,20 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size)
     return true;
 }
 
-static thread_counts *thread_of(fr_stream_tail *t, int32_t tid)
+static thread_counts *counts_of(const fr_stream_tail *t, int32_t tid)
 {
     for (size_t i = 0; i < t->nthreads; i++)
         if (t->threads[i].tid == tid)
             return &t->threads[i];
+    return NULL;
+}
+
+/* tid's counts, added if new; NULL when out of memory. */
+static thread_counts *thread_of(fr_stream_tail *t, int32_t tid)
+{
+    thread_counts *c = counts_of(t, tid);
+    if (c)
+        return c;
     if (!grow((void **)&t->threads, &t->cap_threads, t->nthreads, sizeof *t->threads))
         return NULL;
     t->threads[t->nthreads] = (thread_counts){ .tid = tid };
@@ -186,14 +195,6 @@ static int has_block(void *ctx, int32_t tid, uint64_t first_tsc)
     const fr_stream_tail *t = ctx;
     block_key k = { tid, first_tsc };
     return t->nkeys && bsearch(&k, t->keys, t->nkeys, sizeof k, by_key) != NULL;
-}
-
-static const thread_counts *counts_of(const fr_stream_tail *t, int32_t tid)
-{
-    for (size_t i = 0; i < t->nthreads; i++)
-        if (t->threads[i].tid == tid)
-            return &t->threads[i];
-    return NULL;
 }
 
 static uint64_t records(void *ctx, int32_t tid)

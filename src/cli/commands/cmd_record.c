@@ -505,10 +505,9 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
         /* A trace of this run at TARGET: written (the process ended it), or streamed
          * (stream=1) by a process that died before appending its end: then the rest
          * of the run, in its backing file, is appended to it. */
-        bool onto = false;
-        if (!later && stat(target, &st) == 0 && st.st_mtime >= started - 1)
-            onto = fr_trace_unfinished(target) == 1;
-        if (later || (!onto && stat(target, &st) == 0 && st.st_mtime >= started - 1)) {
+        bool this_run = !later && stat(target, &st) == 0 && st.st_mtime >= started - 1;
+        bool onto = this_run && fr_trace_unfinished(target) == 1;
+        if (later || (this_run && !onto)) {
             unlink(bk);
             free(bk);
             free(target);
