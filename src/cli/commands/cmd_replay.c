@@ -25,6 +25,7 @@
 #include "analysis_cli.h"
 #include "call_tracker.h"
 #include "commands.h"
+#include "convert/convert.h"
 #include "fr_alloc.h"
 #include "text_escape.h"
 #include "u64_map.h"
@@ -71,25 +72,14 @@ struct thread {
     size_t        cap;
 };
 
-/* One output line, built in memory and written with one fwrite: stdio's formatting,
- * field by field, was 70% of replay's time (perf, 5 M records). */
-struct line {
-    char  *p;
-    size_t len, cap;
-};
-
-/* A function's name as replay shows it, escaped once (text_escape.h): as a call
- * ("name()", or a C++ name as demangled) and plain (a closing line's comment). */
-struct shown_name {
-    char *call, *plain;
-};
-
 struct replay {
     fr_acli      *c;
     FILE         *out;
-    struct line   line;
-    struct shown_name *names; size_t n_names, cap_names;
-    fr_u64_map    name_of;          /* function id -> index in names */
+    /* The converters' buffered writer and name cache (convert.h): stdio's formatting,
+     * field by field, was 70% of replay's time (perf, 5 M records). Names escaped once
+     * per function (text_escape.h): as a call and plain (a closing line's comment). */
+    cv_out        o;
+    cv_names      calls, plains;
     uint64_t      max_depth;        /* 0: no limit */
     int64_t       min_ticks;        /* --time-filter */
     const char   *functions[MAX_FILTERS]; size_t n_functions;
@@ -148,47 +138,6 @@ static bool function_matches(struct replay *r, uint32_t id)
     return r->fn_match[id] == 2;
 }
 
-static char *line_room(struct line *l, size_t n)
-{
-    if (l->len + n > l->cap)
-        l->p = fr_xgrow(l->p, &l->cap, l->len + n, 1, 256);
-    char *at = l->p + l->len;
-    l->len += n;
-    return at;
-}
-
-static void line_put(struct line *l, const char *s, size_t n)
-{
-    memcpy(line_room(l, n), s, n);
-}
-
-static void line_str(struct line *l, const char *s)
-{
-    line_put(l, s, strlen(s));
-}
-
-/* v in decimal, right-aligned in `width` characters (blanks before), or zero-padded
- * to `width` digits when zeros. */
-static void line_u64(struct line *l, uint64_t v, int width, bool zeros)
-{
-    char d[20];
-    int n = 0;
-    do
-        d[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    char *o = line_room(l, (size_t)(n < width ? width : n));
-    for (int i = n; i < width; i++)
-        *o++ = zeros ? '0' : ' ';
-    while (n)
-        *o++ = d[--n];
-}
-
-static void line_write(struct replay *r)
-{
-    fwrite(r->line.p, 1, r->line.len, r->out);
-    r->line.len = 0;
-}
-
 /* "   1.234 us": the duration in the unit that keeps 1-3 integer digits, as uftrace. */
 static void put_duration(struct replay *r, uint64_t ticks)
 {
@@ -200,75 +149,70 @@ static void put_duration(struct replay *r, uint64_t ticks)
         div *= 1000;
         u++;
     }
-    line_u64(&r->line, ns / div, 7, false);
-    line_put(&r->line, ".", 1);
-    line_u64(&r->line, ns % div * 1000 / div, 3, true);
-    line_put(&r->line, " ", 1);
-    line_put(&r->line, units[u], 2);
+    cv_u64_pad(&r->o, ns / div, 7, ' ');
+    cv_putc(&r->o, '.');
+    cv_u64_pad(&r->o, ns % div * 1000 / div, 3, '0');
+    cv_putc(&r->o, ' ');
+    cv_put(&r->o, units[u], 2);
 }
 
-/* A line's start (the line is empty before): time, duration, thread, indentation. */
+/* A line's start: time, duration, thread, indentation. */
 static void put_prefix(struct replay *r, uint64_t tsc, const uint64_t *duration, int32_t tid,
                        uint32_t indent)
 {
-    struct line *l = &r->line;
+    static const char blanks[2 * MAX_INDENT + 1] = {[0 ... 2 * MAX_INDENT - 1] = ' '};
+    cv_out *o = &r->o;
     int64_t ns = fr_cli_ticks_to_ns(fr_cli_rel(&r->c->trace, tsc), r->c->ticks_per_second);
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    line_put(l, ns < 0 ? "-" : " ", 1);
-    line_u64(l, a / 1000000000u, 4, false);
-    line_put(l, ".", 1);
-    line_u64(l, a % 1000000000u, 9, true);
-    line_put(l, " ", 1);
+    cv_putc(o, ns < 0 ? '-' : ' ');
+    cv_u64_pad(o, a / 1000000000u, 4, ' ');
+    cv_putc(o, '.');
+    cv_u64_pad(o, a % 1000000000u, 9, '0');
+    cv_putc(o, ' ');
     if (duration)
         put_duration(r, *duration);
     else
-        line_put(l, "              ", 14);   /* as wide as a duration */
-    line_put(l, " [", 2);
+        CV_LIT(o, "              ");   /* as wide as a duration */
+    CV_LIT(o, " [");
     if (tid < 0) {   /* (a damaged trace's) "%6d" of a negative tid */
         char b[16];
-        line_put(l, b, (size_t)snprintf(b, sizeof b, "%6" PRId32, tid));
+        cv_put(o, b, (size_t)snprintf(b, sizeof b, "%6" PRId32, tid));
     } else {
-        line_u64(l, (uint64_t)tid, 6, false);
+        cv_u64_pad(o, (uint64_t)tid, 6, ' ');
     }
-    line_put(l, "] | ", 4);
+    CV_LIT(o, "] | ");
     /* Deeper than MAX_INDENT, the depth is written instead of more indentation: a
      * runaway recursion (a stack overflow's trace, 65,536 levels) made 131 KB of blanks
      * a line, 8.6 GB for a 2 MB trace. */
-    uint32_t blanks = 2 * (indent < MAX_INDENT ? indent : MAX_INDENT);
-    memset(line_room(l, blanks), ' ', blanks);
+    cv_put(o, blanks, 2 * (indent < MAX_INDENT ? indent : MAX_INDENT));
     if (indent > MAX_INDENT) {
-        line_put(l, "[depth ", 7);
-        line_u64(l, indent, 0, false);
-        line_put(l, "] ", 2);
+        CV_LIT(o, "[depth ");
+        cv_u64(o, indent);
+        CV_LIT(o, "] ");
     }
     r->lines++;
 }
 
-/* Function id's names as shown (escaped once per function). As a call: "name()", or a
- * C++ name as demangled, which has its parameter list already ("step(int)",
- * "Box<long>::get(long) const"; "step(int)()" read as a call of what step returns). C
- * names and "#ID" have no '('. */
-static const struct shown_name *shown_name(struct replay *r, uint32_t id)
+/* cv_names formats: a function's name escaped (text_escape.h), as a call: "name()",
+ * or a C++ name as demangled, which has its parameter list already ("step(int)",
+ * "Box<long>::get(long) const"; "step(int)()" read as a call of what step returns; C
+ * names and "#ID" have no '('), or plain. */
+static char *escaped_name(const char *name, bool call)
 {
-    uint32_t i = fr_u64_map_get(&r->name_of, id);
-    if (i != FR_U64_MAP_NONE)
-        return &r->names[i];
-    const char *name = fr_acli_name(r->c, id);
     fr_text_buf b = {0};
     const char *esc = fr_text_escape(&b, name);
     size_t n = strlen(esc);
-    struct shown_name s = { fr_xrealloc(NULL, n + 3), fr_xrealloc(NULL, n + 1) };
-    memcpy(s.plain, esc, n + 1);
-    memcpy(s.call, esc, n + 1);
-    if (!strchr(name, '('))
-        memcpy(s.call + n, "()", 3);
+    char *s = malloc(n + 3);
+    if (s) {
+        memcpy(s, esc, n + 1);
+        if (call && !strchr(name, '('))
+            memcpy(s + n, "()", 3);
+    }
     fr_text_buf_free(&b);
-    r->names = fr_xgrow(r->names, &r->cap_names, r->n_names + 1, sizeof *r->names, 64);
-    i = (uint32_t)r->n_names++;
-    r->names[i] = s;
-    fr_u64_map_put(&r->name_of, id, i);
-    return &r->names[i];
+    return s;
 }
+static char *call_name(const char *name, void *ctx) { (void)ctx; return escaped_name(name, true); }
+static char *plain_name(const char *name, void *ctx) { (void)ctx; return escaped_name(name, false); }
 
 /* Writes the opening lines of the shown frames above depth d not written yet. */
 static void open_ancestors(struct replay *r, struct thread *t, uint32_t d)
@@ -279,9 +223,8 @@ static void open_ancestors(struct replay *r, struct thread *t, uint32_t d)
     for (; k < d; k++) {
         struct frame *f = &t->frames[k];
         put_prefix(r, f->enter_tsc, NULL, t->tid, k - f->base);
-        line_str(&r->line, shown_name(r, f->id)->call);
-        line_put(&r->line, " {\n", 3);
-        line_write(r);
+        cv_puts(&r->o, cv_names_get(&r->calls, f->id));
+        CV_LIT(&r->o, " {\n");
         f->opened = 1;
     }
 }
@@ -322,22 +265,20 @@ static void on_call(const fr_call *call, void *ctx)
     if (!f->opened)
         open_ancestors(r, t, d);
     put_prefix(r, f->opened ? call->exit_tsc : call->enter_tsc, &ticks, call->tid, d - f->base);
-    const struct shown_name *name = shown_name(r, call->function_id);
-    struct line *l = &r->line;
+    cv_out *o = &r->o;
     if (f->opened) {
-        line_put(l, "} /* ", 5);
-        line_str(l, name->plain);
-        line_put(l, " */", 3);
+        CV_LIT(o, "} /* ");
+        cv_puts(o, cv_names_get(&r->plains, call->function_id));
+        CV_LIT(o, " */");
     } else {
-        line_str(l, name->call);
-        line_put(l, ";", 1);
+        cv_puts(o, cv_names_get(&r->calls, call->function_id));
+        cv_putc(o, ';');
     }
     if (call->flags & FR_CALL_CLOSED_BY_UNWIND)
-        line_str(l, "   (closed by a caller's exit)");
+        CV_LIT(o, "   (closed by a caller's exit)");
     else if (call->flags & FR_CALL_OPEN_AT_END)
-        line_str(l, "   (still open at the end)");
-    line_put(l, "\n", 1);
-    line_write(r);
+        CV_LIT(o, "   (still open at the end)");
+    cv_putc(o, '\n');
     f->opened = 0;
 }
 
@@ -421,16 +362,17 @@ int cmd_replay(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
     }
     fr_u64_map_init(&r.by_tid);
-    fr_u64_map_init(&r.name_of);
+    cv_out_init(&r.o, r.out);
+    cv_names_init(&r.calls, c.trace.symbols, call_name, NULL);
+    cv_names_init(&r.plains, c.trace.symbols, plain_name, NULL);
     fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, &r);
-    fprintf(r.out, "#    TIMESTAMP       DURATION      TID     FUNCTION\n");
+    CV_LIT(&r.o, "#    TIMESTAMP       DURATION      TID     FUNCTION\n");
     fr_record rec;
     while (fr_cli_next(&c.trace, &rec) == FR_READ_OK) {
         fr_call_tracker_feed(tracker, &rec);
         if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_LOST && tid_selected(&r, rec.tid)) {
             put_prefix(&r, rec.tsc, NULL, rec.tid, 0);
-            line_str(&r.line, "--- records lost ---\n");
-            line_write(&r);
+            CV_LIT(&r.o, "--- records lost ---\n");
             r.lost++;
         }
     }
@@ -439,6 +381,7 @@ int cmd_replay(int argc, char **argv)
     if (s->unmatched_exits)
         fprintf(stderr, "flightrec replay: %" PRIu64 " exits without their entry not shown\n",
                 s->unmatched_exits);
+    cv_out_finish(&r.o);   /* (a failed write leaves r.out's error flag: reported below) */
     rc = fr_acli_close_output("replay", output, r.out);
     bool filtered = r.n_functions || r.n_tids || r.max_depth || r.min_ticks;
     if (r.lines == 0 && filtered && !c.trace.failed && rc == FR_EXIT_OK) {
@@ -464,13 +407,8 @@ int cmd_replay(int argc, char **argv)
     free(r.threads);
     free(r.fn_match);
     fr_u64_map_free(&r.by_tid);
-    for (size_t i = 0; i < r.n_names; i++) {
-        free(r.names[i].call);
-        free(r.names[i].plain);
-    }
-    free(r.names);
-    fr_u64_map_free(&r.name_of);
-    free(r.line.p);
+    cv_names_free(&r.calls);
+    cv_names_free(&r.plains);
     int crc = fr_cli_close(&c.trace);
     return rc ? rc : crc;
 }

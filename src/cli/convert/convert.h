@@ -136,6 +136,8 @@ static inline void cv_putc(cv_out *o, char c)
 #define CV_LIT(o, lit) cv_put((o), (lit), sizeof(lit) - 1)
 
 void cv_u64(cv_out *o, uint64_t v);
+/* v right-aligned in `width` characters, pad ('0' or ' ') before it. */
+void cv_u64_pad(cv_out *o, uint64_t v, unsigned width, char pad);
 void cv_i64(cv_out *o, int64_t v);
 /* A JSON string, quotes included; bytes that are not valid UTF-8 become U+FFFD. */
 void cv_json_string(cv_out *o, const char *s, size_t n);

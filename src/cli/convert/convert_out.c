@@ -84,6 +84,16 @@ void cv_u64(cv_out *o, uint64_t v)
     cv_put(o, p, (size_t)(tmp + 20 - p));
 }
 
+void cv_u64_pad(cv_out *o, uint64_t v, unsigned width, char pad)
+{
+    unsigned digits = 1;
+    for (uint64_t x = v; x >= 10; x /= 10)
+        digits++;
+    for (; digits < width; digits++)
+        cv_putc(o, pad);
+    cv_u64(o, v);
+}
+
 void cv_i64(cv_out *o, int64_t v)
 {
     if (v < 0) {
