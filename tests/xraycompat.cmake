@@ -68,6 +68,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME xraycompat_basic_fds
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/xraycompat_basic_fds.sh $<TARGET_FILE:xraycompat_basic_fr>
             $<TARGET_FILE:flightrec_cli> ${CMAKE_CURRENT_BINARY_DIR}/xraycompat_basic_fds.d)
+  # libflightrec.a linked by hand, without the anchors pkg-config and CMake add.
+  add_test(NAME xraycompat_link_by_hand
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/xraycompat_link_by_hand.sh ${CMAKE_C_COMPILER}
+            ${CMAKE_CURRENT_SOURCE_DIR}/progs/xray_link_by_hand.c $<TARGET_FILE:flightrec_static>
+            ${CMAKE_SOURCE_DIR}/include ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/xraycompat_link_by_hand.d
+            "${FLIGHTREC_SANITIZE}")
 else()
   message(STATUS "xraycompat tests not registered: the C compiler is not clang")
 endif()

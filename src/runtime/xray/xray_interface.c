@@ -78,6 +78,8 @@ int __xray_remove_typedevent_handler(void)
 
 /* Event type ids as compiler-rt gives them: from 0 on, one per distinct string
  * address (the same literal gets the same id; an equal string elsewhere another). */
+XR_LINK_STARTUP;
+
 static pthread_mutex_t event_types_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char **event_types;
 static uint32_t event_type_count;

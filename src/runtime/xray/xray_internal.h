@@ -90,6 +90,14 @@ FR_HIDDEN void xr_basic_exit_flush(void);
  * when XRAY_OPTIONS starts basic mode. */
 FR_HIDDEN void xr_basic_start_thread(void);
 
+/* Runs what compiler-rt does before main (xray_startup.c) if it has not run yet: the
+ * entry points that depend on it (the mode registry) call it first. */
+FR_HIDDEN void xr_startup_ensure(void);
+/* The start-up's object, linked with whichever object references it. */
+extern const char fr_xray_anchor;
+#define XR_LINK_STARTUP \
+    __attribute__((used)) static const char *const xr_startup_linked = &fr_xray_anchor
+
 /* Whether __xray_init found instrumentation (sleds) in any loaded object. */
 FR_HIDDEN int xr_instrumented(void);
 

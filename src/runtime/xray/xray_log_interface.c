@@ -26,6 +26,8 @@ struct mode {
     struct XRayLogImpl impl;
 };
 
+XR_LINK_STARTUP;
+
 static pthread_mutex_t modes_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mode *modes;                /* newest first, as compiler-rt's list */
 static const struct mode *current_mode;
@@ -85,6 +87,7 @@ void xr_register_builtin_modes(void)
 
 enum XRayLogRegisterStatus __xray_log_register_mode(const char *Mode, struct XRayLogImpl Impl)
 {
+    xr_startup_ensure();
     if (!Mode || !complete(&Impl))
         return XRAY_INCOMPLETE_IMPL;
     pthread_mutex_lock(&modes_lock);
@@ -96,6 +99,7 @@ enum XRayLogRegisterStatus __xray_log_register_mode(const char *Mode, struct XRa
 
 enum XRayLogRegisterStatus __xray_log_select_mode(const char *Mode)
 {
+    xr_startup_ensure();
     pthread_mutex_lock(&modes_lock);
     ensure_builtins_locked();
     const struct mode *found = NULL;
@@ -114,6 +118,7 @@ enum XRayLogRegisterStatus __xray_log_select_mode(const char *Mode)
 
 const char *__xray_log_get_current_mode(void)
 {
+    xr_startup_ensure();
     pthread_mutex_lock(&modes_lock);
     const char *name = current_mode ? current_mode->name : NULL;
     pthread_mutex_unlock(&modes_lock);
@@ -150,6 +155,7 @@ void __xray_remove_log_impl(void)
  * use this interface from its own init (ours set the buffer iterator). */
 static int snapshot(struct XRayLogImpl *out, const char *mode)
 {
+    xr_startup_ensure();
     pthread_mutex_lock(&modes_lock);
     int ok = have_impl && (!mode || (current_mode && !strcmp(current_mode->name, mode)));
     *out = current_impl;
@@ -166,11 +172,33 @@ enum XRayLogInitStatus __xray_log_init(size_t BufferSize, size_t MaxBuffers, voi
     return impl.log_init(BufferSize, MaxBuffers, Args, ArgsSize);
 }
 
+/* compiler-rt answers XRAY_LOG_UNINITIALIZED and says nothing when the mode asked for is
+ * not the selected one; the program then runs untraced with no clue why (a mode that
+ * XRAY_OPTIONS was meant to select, a select_mode call missing). We say why. */
+static enum XRayLogInitStatus refused(const char *fn, const char *mode, const char *config)
+{
+    const char *current = __xray_log_get_current_mode();
+    if (!mode)
+        xr_report("flightrec: %s(NULL): no mode named: not initialised\n", fn);
+    else if (!config)
+        xr_report("flightrec: %s(\"%s\", NULL): no configuration string: not initialised\n",
+                  fn, mode);
+    else if (current && !strcmp(current, mode))
+        xr_report("flightrec: %s(\"%s\"): not initialised: its implementation was removed "
+                  "(__xray_remove_log_impl or an incomplete __xray_set_log_impl)\n", fn, mode);
+    else
+        xr_report("flightrec: %s(\"%s\"): not initialised: not the selected mode (%s%s%s); "
+                  "select it first (__xray_log_select_mode, or XRAY_OPTIONS=xray_mode=%s)\n",
+                  fn, mode, current ? "the selected mode is \"" : "no mode is selected",
+                  current ? current : "", current ? "\"" : "", mode);
+    return XRAY_LOG_UNINITIALIZED;
+}
+
 enum XRayLogInitStatus __xray_log_init_mode(const char *Mode, const char *Config)
 {
     struct XRayLogImpl impl;
     if (!Mode || !Config || !snapshot(&impl, Mode))
-        return XRAY_LOG_UNINITIALIZED;
+        return refused("__xray_log_init_mode", Mode, Config);
     return impl.log_init(0, 0, (void *)Config, 0);
 }
 
@@ -179,7 +207,7 @@ enum XRayLogInitStatus __xray_log_init_mode_bin(const char *Mode, const char *Co
 {
     struct XRayLogImpl impl;
     if (!Mode || !Config || !snapshot(&impl, Mode))
-        return XRAY_LOG_UNINITIALIZED;
+        return refused("__xray_log_init_mode_bin", Mode, Config);
     if (impl.log_init == xr_fdr_impl.log_init || impl.log_init == xr_basic_impl.log_init ||
         impl.log_init == xr_profiling_impl.log_init) {
         /* Ours read a flag string (compiler-rt's read it up to its NUL, past ConfigSize

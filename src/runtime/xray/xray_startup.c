@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "xray/xray_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,12 +39,14 @@ static void start_basic(void)
     xr_basic_start_thread();
 }
 
-/* glibc calls constructors with (argc, argv, envp): argv[0] names compiler-rt's logs. */
-__attribute__((constructor(101))) static void xray_startup(int argc, char **argv, char **envp)
+static int started;   /* xr_startup ran (or is running: it calls the entry points) */
+
+static void startup(const char *argv0)
 {
-    (void)envp;
-    if (argc > 0 && argv)
-        xr_set_argv0(argv[0]);
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (argv0)
+        xr_set_argv0(argv0);
     xr_flags_init();
     if (!xr_instrumented()) {
         if (xr_verbose())
@@ -68,6 +71,25 @@ __attribute__((constructor(101))) static void xray_startup(int argc, char **argv
                   "xray-basic, xray-fdr and xray-profiling)\n", mode);
 }
 
-/* Referenced by the static library's users (CMake and pkg-config: --undefined), so that
- * this start-up code is linked even when the program calls no __xray_* function. */
+/* glibc calls constructors with (argc, argv, envp): argv[0] names compiler-rt's logs. */
+__attribute__((constructor(101))) static void xray_startup(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    startup(argc > 0 && argv ? argv[0] : NULL);
+}
+
+/* An entry point called before the constructor (from a constructor of the program's that
+ * runs first, or of a library loaded before us) runs the start-up there: compiler-rt's
+ * runs from .preinit_array, before any of them. argv[0] from glibc, set before any
+ * constructor. */
+void xr_startup_ensure(void)
+{
+    if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+        startup(program_invocation_name);
+}
+
+/* Referenced by the static library's users (CMake and pkg-config: --undefined), and by
+ * the objects of every __xray_* function (xray_interface.c, xray_log_interface.c), so
+ * that this start-up code is linked whenever the program uses the XRay API, or calls
+ * nothing of ours and is linked with the anchors. */
 __attribute__((visibility("default"))) const char fr_xray_anchor = 1;
