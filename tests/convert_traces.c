@@ -11,6 +11,7 @@
 #include <string.h>
 #include "fr_format.h"
 #include "trace_builder.h"
+#include "eventheader_vectors.h"
 
 struct spec {
     fr_tb *b;
@@ -67,39 +68,6 @@ static void spec_close(struct spec *s, const char *dir, const char *name, const 
     fr_tb_free(s->b);
 }
 
-/* ---------------------------------------------------------------- payload helpers */
-struct buf { uint8_t p[512]; size_t n; };
-static void put(struct buf *b, const void *d, size_t n) { memcpy(b->p + b->n, d, n); b->n += n; }
-static void put_u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
-static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-static void put_str16(struct buf *b, const char *s) { put_u16(b, (uint16_t)strlen(s)); put(b, s, strlen(s)); }
-
-static void hexbytes(struct buf *b, const char *hex)
-{
-    for (const char *p = hex; *p;) {
-        if (*p == ' ') { p++; continue; }
-        unsigned v;
-        sscanf(p, "%2x", &v);
-        b->p[b->n++] = (uint8_t)v;
-        p += 2;
-    }
-}
-
-/* An FR_TE_EVENT payload: tracepoint name NUL-terminated, then the EventHeader bytes. */
-static void eh_event(struct spec *s, const char *tracepoint, const char *hex, uint64_t tsc)
-{
-    struct buf b = {.n = 0};
-    put(&b, tracepoint, strlen(tracepoint) + 1);
-    hexbytes(&b, hex);
-    fr_tb_ours(s->b, FR_TE_EVENT, b.p, b.n, tsc);
-}
-
-/* Vectors A and C of shared/vectors/eventheader/vectors.md, and C's matching stop. */
-#define VECTOR_A "07 00 00 00 00 00 00 05 12 00 01 00 48 65 6c 6c 6f 00 63 6f 75 6e 74 00 04 6d 73 67 00 07 2a 00 00 00 77 6f 72 6c 64 00"
-#define VECTOR_C "07 02 07 00 34 12 01 04 20 00 02 80 11 11 11 11 22 22 33 33 44 44 55 55 55 55 55 55 aa aa aa aa bb bb cc cc dd dd ee ee ee ee ee ee 0d 00 01 00 57 6f 72 6b 00 75 31 36 00 83 80 42 00 02 01"
-#define VECTOR_C_STOP "07 02 07 00 34 12 02 04 10 00 02 80 11 11 11 11 22 22 33 33 44 44 55 55 55 55 55 55 0d 00 01 00 57 6f 72 6b 00 75 31 36 00 83 80 42 00 03 01"
-
 /* ---------------------------------------------------------------- the traces */
 
 #define TPS 2100000000ull           /* 2.1 GHz: tick -> ns conversions have remainders */
@@ -110,19 +78,19 @@ static void calls_trace(const char *dir)
 {
     struct spec s;
     spec_open(&s, dir, "calls", TPS);
-    struct buf b = {.n = 0};
-    put_u32(&b, 1); put_u32(&b, FR_CLOCK_SOURCE_TSC); put_u64(&b, TPS); put_u64(&b, BASE);
-    put_u64(&b, 1700000000000000000ull); put_u64(&b, 5000000000ull);
+    struct tb_buf b = {.n = 0};
+    tb_put_u32(&b, 1); tb_put_u32(&b, FR_CLOCK_SOURCE_TSC); tb_put_u64(&b, TPS); tb_put_u64(&b, BASE);
+    tb_put_u64(&b, 1700000000000000000ull); tb_put_u64(&b, 5000000000ull);
     fr_tb_meta_event(s.b, FR_TE_CLOCK, b.p, b.n);
     b.n = 0;
-    put_u32(&b, 4242); put_u32(&b, 1); put_str16(&b, "convtest"); put_str16(&b, "/nonexistent/convtest");
-    put_str16(&b, "convtest");
+    tb_put_u32(&b, 4242); tb_put_u32(&b, 1); tb_put_str16(&b, "convtest"); tb_put_str16(&b, "/nonexistent/convtest");
+    tb_put_str16(&b, "convtest");
     fr_tb_meta_event(s.b, FR_TE_PROCESS, b.p, b.n);
     const char *tnames[2] = {"worker-a", "worker \"b\""};
     for (int i = 0; i < 2; i++) {
         b.n = 0;
-        put_u32(&b, (uint32_t)(11 + i)); put_u64(&b, 20); put_u64(&b, 0); put_u64(&b, 0); put_u64(&b, 0);
-        put_str16(&b, tnames[i]);
+        tb_put_u32(&b, (uint32_t)(11 + i)); tb_put_u64(&b, 20); tb_put_u64(&b, 0); tb_put_u64(&b, 0); tb_put_u64(&b, 0);
+        tb_put_str16(&b, tnames[i]);
         fr_tb_meta_event(s.b, FR_TE_THREAD_STATS, b.p, b.n);
     }
     const char *names[] = {NULL, "main", "parse", "lex", "eval", "odd;name <&> \"q\""};
@@ -141,12 +109,12 @@ static void calls_trace(const char *dir)
     exit_(&s, 2, t + 5000);
     enter_arg(&s, 4, 99, t + 6001);
     fr_tb_typed(s.b, 7, "\x00\x01\x02", 3, t + 6100);
-    eh_event(&s, "MyProviderName_L5K0", VECTOR_A, t + 6200);
-    eh_event(&s, "MyProviderName_L4K5Gmygroup", VECTOR_C, t + 6300);
+    eh_event(s.b, "MyProviderName_L5K0", EH_VECTOR_A, t + 6200);
+    eh_event(s.b, "MyProviderName_L4K5Gmygroup", EH_VECTOR_C, t + 6300);
     enter(&s, 5, t + 7000);
     enter(&s, 3, t + 7100);
     exit_(&s, 5, t + 9999);      /* exits 5 while 3 is open: 3 closed by unwind */
-    eh_event(&s, "MyProviderName_L4K5Gmygroup", VECTOR_C_STOP, t + 10500);
+    eh_event(s.b, "MyProviderName_L4K5Gmygroup", EH_VECTOR_C_STOP, t + 10500);
     tail(&s, 4, t + 11000);
     exit_(&s, 1, t + 2100000000ull + 12345);   /* main lasts a little over a second */
 

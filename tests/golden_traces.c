@@ -1,0 +1,321 @@
+/*
+ * golden_traces.c - writes the traces the golden tests (tests/golden/) run every command
+ * on. Everything in them is fixed here: no time, path or pid of the machine that runs
+ * it, so the files are the same bytes on every run (the test golden_traces checks their
+ * sha256 against tests/golden/traces.sha256) and so is every command's output.
+ *
+ *   golden.fr  process 4242 "goldprog" (ppid 1) with flightrec's metadata: clock (2.4 GHz
+ *              TSC, a fixed realtime and monotonic origin), process, summary, drops,
+ *              thread stats with names, one object, 13 functions (4 C++ names, mangled as
+ *              linked, one name with ; < & > " in it, one never called). Threads:
+ *     4242 main:     an exit without its entry; main { parse_config { read_line x3 };
+ *                    compute(arg 42) { ns::Box<long>::get x2, fib(4) recursion, a
+ *                    structured event }; tail_caller tail-calls tail_callee;
+ *                    (anonymous namespace)::helper }
+ *     4243 worker-1: worker_loop { compute { Box::get } x3, a span (start/stop events) },
+ *                    then 17 records lost (the frames open there are dropped), an exit
+ *                    whose entry was lost, read_line, and worker_loop open at the end
+ *     4244 worker-2: worker_loop { main::{lambda()#1}, a CPU change, the odd name,
+ *                    compute still open at the end }
+ *   child.fr   its forked child, process 4250 (ppid 4242): main { compute { fib(3) } }
+ *   cut.fr     golden.fr cut short in the middle of worker-1's block.
+ *   plain.fr   compiler-rt's shape: no flightrec metadata (no names, no clock event),
+ *              1 GHz, two threads of three functions.
+ *
+ * usage: golden_traces DIR
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "eventheader_vectors.h"
+#include "fr_format.h"
+#include "tb_payload.h"
+#include "trace_builder.h"
+
+#define TPS  2400000000ull   /* 2.4 GHz: tick -> time conversions have remainders */
+#define BASE 5000000ull      /* the clock's base: file timestamps count from here */
+#define REALTIME_NS 1767225600000000000ll   /* 2026-01-01 00:00:00 UTC */
+#define MONOTONIC_NS 86400000000000ll       /* a day after boot */
+
+enum fn {
+    F_MAIN = 1, F_PARSE_CONFIG, F_READ_LINE, F_COMPUTE, F_BOX_GET, F_FIB, F_TAIL_CALLER,
+    F_TAIL_CALLEE, F_HELPER, F_WORKER_LOOP, F_LAMBDA, F_ODD, F_NEVER_CALLED, F_COUNT
+};
+static const char *const fn_names[F_COUNT] = {
+    [F_MAIN] = "main",
+    [F_PARSE_CONFIG] = "parse_config",
+    [F_READ_LINE] = "read_line",
+    [F_COMPUTE] = "compute",
+    [F_BOX_GET] = "_ZNK2ns3BoxIlE3getEi",           /* ns::Box<long>::get(int) const */
+    [F_FIB] = "fib",
+    [F_TAIL_CALLER] = "tail_caller",
+    [F_TAIL_CALLEE] = "tail_callee",
+    [F_HELPER] = "_ZN12_GLOBAL__N_16helperEv",      /* (anonymous namespace)::helper() */
+    [F_WORKER_LOOP] = "worker_loop",
+    [F_LAMBDA] = "_ZZ4mainENKUlvE_clEv",            /* main::{lambda()#1}::operator()() const */
+    [F_ODD] = "odd;name <&> \"q\"",
+    [F_NEVER_CALLED] = "never_called",
+};
+
+/* ------------------------------------------------------------ metadata block */
+
+static void meta_clock(fr_tb *b, int64_t realtime_ns, int64_t monotonic_ns)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 1);
+    tb_put_u32(&p, FR_CLOCK_SOURCE_TSC);
+    tb_put_u64(&p, TPS);
+    tb_put_u64(&p, BASE);
+    tb_put_u64(&p, (uint64_t)realtime_ns);
+    tb_put_u64(&p, (uint64_t)monotonic_ns);
+    fr_tb_meta_event(b, FR_TE_CLOCK, p.p, p.n);
+}
+
+/* cmdline: arguments separated by NUL bytes, n bytes in all */
+static void meta_process(fr_tb *b, uint32_t pid, uint32_t ppid, const char *cmdline, size_t n)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, pid);
+    tb_put_u32(&p, ppid);
+    tb_put_str16(&p, "goldprog");
+    tb_put_str16(&p, "/nonexistent/golden/goldprog");   /* never there: the trace's names stand */
+    tb_put_u16(&p, (uint16_t)n);
+    tb_put(&p, cmdline, n);
+    fr_tb_meta_event(b, FR_TE_PROCESS, p.p, p.n);
+}
+
+static void meta_summary(fr_tb *b, uint32_t threads, uint64_t written, uint64_t dropped)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 1);
+    tb_put_u32(&p, FR_POLICY_OVERWRITE);
+    tb_put_u64(&p, 65536);      /* buffer size */
+    tb_put_u32(&p, 64);         /* buffers */
+    tb_put_u32(&p, threads);
+    tb_put_u64(&p, written);
+    tb_put_u64(&p, dropped);
+    tb_put_u64(&p, 0);          /* calls below the threshold */
+    tb_put_u64(&p, 0);          /* threshold */
+    fr_tb_meta_event(b, FR_TE_SUMMARY, p.p, p.n);
+}
+
+static void meta_thread(fr_tb *b, int32_t tid, uint64_t written, uint64_t dropped, const char *name)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, (uint32_t)tid);
+    tb_put_u64(&p, written);
+    tb_put_u64(&p, dropped);
+    tb_put_u64(&p, dropped * 8);   /* bytes dropped: function records are 8 bytes */
+    tb_put_u64(&p, 0);
+    tb_put_str16(&p, name);
+    fr_tb_meta_event(b, FR_TE_THREAD_STATS, p.p, p.n);
+}
+
+/* records overwritten by newer ones, of thread tid (0: the session) */
+static void meta_drops(fr_tb *b, int32_t tid, uint64_t overwritten)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, (uint32_t)tid);
+    tb_put_u32(&p, FR_DROP_NCAUSES);
+    for (unsigned c = 0; c < FR_DROP_NCAUSES; c++)
+        tb_put_u64(&p, c == FR_DROP_OVERWRITTEN ? overwritten : 0);
+    fr_tb_meta_event(b, FR_TE_DROPS, p.p, p.n);
+}
+
+static void meta_functions(fr_tb *b)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 0);                   /* object 0: the executable */
+    tb_put_u32(&p, 1);
+    tb_put_u32(&p, F_COUNT - 1);
+    tb_put_u64(&p, 0x555555554000ull);   /* load bias */
+    tb_put_str16(&p, "/nonexistent/golden/goldprog");
+    fr_tb_meta_event(b, FR_TE_OBJECT, p.p, p.n);
+    for (uint32_t id = 1; id < F_COUNT; id++)
+        fr_tb_function_name(b, id, fn_names[id]);
+}
+
+/* ------------------------------------------------------------ thread blocks */
+
+/* fib(n) entered at t: 30 ticks before its first callee, then fib(n-1) and fib(n-2); returns its end */
+static uint64_t fib(fr_tb *b, unsigned n, uint64_t t)
+{
+    fr_tb_enter(b, F_FIB, t);
+    t += 30;
+    if (n > 1) {
+        t = fib(b, n - 1, t) + 12;
+        t = fib(b, n - 2, t) + 12;
+    }
+    fr_tb_exit(b, F_FIB, t);
+    return t;
+}
+
+static void thread_main(fr_tb *b)
+{
+    uint64_t t = BASE + 1000;
+    fr_tb_block(b, 4242, 4242, 0, t);
+    fr_tb_exit(b, F_READ_LINE, t);                  /* no entry: unmatched */
+    fr_tb_enter(b, F_MAIN, t += 7);
+    fr_tb_enter(b, F_PARSE_CONFIG, t += 240);
+    for (unsigned i = 0; i < 3; i++) {
+        fr_tb_enter(b, F_READ_LINE, t += 100);
+        fr_tb_exit(b, F_READ_LINE, t += 1200 + 2400 * i);
+    }
+    fr_tb_exit(b, F_PARSE_CONFIG, t += 55);
+    fr_tb_enter_arg(b, F_COMPUTE, 42, t += 480);
+    for (unsigned i = 0; i < 2; i++) {
+        fr_tb_enter(b, F_BOX_GET, t += 24);
+        fr_tb_exit(b, F_BOX_GET, t += 48 + 7 * i);
+    }
+    t = fib(b, 4, t + 10);
+    eh_event(b, "MyProviderName_L5K0", EH_VECTOR_A, t += 5);
+    fr_tb_exit(b, F_COMPUTE, t += 2400);
+    fr_tb_enter(b, F_TAIL_CALLER, t += 31);
+    fr_tb_tail_exit(b, F_TAIL_CALLER, t += 17);
+    fr_tb_enter(b, F_TAIL_CALLEE, t);
+    fr_tb_exit(b, F_TAIL_CALLEE, t += 333);
+    fr_tb_enter(b, F_HELPER, t += 9);
+    fr_tb_exit(b, F_HELPER, t += 2400000);          /* a millisecond */
+    fr_tb_exit(b, F_MAIN, t += 1234);
+}
+
+static void thread_worker1(fr_tb *b)
+{
+    uint64_t t = BASE + 2500;
+    fr_tb_block(b, 4243, 4242, 1, t);
+    fr_tb_enter(b, F_WORKER_LOOP, t);
+    for (unsigned i = 0; i < 3; i++) {
+        fr_tb_enter(b, F_COMPUTE, t += 60);
+        fr_tb_enter(b, F_BOX_GET, t += 12);
+        fr_tb_exit(b, F_BOX_GET, t += 36 + 24 * i);
+        fr_tb_exit(b, F_COMPUTE, t += 700);
+    }
+    eh_event(b, "MyProviderName_L4K5Gmygroup", EH_VECTOR_C, t += 40);
+    fr_tb_enter(b, F_COMPUTE, t += 10);
+    fr_tb_exit(b, F_COMPUTE, t += 4800);
+    eh_event(b, "MyProviderName_L4K5Gmygroup", EH_VECTOR_C_STOP, t += 10);
+    fr_tb_enter(b, F_COMPUTE, t += 100);
+    uint64_t lost = 17;
+    fr_tb_ours(b, FR_TE_LOST, &lost, sizeof lost, t += 50);   /* drops compute and worker_loop */
+    fr_tb_exit(b, F_COMPUTE, t += 9000);            /* its entry was lost: unmatched */
+    fr_tb_enter(b, F_READ_LINE, t += 20);
+    fr_tb_exit(b, F_READ_LINE, t += 1500);
+    fr_tb_exit(b, F_WORKER_LOOP, t += 30);          /* unmatched too */
+    fr_tb_enter(b, F_WORKER_LOOP, t += 70);         /* open at the end */
+    fr_tb_enter(b, F_READ_LINE, t += 20);
+    fr_tb_exit(b, F_READ_LINE, t += 900);
+}
+
+static void thread_worker2(fr_tb *b)
+{
+    uint64_t t = BASE + 3100;
+    fr_tb_block(b, 4244, 4242, 2, t);
+    fr_tb_enter(b, F_WORKER_LOOP, t);
+    fr_tb_enter(b, F_LAMBDA, t += 48);
+    fr_tb_new_cpu(b, 3, t += 1000);                 /* migrated */
+    fr_tb_exit(b, F_LAMBDA, t += 2000);
+    fr_tb_enter(b, F_ODD, t += 5);
+    fr_tb_exit(b, F_ODD, t += 77);
+    fr_tb_enter(b, F_COMPUTE, t += 8);              /* open at the end, with worker_loop */
+    fr_tb_enter(b, F_BOX_GET, t += 12);
+    fr_tb_exit(b, F_BOX_GET, t += 40);
+}
+
+/* cut.fr: golden.fr cut short at CUT_AT bytes, inside worker-1's block (a file whose
+ * writer died mid-write): the reader warns where it ends and reads what is there. */
+#define CUT_AT 2600
+static int write_cut(const char *dir, fr_tb *b)
+{
+    size_t size;
+    const uint8_t *bytes = fr_tb_bytes(b, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cut.fr", dir);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t n = size < CUT_AT ? size : CUT_AT;
+    int rc = fwrite(bytes, 1, n, f) == n ? 0 : -1;
+    return fclose(f) || rc ? -1 : 0;
+}
+
+static int write_golden(const char *dir)
+{
+    fr_tb *b = fr_tb_new(TPS);
+    meta_clock(b, REALTIME_NS, MONOTONIC_NS);
+    static const char cmdline[] = "goldprog\0--threads\0" "2";
+    meta_process(b, 4242, 1, cmdline, sizeof cmdline);
+    meta_summary(b, 3, 76, 17);
+    meta_drops(b, 0, 17);
+    meta_thread(b, 4242, 42, 0, "main");
+    meta_thread(b, 4243, 26, 17, "worker-1");
+    meta_drops(b, 4243, 17);
+    meta_thread(b, 4244, 8, 0, "worker-2");
+    meta_functions(b);
+    thread_main(b);
+    thread_worker1(b);
+    thread_worker2(b);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/golden.fr", dir);
+    int rc = fr_tb_write(b, path);
+    if (!rc)
+        rc = write_cut(dir, b);
+    fr_tb_free(b);
+    return rc;
+}
+
+static int write_child(const char *dir)
+{
+    fr_tb *b = fr_tb_new(TPS);
+    meta_clock(b, REALTIME_NS + 1000000, MONOTONIC_NS + 1000000);   /* forked 1 ms later */
+    static const char cmdline[] = "goldprog\0--threads\0" "2";
+    meta_process(b, 4250, 4242, cmdline, sizeof cmdline);
+    meta_summary(b, 1, 14, 0);
+    meta_thread(b, 4250, 14, 0, "goldprog");
+    meta_functions(b);
+    uint64_t t = BASE + 400;
+    fr_tb_block(b, 4250, 4250, 5, t);
+    fr_tb_enter(b, F_MAIN, t);
+    fr_tb_enter(b, F_COMPUTE, t += 90);
+    t = fib(b, 3, t + 15);
+    fr_tb_exit(b, F_COMPUTE, t += 600);
+    fr_tb_exit(b, F_MAIN, t += 45);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/child.fr", dir);
+    int rc = fr_tb_write(b, path);
+    fr_tb_free(b);
+    return rc;
+}
+
+static int write_plain(const char *dir)
+{
+    fr_tb *b = fr_tb_new(1000000000);
+    fr_tb_block(b, 31, 30, 0, 1000);
+    fr_tb_enter(b, 1, 1000);
+    fr_tb_enter(b, 2, 1100);
+    fr_tb_exit(b, 2, 1350);
+    fr_tb_enter_arg(b, 3, 0xdeadbeef, 1400);
+    fr_tb_exit(b, 3, 1420);
+    fr_tb_exit(b, 1, 2000);
+    fr_tb_block(b, 32, 30, 1, 1200);
+    fr_tb_enter(b, 2, 1200);
+    fr_tb_exit(b, 2, 1900);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plain.fr", dir);
+    int rc = fr_tb_write(b, path);
+    fr_tb_free(b);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR\n", argv[0]);
+        return 2;
+    }
+    if (write_golden(argv[1]) || write_child(argv[1]) || write_plain(argv[1])) {
+        perror(argv[1]);
+        return 1;
+    }
+    return 0;
+}
