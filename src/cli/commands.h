@@ -19,6 +19,7 @@ int cmd_graph(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_decode_dat(int argc, char **argv);
+int cmd_decode_perf(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_recover(int argc, char **argv);

@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     {"replay",     cmd_replay,     "calls as an indented call view (like uftrace replay)"},
     {"convert",    cmd_convert,    "to Perfetto, Chrome JSON, folded stacks, SVG flame graph, YAML"},
     {"decode-dat", cmd_decode_dat, "decode an EventHeader interceptor corpus (.dat) to JSON"},
+    {"decode-perf", cmd_decode_perf, "tracepoint samples of a perf.data file (user_events too) as JSON"},
     {"snapshot",   cmd_snapshot,   "make a running traced process write a snapshot"},
     {"recover",    cmd_recover,    "the trace of a killed process, from its backing file"},
 };
@@ -33,7 +34,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: flightrec COMMAND [ARGS...]   (flightrec COMMAND --help for more)\n"
                  "       flightrec --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-        fprintf(out, "  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(out, "  %-12s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out, "\nexit status: 0 success, 1 bad input or environment (unreadable trace,\n"
                  "unwritable output, a filter that matched nothing), 2 bad usage;\n"
                  "record: the program's status. Conventions: docs/CLI.md.\n");

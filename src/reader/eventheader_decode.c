@@ -7,6 +7,7 @@
 #include "eventheader_decode.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eventheader_fields.h"
@@ -170,10 +171,12 @@ static void meta_member(fr_sb *sb, bool *first, const char *name)
     fr_sb_puts(sb, "\": ");
 }
 
-static void write_meta(fr_sb *sb, const fr_eh_event *ev)
+static void write_meta(fr_sb *sb, const fr_eh_event *ev, const char *meta_first)
 {
-    bool first = true;
+    bool first = !meta_first || !*meta_first;
     fr_sb_puts(sb, ", \"meta\": {");
+    if (!first)
+        fr_sb_puts(sb, meta_first);
     if (ev->id) { meta_member(sb, &first, "id"); fr_sb_printf(sb, "%u", ev->id); }
     if (ev->version) { meta_member(sb, &first, "version"); fr_sb_printf(sb, "%u", ev->version); }
     if (ev->level) { meta_member(sb, &first, "level"); fr_sb_printf(sb, "%u", ev->level); }
@@ -194,27 +197,44 @@ static void write_meta(fr_sb *sb, const fr_eh_event *ev)
     fr_sb_puts(sb, " }");
 }
 
+int fr_eh_event_to_json(const fr_eh_event *ev, const char *meta_first, fr_sb *sb, char *err,
+                        size_t errlen)
+{
+    size_t mark = sb->len;
+    fr_sb_puts(sb, "{ \"n\": ");
+    /* "Provider:EventName", the name without its ";attribute=value" suffixes. */
+    size_t name_len = strcspn(ev->name, ";");
+    size_t n_len = ev->provider_len + 1 + name_len;
+    char small[256];
+    char *n = n_len <= sizeof small ? small : malloc(n_len);
+    if (n) {
+        memcpy(n, ev->provider, ev->provider_len);
+        n[ev->provider_len] = ':';
+        memcpy(n + ev->provider_len + 1, ev->name, name_len);
+        fr_sb_json_text(sb, (const uint8_t *)n, n_len, FR_TEXT_UTF8);
+        if (n != small)
+            free(n);
+    } else {
+        sb->failed = true;
+    }
+
+    bool need_comma = true;
+    int rc = fr_eh_fields_to_json(ev, sb, &need_comma, err, errlen);
+    if (rc == 0) {
+        write_meta(sb, ev, meta_first);
+        fr_sb_puts(sb, " }");
+        if (sb->failed)
+            rc = fail(err, errlen, "out of memory");
+    }
+    if (rc < 0 && !sb->failed)
+        sb->len = mark;
+    return rc;
+}
+
 int fr_eh_write_event_json(const fr_eh_event *ev, FILE *out, char *err, size_t errlen)
 {
     fr_sb sb = {0};
-    fr_sb_puts(&sb, "{ \"n\": ");
-    /* "Provider:EventName", the name without its ";attribute=value" suffixes. */
-    size_t name_len = strcspn(ev->name, ";");
-    fr_sb sb_n = {0};
-    fr_sb_put(&sb_n, ev->provider, ev->provider_len);
-    fr_sb_putc(&sb_n, ':');
-    fr_sb_put(&sb_n, ev->name, name_len);
-    fr_sb_json_text(&sb, (const uint8_t *)sb_n.data, sb_n.len, FR_TEXT_UTF8);
-    fr_sb_free(&sb_n);
-
-    bool need_comma = true;
-    int rc = fr_eh_fields_to_json(ev, &sb, &need_comma, err, errlen);
-    if (rc == 0) {
-        write_meta(&sb, ev);
-        fr_sb_puts(&sb, " }");
-        if (sb.failed)
-            rc = fail(err, errlen, "out of memory");
-    }
+    int rc = fr_eh_event_to_json(ev, NULL, &sb, err, errlen);
     if (rc == 0)
         fwrite(sb.data, 1, sb.len, out);
     fr_sb_free(&sb);

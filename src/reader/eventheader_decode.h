@@ -38,5 +38,11 @@ int fr_eh_write_fields_json(const fr_eh_event *ev, FILE *out, char *err, size_t 
 /* Writes the whole event as the reference decoder does:
  * { "n": "Provider:Name", fields..., "meta": { ... } } */
 int fr_eh_write_event_json(const fr_eh_event *ev, FILE *out, char *err, size_t errlen);
+/* The same, appended to sb (eventheader_text.h); meta_first (NULL or "": none) is put
+ * first in "meta", before the EventHeader keys: members as ` "time": ..., "cpu": 0`
+ * (a leading space, no trailing comma). On -1 sb is as it was (unless sb->failed). */
+struct fr_sb;
+int fr_eh_event_to_json(const fr_eh_event *ev, const char *meta_first, struct fr_sb *sb,
+                        char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,15 @@
+# flightrec decode-perf (issue 22): perf.data files made by tests/perf_data_gen.py
+# (EventHeader vectors as user_events samples, a classic tracepoint with every kind of
+# field, the LinuxTracepoints corpus; file and pipe mode; cut at every record and more),
+# and what this machine's perf record writes, against perf script.
+add_test(NAME decodeperf_vectors
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_check.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/perf
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat.linux.json
+          ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_vectors)
+set_tests_properties(decodeperf_vectors PROPERTIES TIMEOUT 300)
+add_test(NAME decodeperf_real
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_real.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_real)
+set_tests_properties(decodeperf_real PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
