@@ -19,6 +19,9 @@
  *                    compute still open at the end }
  *   child.fr   its forked child, process 4250 (ppid 4242): main { compute { fib(3) } }
  *   cut.fr     golden.fr cut short in the middle of worker-1's block.
+ *   crash.fr   a crash dump (SIGSEGV) of a runaway recursion 131 levels deep, in two blocks
+ *              of its thread, with a build-id and compact structured events (event sites
+ *              and runs, one entry of a site the file does not describe).
  *   plain.fr   compiler-rt's shape: no flightrec metadata (no names, no clock event),
  *              1 GHz, two threads of three functions.
  *
@@ -60,26 +63,31 @@ static const char *const fn_names[F_COUNT] = {
 
 /* ------------------------------------------------------------ metadata block */
 
-static void meta_clock(fr_tb *b, int64_t realtime_ns, int64_t monotonic_ns)
+static void meta_clock(fr_tb *b, uint64_t tps, int64_t realtime_ns, int64_t monotonic_ns)
 {
     struct tb_buf p = {.n = 0};
     tb_put_u32(&p, 1);
     tb_put_u32(&p, FR_CLOCK_SOURCE_TSC);
-    tb_put_u64(&p, TPS);
+    tb_put_u64(&p, tps);
     tb_put_u64(&p, BASE);
     tb_put_u64(&p, (uint64_t)realtime_ns);
     tb_put_u64(&p, (uint64_t)monotonic_ns);
     fr_tb_meta_event(b, FR_TE_CLOCK, p.p, p.n);
 }
 
+/* The executable's path is never there, so the trace's own names stand. */
+#define GOLDPROG  "/nonexistent/golden/goldprog"
+#define CRASHPROG "/nonexistent/golden/crashprog"
+
 /* cmdline: arguments separated by NUL bytes, n bytes in all */
-static void meta_process(fr_tb *b, uint32_t pid, uint32_t ppid, const char *cmdline, size_t n)
+static void meta_process(fr_tb *b, uint32_t pid, uint32_t ppid, const char *name, const char *exe,
+                         const char *cmdline, size_t n)
 {
     struct tb_buf p = {.n = 0};
     tb_put_u32(&p, pid);
     tb_put_u32(&p, ppid);
-    tb_put_str16(&p, "goldprog");
-    tb_put_str16(&p, "/nonexistent/golden/goldprog");   /* never there: the trace's names stand */
+    tb_put_str16(&p, name);
+    tb_put_str16(&p, exe);
     tb_put_u16(&p, (uint16_t)n);
     tb_put(&p, cmdline, n);
     fr_tb_meta_event(b, FR_TE_PROCESS, p.p, p.n);
@@ -123,17 +131,18 @@ static void meta_drops(fr_tb *b, int32_t tid, uint64_t overwritten)
     fr_tb_meta_event(b, FR_TE_DROPS, p.p, p.n);
 }
 
-static void meta_functions(fr_tb *b)
+/* The executable (object 0) with functions 1..count-1 named names[id] */
+static void meta_functions(fr_tb *b, const char *exe, const char *const *names, uint32_t count)
 {
     struct tb_buf p = {.n = 0};
     tb_put_u32(&p, 0);                   /* object 0: the executable */
     tb_put_u32(&p, 1);
-    tb_put_u32(&p, F_COUNT - 1);
+    tb_put_u32(&p, count - 1);
     tb_put_u64(&p, 0x555555554000ull);   /* load bias */
-    tb_put_str16(&p, "/nonexistent/golden/goldprog");
+    tb_put_str16(&p, exe);
     fr_tb_meta_event(b, FR_TE_OBJECT, p.p, p.n);
-    for (uint32_t id = 1; id < F_COUNT; id++)
-        fr_tb_function_name(b, id, fn_names[id]);
+    for (uint32_t id = 1; id < count; id++)
+        fr_tb_function_name(b, id, names[id]);
 }
 
 /* ------------------------------------------------------------ thread blocks */
@@ -242,16 +251,16 @@ static int write_cut(const char *dir, fr_tb *b)
 static int write_golden(const char *dir)
 {
     fr_tb *b = fr_tb_new(TPS);
-    meta_clock(b, REALTIME_NS, MONOTONIC_NS);
+    meta_clock(b, TPS, REALTIME_NS, MONOTONIC_NS);
     static const char cmdline[] = "goldprog\0--threads\0" "2";
-    meta_process(b, 4242, 1, cmdline, sizeof cmdline);
+    meta_process(b, 4242, 1, "goldprog", GOLDPROG, cmdline, sizeof cmdline);
     meta_summary(b, 3, 76, 17);
     meta_drops(b, 0, 17);
     meta_thread(b, 4242, 42, 0, "main");
     meta_thread(b, 4243, 26, 17, "worker-1");
     meta_drops(b, 4243, 17);
     meta_thread(b, 4244, 8, 0, "worker-2");
-    meta_functions(b);
+    meta_functions(b, GOLDPROG, fn_names, F_COUNT);
     thread_main(b);
     thread_worker1(b);
     thread_worker2(b);
@@ -267,12 +276,12 @@ static int write_golden(const char *dir)
 static int write_child(const char *dir)
 {
     fr_tb *b = fr_tb_new(TPS);
-    meta_clock(b, REALTIME_NS + 1000000, MONOTONIC_NS + 1000000);   /* forked 1 ms later */
+    meta_clock(b, TPS, REALTIME_NS + 1000000, MONOTONIC_NS + 1000000);   /* forked 1 ms later */
     static const char cmdline[] = "goldprog\0--threads\0" "2";
-    meta_process(b, 4250, 4242, cmdline, sizeof cmdline);
+    meta_process(b, 4250, 4242, "goldprog", GOLDPROG, cmdline, sizeof cmdline);
     meta_summary(b, 1, 14, 0);
     meta_thread(b, 4250, 14, 0, "goldprog");
-    meta_functions(b);
+    meta_functions(b, GOLDPROG, fn_names, F_COUNT);
     uint64_t t = BASE + 400;
     fr_tb_block(b, 4250, 4250, 5, t);
     fr_tb_enter(b, F_MAIN, t);
@@ -307,13 +316,118 @@ static int write_plain(const char *dir)
     return rc;
 }
 
+/* ------------------------------------------------------------ crash.fr */
+
+enum crash_fn { C_MAIN = 1, C_SETUP, C_RECURSE, C_EMIT, C_COUNT };
+static const char *const crash_names[C_COUNT] = {
+    [C_MAIN] = "main", [C_SETUP] = "setup", [C_RECURSE] = "recurse", [C_EMIT] = "emit",
+};
+#define CRASH_TPS   3000000000ull
+#define CRASH_DEPTH 130            /* recurse levels: deeper than replay indents (128) */
+
+static void meta_crash_cause(fr_tb *b)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 1);
+    tb_put_u32(&p, FR_DUMP_FATAL_SIGNAL);
+    tb_put_u32(&p, 11);                      /* SIGSEGV */
+    tb_put_u32(&p, 1);                       /* SEGV_MAPERR */
+    tb_put_u32(&p, 5150);
+    tb_put_u32(&p, 0);
+    tb_put_u64(&p, 0x7ffc0000fff8ull);       /* past the stack's end */
+    tb_put_u64(&p, 0);
+    fr_tb_meta_event(b, FR_TE_DUMP_CAUSE, p.p, p.n);
+}
+
+static void meta_build_id(fr_tb *b)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 0);
+    tb_put_u16(&p, 20);
+    tb_put_hex(&p, "9c a2 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff 01 02");
+    fr_tb_meta_event(b, FR_TE_BUILD_ID, p.p, p.n);
+}
+
+/* Event site 1: vector A's call site (its values come in the runs) */
+static void meta_event_site(fr_tb *b)
+{
+    struct tb_buf p = {.n = 0};
+    tb_put_u32(&p, 1);
+    static const char tracepoint[] = "MyProviderName_L5K0";
+    tb_put(&p, tracepoint, sizeof tracepoint);
+    tb_put_hex(&p, EH_VECTOR_A_SITE);
+    fr_tb_meta_event(b, FR_TE_EVENT_SITE, p.p, p.n);
+}
+
+/* One FR_TE_EVENT_RUN entry without activity: site, ticks after the previous entry,
+ * values (hex). Every varint here is below 128: one byte each. */
+static void run_entry(struct tb_buf *p, uint8_t site, uint8_t delta, const char *values)
+{
+    struct tb_buf v = {.n = 0};
+    tb_put_hex(&v, values);
+    uint8_t head[3] = {(uint8_t)(site << 1), delta, (uint8_t)v.n};
+    tb_put(p, head, sizeof head);
+    tb_put(p, v.p, v.n);
+}
+
+/* A crash dump (SIGSEGV) of a runaway recursion: thread 5150 in two blocks, main { setup }
+ * then recurse x CRASH_DEPTH, all open at the end; thread 5151 writes compact events:
+ * runs of site 1 and one entry of a site the file does not describe. */
+static int write_crash(const char *dir)
+{
+    fr_tb *b = fr_tb_new(CRASH_TPS);
+    meta_clock(b, CRASH_TPS, REALTIME_NS + 3600000000000ll, MONOTONIC_NS + 3600000000000ll);
+    static const char cmdline[] = "crashprog\0--depth\0" "130";
+    meta_process(b, 5150, 1, "crashprog", CRASHPROG, cmdline, sizeof cmdline);
+    meta_summary(b, 2, 2 * CRASH_DEPTH + 14, 0);
+    meta_crash_cause(b);
+    meta_thread(b, 5150, 2 * CRASH_DEPTH + 4, 0, "crashprog");
+    meta_thread(b, 5151, 10, 0, "events");
+    meta_functions(b, CRASHPROG, crash_names, C_COUNT);
+    meta_build_id(b);
+    meta_event_site(b);
+
+    uint64_t t = BASE + 300;
+    fr_tb_block(b, 5150, 5150, 0, t);
+    fr_tb_enter(b, C_MAIN, t);
+    fr_tb_enter(b, C_SETUP, t += 45);
+    fr_tb_exit(b, C_SETUP, t += 3000);
+
+    t = BASE + 900;
+    fr_tb_block(b, 5151, 5150, 1, t);
+    for (unsigned i = 0; i < 2; i++) {
+        fr_tb_enter(b, C_EMIT, t += 20);
+        struct tb_buf run = {.n = 0};
+        run_entry(&run, 1, 0, EH_VECTOR_A_VALUES);
+        run_entry(&run, 1, 7, i ? "2b 00 00 00 6d 6f 72 65 00" : "2c 00 00 00 00");
+        if (i)
+            run_entry(&run, 9, 3, "01 02 03");   /* site 9: not in the file */
+        fr_tb_ours(b, FR_TE_EVENT_RUN, run.p, run.n, t += 30);
+        fr_tb_exit(b, C_EMIT, t += 600);
+    }
+
+    t = BASE + 4000;
+    fr_tb_block(b, 5150, 5150, 0, t);            /* main's thread again, a later block */
+    for (unsigned d = 0; d < CRASH_DEPTH; d++)
+        fr_tb_enter(b, C_RECURSE, t += 9);
+    fr_tb_exit(b, C_RECURSE, t += 4);            /* the deepest returns once, then the crash */
+    fr_tb_enter(b, C_RECURSE, t += 2);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/crash.fr", dir);
+    int rc = fr_tb_write(b, path);
+    fr_tb_free(b);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: %s DIR\n", argv[0]);
         return 2;
     }
-    if (write_golden(argv[1]) || write_child(argv[1]) || write_plain(argv[1])) {
+    if (write_golden(argv[1]) || write_child(argv[1]) || write_plain(argv[1]) ||
+        write_crash(argv[1])) {
         perror(argv[1]);
         return 1;
     }
