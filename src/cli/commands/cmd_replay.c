@@ -369,8 +369,12 @@ int cmd_replay(int argc, char **argv)
     CV_LIT(&r.o, "#    TIMESTAMP       DURATION      TID     FUNCTION\n");
     fr_record rec;
     while (fr_cli_next(&c.trace, &rec) == FR_READ_OK) {
+        /* Other threads are not shown, nor counted ("exits without their entry"), as
+         * account --tid counts only the selected threads. */
+        if (!tid_selected(&r, rec.tid))
+            continue;
         fr_call_tracker_feed(tracker, &rec);
-        if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_LOST && tid_selected(&r, rec.tid)) {
+        if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_LOST) {
             put_prefix(&r, rec.tsc, NULL, rec.tid, 0);
             CV_LIT(&r.o, "--- records lost ---\n");
             r.lost++;
