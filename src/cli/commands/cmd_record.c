@@ -67,8 +67,8 @@ static void usage(FILE *out)
             "  -o, --output FILE     trace file\n"
             "  --policy P            when a thread's buffers are full: overwrite (keep the\n"
             "                        newest, default) or discard (keep the oldest)\n"
-            "  --buffer-size N       bytes per buffer\n"
-            "  --buffers N           buffers in the pool\n"
+            "  --buffer-size N       bytes per buffer (default 4096; the largest record)\n"
+            "  --buffers N           buffers in the pool (default 4096)\n"
             "  --threshold-us N      calls shorter than N microseconds leave no records\n"
             "  --filter PATTERN      patch only these functions: items separated by ':',\n"
             "                        each a name glob (e.g. 'parse_*'), an id or an id\n"
@@ -567,7 +567,7 @@ int cmd_record(int argc, char **argv)
         [POLICY]      = {"--policy", "policy", "overwrite or discard", NULL},
         [BUFFER_SIZE] = {"--buffer-size", "buffer_size",
                          "bytes per buffer, 1024 to 1G, K/M/G suffixes allowed", NULL},
-        [BUFFERS]     = {"--buffers", "buffers", "1 to 65536", NULL},
+        [BUFFERS]     = {"--buffers", "buffers", "1 to 4194304", NULL},
         [THRESHOLD]   = {"--threshold-us", "threshold_us",
                          "microseconds, 0 to 3600000000", NULL},
         [FILTER]      = {"--filter", "patch", "name globs, ids or id ranges separated by ':'",

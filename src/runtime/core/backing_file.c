@@ -7,8 +7,11 @@
  *
  * The file is created as every file we create (docs/THREAT_MODEL.md): O_CREAT|O_EXCL|
  * O_NOFOLLOW, mode from file_mode= (0600 by default), never an existing file or link.
- * Its space is reserved with fallocate, so a full tmpfs refuses at init instead of
- * killing the program with SIGBUS at its first record on an unbacked page.
+ * Its space is reserved with fallocate, so that a full tmpfs refuses a buffer (its records
+ * are counted as dropped) instead of killing the program with SIGBUS at a record on an
+ * unbacked page: the header and descriptors at init, the buffers' data 2 MiB at a time
+ * as the pool hands out buffers it never used (fr_backing_reserve), so that a program
+ * that records little costs little memory (a backing file is usually on /dev/shm).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +37,11 @@
 
 char fr_backing_path[FR_OPTIONS_PATH_MAX];
 
+/* Data space is reserved in steps of this many bytes (a huge page: tmpfs may give one),
+ * remembered in a bitmap; past what the bitmap covers (128 GiB) every call reserves. */
+#define RESERVE_STEP  (2ull << 20)
+#define RESERVE_WORDS 1024
+
 static struct {
     uint8_t *base;      /* the header; the pool is at base + FR_BACKING_POOL_OFFSET */
     size_t   size;
@@ -42,6 +50,8 @@ static struct {
     pid_t    pid;       /* the process that created it: only it removes it */
     uint32_t gen;       /* the set of event sites the file holds (fr_backing_generation) */
     uint64_t carried;   /* fork child: bytes of event sites copied from the parent's file */
+    size_t   data_size; /* the pool's buffers: reserved by fr_backing_reserve */
+    uint64_t reserved[RESERVE_WORDS];   /* bit per RESERVE_STEP of data: reserved (atomic) */
 } bk;
 static uint32_t last_gen;
 
@@ -56,10 +66,6 @@ _Static_assert(sizeof(struct fr_thread_desc) == sizeof(struct fr_backing_thread_
 _Static_assert(offsetof(struct fr_thread_desc, dropped) == offsetof(struct fr_backing_thread_desc, dropped), "dropped");
 _Static_assert(offsetof(struct fr_thread_desc, taken_records) == offsetof(struct fr_backing_thread_desc, taken_records), "taken");
 _Static_assert(offsetof(struct fr_thread_desc, name) == offsetof(struct fr_backing_thread_desc, name), "name");
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 static void say(const char *what, const char *path, int err)
 {
@@ -98,7 +104,16 @@ static int create_file(const char *path, mode_t mode, char *used, size_t cap)
     return -EEXIST;
 }
 
-void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_pid, void *fixed)
+/* fallocate, or nothing where the file system cannot (the space then comes at the
+ * first touch, as it would without a backing file's promise). 0 or an errno value. */
+static int reserve_range(int fd, uint64_t off, uint64_t len)
+{
+    int err = posix_fallocate(fd, (off_t)off, (off_t)len);
+    return err == EOPNOTSUPP ? 0 : err;
+}
+
+void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t data_size,
+                        int force_pid, void *fixed)
 {
     char path[FR_OPTIONS_PATH_MAX];
     if (fr_expand_output(path, sizeof path, o->backing, (int32_t)getpid(), force_pid) < 0) {
@@ -121,8 +136,12 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
      * signal we caused is taken back: fr_write_signals_restore). */
     struct fr_write_signals sigs;
     fr_write_signals_block(&sigs);
-    if (!err && (err = posix_fallocate(fd, 0, (off_t)size)) == EOPNOTSUPP)
+    if (!err)
         err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    if (!err)   /* the header and sites, and the descriptors after the data */
+        err = reserve_range(fd, 0, huge);
+    if (!err && pool_size > data_size)
+        err = reserve_range(fd, huge + data_size, pool_size - data_size);
     fr_write_signals_restore(&sigs);
     /* A fork child's file holds the parent's event sites (the child's compact events
      * name them; nothing registers them again here): copied before our mapping replaces
@@ -174,9 +193,6 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
         return MAP_FAILED;
     }
     madvise(m + huge, pool_size, MADV_HUGEPAGE);   /* advice: tmpfs may give 2 MiB pages */
-    if (madvise(m + huge, pool_size, MADV_POPULATE_WRITE) != 0)
-        for (size_t off = 0; off < pool_size; off += 4096)
-            ((volatile uint8_t *)m)[huge + off] = 0;
     close(fd);   /* the mapping keeps the file; a program may close descriptors it
                     did not open, so none is kept */
     bk.base = m;
@@ -186,8 +202,38 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, int force_
     bk.pid = getpid();
     bk.gen = gen;
     bk.carried = carried;
+    bk.data_size = data_size;
+    memset(bk.reserved, 0, sizeof bk.reserved);
     memcpy(fr_backing_path, used, sizeof used);
     return m + huge;
+}
+
+int fr_backing_reserve(uint64_t off, uint64_t len)
+{
+    uint64_t first = off / RESERVE_STEP, last = (off + len - 1) / RESERVE_STEP;
+    for (uint64_t step = first; step <= last; step++) {
+        uint64_t *word = step / 64 < RESERVE_WORDS ? &bk.reserved[step / 64] : NULL;
+        uint64_t bit = 1ull << (step % 64);
+        if (word && (__atomic_load_n(word, __ATOMIC_ACQUIRE) & bit))
+            continue;
+        /* Two threads may both reserve a step: fallocate of reserved space is a no-op. */
+        uint64_t at = step * RESERVE_STEP;
+        uint64_t n = at + RESERVE_STEP <= bk.data_size ? RESERVE_STEP : bk.data_size - at;
+        int fd = fr_fd_reopen(fr_backing_path, O_WRONLY, bk.dev, bk.ino);
+        int err = fd < 0 ? errno : reserve_range(fd, FR_BACKING_POOL_OFFSET + at, n);
+        if (fd >= 0)
+            close(fd);
+        if (err) {
+            static int said;
+            if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+                say("cannot reserve more of it (the pool stops growing; records that find "
+                    "no buffer are counted as dropped)", fr_backing_path, err);
+            return -1;
+        }
+        if (word)
+            __atomic_fetch_or(word, bit, __ATOMIC_RELEASE);
+    }
+    return 0;
 }
 
 void fr_backing_fill_header(uint32_t session)
@@ -332,8 +378,8 @@ int fr_backing_fork_child(int want_file)
     size_t old_size = bk.size;
     bk.base = NULL;
     fr_backing_path[0] = 0;
-    if (want_file && fr_backing_create(&fr_opts, old_size - FR_BACKING_POOL_OFFSET, 1,
-                                       old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
+    if (want_file && fr_backing_create(&fr_opts, old_size - FR_BACKING_POOL_OFFSET, bk.data_size,
+                                       1, old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
         return 0;
     /* Never keep writing into the parent's file: zero pages of our own instead. */
     if (mmap(old, old_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "core/backing_file.h"
 #include "core/buffer_pool.h"
+#include "core/chunk_queue.h"
 #include "core/pool_budget.h"
 #include "core/session.h"
 #include "core/text_out.h"
@@ -27,18 +28,9 @@ struct fr_pool fr_pool;
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
-#endif
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18       /* Linux 4.14 */
 #endif
-
-/* Pools up to this size are pre-faulted at init: the first touch of a page costs ~12 us
- * here, pre-faulted ~0.6 us. Larger pools are faulted in by the writers as they reach
- * each page (a 1 GiB pre-fault took 3.4 s at start-up, and memory a thread never uses
- * would be paid for anyway). */
-#define PREFAULT_MAX (64u << 20)
 
 /* ------------------------------------------------------------------ mapping */
 
@@ -48,7 +40,7 @@ static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
  * difference being TLB and nested-paging misses. Over-allocating by 2 MiB lets the range
  * start on a huge-page boundary. MADV_WIPEONFORK: a fork child starts with an empty pool
  * (zero pages) instead of a copy of the parent's records. */
-static void *map_pool(size_t size, size_t prefault_from, size_t prefault_len)
+static void *map_pool(size_t size)
 {
     const size_t huge = 2u << 20;
     size_t len = size + huge;
@@ -64,10 +56,6 @@ static void *map_pool(size_t size, size_t prefault_from, size_t prefault_len)
         munmap(m + size, tail);
     madvise(m, size, MADV_HUGEPAGE);    /* advice: harmless where refused */
     madvise(m, size, MADV_WIPEONFORK);
-    uint8_t *pf = m + prefault_from;
-    if (madvise(pf, prefault_len, MADV_POPULATE_WRITE) != 0)
-        for (size_t off = 0; off < prefault_len; off += 4096)   /* older kernels */
-            ((volatile uint8_t *)pf)[off] = 0;
     return m;
 }
 
@@ -98,11 +86,11 @@ int fr_pool_create(const struct fr_options *o)
         return errno = ENOMEM, -1;
     }
     size_t data_r = l.data, total = l.total;
-    /* Descriptors always; the data too when the pool is small. A backing file's pool
-     * is reserved and faulted in whole (backing_file.c). */
-    int all = data_r <= PREFAULT_MAX;
-    void *m = o->backing[0] ? fr_backing_create(o, total, 0, NULL)
-                            : map_pool(total, all ? 0 : data_r, all ? total : total - data_r);
+    /* Nothing is faulted in here: buffers are handed out from the pool's start
+     * (take_fresh) and touched by their writers, so a program that records little costs
+     * little whatever the pool's size (a backing file's space is reserved the same way:
+     * backing_file.c). */
+    void *m = o->backing[0] ? fr_backing_create(o, total, data_r, 0, NULL) : map_pool(total);
     if (m == MAP_FAILED)
         return errno = EIO, -1;
     memset(&fr_pool, 0, sizeof fr_pool);
@@ -117,6 +105,10 @@ int fr_pool_create(const struct fr_options *o)
     fr_pool.bufs = (struct fr_buffer_desc *)((uint8_t *)m + data_r);
     fr_pool.threads = (struct fr_thread_desc *)((uint8_t *)fr_pool.bufs + l.bufs);
     fr_pool.scratch = (uint32_t *)((uint8_t *)fr_pool.threads + l.threads);
+    fr_pool.done_cells = (struct fr_queue_cell *)((uint8_t *)fr_pool.scratch + l.scratch);
+    fr_pool.free_cells = (struct fr_queue_cell *)((uint8_t *)fr_pool.done_cells + l.done_q);
+    fr_queue_init(&fr_pool.done_q, fr_pool.done_cells, l.done_q / sizeof(struct fr_queue_cell));
+    fr_queue_init(&fr_pool.free_q, fr_pool.free_cells, l.free_q / sizeof(struct fr_queue_cell));
     return 0;
 }
 
@@ -134,14 +126,24 @@ void fr_pool_destroy(void)
     memset(&fr_pool, 0, sizeof fr_pool);
 }
 
+/* Zeroes the cells of q that were ever used (the others are zero): an empty queue. */
+static void clear_queue(struct fr_chunk_queue *q)
+{
+    uint64_t used = q->tail > q->mask ? q->mask + 1 : q->tail;
+    memset(q->cells, 0, used * sizeof *q->cells);
+    fr_queue_init(q, q->cells, q->mask + 1);
+}
+
 void fr_pool_clear(void)
 {
+    clear_queue(&fr_pool.done_q);
+    clear_queue(&fr_pool.free_q);
     memset(fr_pool.bufs, 0, (size_t)fr_pool.nbuf * sizeof *fr_pool.bufs);
     memset(fr_pool.threads, 0, FR_MAX_THREADS * sizeof *fr_pool.threads);
     fr_pool.nthreads = 0;
     fr_pool.live_threads = 0;
     fr_pool.slot_hint = 0;
-    fr_pool.hint = 0;
+    fr_pool.fresh = 0;
     fr_pool.next_seq = 0;
     fr_pool.stuck = 0;
     fr_pool.recycled_threads = 0;
@@ -219,7 +221,10 @@ void fr_pool_unref_slot(uint32_t slot)
 
 void fr_pool_retire_slot(uint32_t slot)
 {
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+    uint32_t n = LOAD_R(&fr_pool.fresh);   /* buffers past it were never handed out */
+    if (n > fr_pool.nbuf)
+        n = fr_pool.nbuf;
+    for (uint32_t i = 0; i < n; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint64_t w = LOAD(&b->own);
         /* A thief may take a FULL buffer meanwhile: then the CAS fails and it is not ours. */
@@ -249,6 +254,13 @@ void fr_pool_unpin(uint32_t slot)
 }
 
 /* ------------------------------------------------------------------ buffers */
+
+/* A queue entry: a buffer at a generation. */
+static uint64_t entry_of(uint32_t idx, uint32_t gen) { return (uint64_t)gen << 32 | idx; }
+static uint32_t entry_idx(uint64_t e) { return (uint32_t)e; }
+static uint32_t entry_gen(uint64_t e) { return (uint32_t)(e >> 32); }
+
+static int is_complete(uint32_t st) { return st == FR_BUF_FULL || st == FR_BUF_RETIRED; }
 
 /* A buffer just won (CAS to CURRENT): the newest of its new owner. In a backing file a
  * reused buffer is zeroed (what its previous holder wrote, `used` bytes): the end of
@@ -284,40 +296,103 @@ static int win(uint32_t idx, uint64_t w, uint32_t slot, struct fr_hold *h)
     return 1;
 }
 
-/* A FREE buffer. */
-static int take_free(uint32_t slot, struct fr_hold *h)
+/* A FREE buffer won: it names `slot` now. */
+static int took_free(uint32_t idx, uint32_t slot)
 {
-    uint32_t n = fr_pool.nbuf;
-    uint32_t start = LOAD_R(&fr_pool.hint) % n;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t idx = (start + i) % n;
+    ref_slot(slot);
+    stamp(idx);
+    return 0;
+}
+
+/* A buffer never handed out before, in index order, so that memory (and a backing
+ * file's space) is touched as the pool is first used, from its start. */
+static int take_fresh(uint32_t slot, struct fr_hold *h)
+{
+    if (LOAD_R(&fr_pool.fresh) >= fr_pool.nbuf)
+        return -1;
+    uint32_t idx = ADD_R(&fr_pool.fresh, 1);
+    if (idx >= fr_pool.nbuf)
+        return -1;
+    /* A backing file's space is reserved as the pool grows into it (backing_file.c):
+     * a page the file system cannot give would be a SIGBUS at the next record. */
+    if (fr_pool.backed && fr_backing_reserve((size_t)idx * fr_pool.buffer_size,
+                                             fr_pool.buffer_size) != 0) {
+        STORE_R(&fr_pool.fresh, fr_pool.nbuf);   /* no more fresh buffers */
+        return -1;
+    }
+    uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
+    if (FR_OWN_STATE(w) != FR_BUF_FREE || !win(idx, w, slot, h))
+        return -1;   /* cannot happen: a fresh buffer is no one else's */
+    return took_free(idx, slot);
+}
+
+/* A buffer given back FREE (by the stream writer): from the free queue, else found by a
+ * scan (an entry not yet published, or a queue that overflowed). Fresh buffers (gen 0)
+ * are take_fresh's alone: the scan leaves them. */
+static int take_given_back(uint32_t slot, struct fr_hold *h)
+{
+    uint64_t e;
+    while (fr_queue_pop(&fr_pool.free_q, &e) == 0) {
+        uint32_t idx = entry_idx(e);
         uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
-        if (FR_OWN_STATE(w) == FR_BUF_FREE && win(idx, w, slot, h)) {
-            STORE_R(&fr_pool.hint, idx + 1);
-            ref_slot(slot);
-            stamp(idx);
-            return 0;
-        }
+        if (idx < fr_pool.nbuf && FR_OWN_STATE(w) == FR_BUF_FREE && FR_OWN_GEN(w) == entry_gen(e) &&
+            win(idx, w, slot, h))
+            return took_free(idx, slot);
+    }
+    if (!fr_pool.stream)
+        return -1;   /* only the stream writer gives buffers back */
+    uint32_t n = fr_pool.nbuf;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w = LOAD_R(&fr_pool.bufs[i].own);
+        if (FR_OWN_STATE(w) == FR_BUF_FREE && FR_OWN_GEN(w) > 0 && win(i, w, slot, h))
+            return took_free(i, slot);
     }
     return -1;
 }
 
-/* The oldest buffer that another thread can spare: a RETIRED one (its thread exited),
- * or a FULL one of a thread holding more than its share (an idle thread must not pin
- * the pool). Oldest by hand-out order, so the pool keeps the newest history whoever
- * wrote it. Its records are charged to its owner as lost at the start of its history. */
-static int take_other(uint32_t slot, struct fr_hold *h, uint32_t share)
+/* Buffer idx, complete as word w, won for `slot`: its records are charged to its owner
+ * (lost at the start of that thread's history, which may be this thread's own) before
+ * anything else, so that a backing file never shows the buffer taken and its records
+ * neither there nor counted (docs/BACKING.md: the window is these two stores). */
+static void took_complete(uint32_t idx, uint64_t w, uint32_t slot)
 {
+    struct fr_buffer_desc *b = &fr_pool.bufs[idx];
+    uint32_t owner = FR_OWN_SLOT(w);
+    struct fr_thread_desc *d = &fr_pool.threads[owner];
+    ADD_R(&d->taken_records, LOAD_R(&b->records));
+    ADD_R(&d->taken_bytes, body_bytes(b));
+    if (owner != slot) {
+        ref_slot(slot);
+        fr_pool_unref_slot(owner);
+    }
+    stamp(idx);
+}
+
+/* The complete buffer whose newest record is the oldest in the pool, whoever wrote it:
+ * the head of the completion queue. Entries of buffers that changed hands since (the
+ * stream writer wrote them) are skipped. When the queue has nothing usable, a scan
+ * takes the oldest complete buffer by hand-out order. */
+static int take_oldest(uint32_t slot, struct fr_hold *h)
+{
+    uint64_t e;
+    while (fr_queue_pop(&fr_pool.done_q, &e) == 0) {
+        uint32_t idx = entry_idx(e);
+        if (idx >= fr_pool.nbuf)
+            continue;
+        uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
+        if (is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e) &&
+            FR_OWN_SLOT(w) < FR_MAX_THREADS && win(idx, w, slot, h)) {
+            took_complete(idx, w, slot);
+            return 0;
+        }
+    }
     for (;;) {
         int best = -1;
         uint64_t best_seq = UINT64_MAX, best_w = 0;
         for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
             struct fr_buffer_desc *b = &fr_pool.bufs[i];
             uint64_t w = LOAD_R(&b->own);
-            uint32_t st = FR_OWN_STATE(w);
-            if ((st != FR_BUF_FULL && st != FR_BUF_RETIRED) || FR_OWN_SLOT(w) == slot)
-                continue;
-            if (st == FR_BUF_FULL && LOAD_R(&fr_pool.threads[FR_OWN_SLOT(w)].refs) <= share + 1)
+            if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_SLOT(w) >= FR_MAX_THREADS)
                 continue;
             uint64_t seq = LOAD_R(&b->seq);
             if (seq < best_seq) {
@@ -328,37 +403,43 @@ static int take_other(uint32_t slot, struct fr_hold *h, uint32_t share)
         }
         if (best < 0)
             return -1;
-        if (!win((uint32_t)best, best_w, slot, h))
-            continue;   /* changed meanwhile: look again */
-        struct fr_buffer_desc *b = &fr_pool.bufs[best];
-        uint32_t owner = FR_OWN_SLOT(best_w);
-        struct fr_thread_desc *d = &fr_pool.threads[owner];
-        ADD_R(&d->taken_records, LOAD_R(&b->records));
-        ADD_R(&d->taken_bytes, body_bytes(b));
-        ref_slot(slot);
-        stamp((uint32_t)best);
-        fr_pool_unref_slot(owner);
-        return 0;
+        if (win((uint32_t)best, best_w, slot, h)) {
+            took_complete((uint32_t)best, best_w, slot);
+            return 0;
+        }
     }
 }
 
-/* The oldest FULL buffer of `slot` other than `except`: its word in *w; -1 if none. */
-static int own_oldest_full(uint32_t slot, int32_t except, uint64_t *wout)
+static int still_complete(uint64_t e)
 {
-    int best = -1;
-    uint64_t best_seq = UINT64_MAX;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
-        struct fr_buffer_desc *b = &fr_pool.bufs[i];
-        uint64_t w = LOAD_R(&b->own);
-        if ((int32_t)i == except || FR_OWN_STATE(w) != FR_BUF_FULL || FR_OWN_SLOT(w) != slot)
-            continue;
-        if (LOAD_R(&b->seq) < best_seq) {
-            best_seq = LOAD_R(&b->seq);
-            best = (int)i;
-            *wout = w;
-        }
+    uint32_t idx = entry_idx(e);
+    if (idx >= fr_pool.nbuf)
+        return 0;
+    uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
+    return is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e);
+}
+
+/* Buffer idx became complete at generation gen: it joins the order of completion that
+ * the overwrite policy takes from. A queue full of stale entries (buffers the stream
+ * writer wrote) loses its oldest; a live one popped that way goes back at the tail. A
+ * buffer that finds no room is still found by take_oldest's scan. */
+static void completed(uint32_t idx, uint32_t gen)
+{
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return;
+    uint64_t e = entry_of(idx, gen), old;
+    for (int tries = 0; tries < 8; tries++) {
+        if (fr_queue_push(&fr_pool.done_q, e) == 0)
+            return;
+        if (fr_queue_pop(&fr_pool.done_q, &old) == 0 && still_complete(old))
+            fr_queue_push(&fr_pool.done_q, old);   /* no room: the scan finds it */
     }
-    return best;
+}
+
+void fr_pool_give_back(uint32_t idx, uint32_t gen)
+{
+    STORE(&fr_pool.bufs[idx].own, FR_OWN(FR_BUF_FREE, 0, gen));   /* release: our reads came first */
+    fr_queue_push(&fr_pool.free_q, entry_of(idx, gen));   /* full: take_given_back's scan finds it */
 }
 
 int fr_pool_leave(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records, int retire)
@@ -375,64 +456,23 @@ int fr_pool_leave(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t reco
         ok = __atomic_compare_exchange_n(&b->own, &w,
                                          FR_OWN(retire ? FR_BUF_RETIRED : FR_BUF_FULL, slot, h->gen),
                                          0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        if (ok)
+            completed((uint32_t)h->idx, h->gen);
     }
     h->idx = -1;
     return ok ? 0 : -1;
 }
 
-int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records,
-                 uint64_t *overwritten, uint64_t *overwritten_bytes)
+int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records)
 {
     fr_pool_leave(slot, h, used, records, 0);
+    /* Memory that holds nothing first, whatever the policy: no buffer idles while a
+     * thread overwrites history. */
+    if (take_fresh(slot, h) == 0 || take_given_back(slot, h) == 0)
+        return 0;
     if (fr_pool.policy == FR_POLICY_DISCARD)
-        return take_free(slot, h);
-    uint32_t live = LOAD_R(&fr_pool.live_threads);
-    uint32_t share = live ? fr_pool.nbuf / live : fr_pool.nbuf;
-    if (share < 1)
-        share = 1;
-    struct fr_thread_desc *d = &fr_pool.threads[slot];
-    int got = -1;
-    /* refs - 1 = buffers this (live) thread holds, the one just left included. */
-    /* Streaming, the pool is a queue to the file: any FREE buffer first, whatever the
-     * share (the share decides only whose unwritten buffers are overwritten). */
-    int below = LOAD_R(&d->refs) - 1 < share;
-    if (below || fr_pool.stream) {
-        got = take_free(slot, h);
-        if (got < 0 && below)
-            got = take_other(slot, h, share);
-    }
-    /* Above the share (more threads started since this one grew): hand the oldest back.
-     * Not when streaming: the stream writer gives them back once they are in the file. */
-    while (!fr_pool.stream && LOAD_R(&d->refs) - 1 > share) {
-        uint64_t w;
-        int old = own_oldest_full(slot, h->idx, &w);
-        if (old < 0)
-            break;
-        if (!__atomic_compare_exchange_n(&fr_pool.bufs[old].own, &w,
-                                         FR_OWN(FR_BUF_FREE, 0, FR_OWN_GEN(w)), 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            continue;   /* taken by a thief: it charged us */
-        struct fr_buffer_desc *b = &fr_pool.bufs[old];
-        *overwritten += LOAD_R(&b->records);
-        *overwritten_bytes += body_bytes(b);
-        fr_pool_unref_slot(slot);
-    }
-    /* At the share: overwrite our own oldest (possibly the one just left). */
-    while (got < 0) {
-        uint64_t w;
-        int old = own_oldest_full(slot, -1, &w);
-        if (old < 0)
-            break;
-        if (!win((uint32_t)old, w, slot, h))
-            continue;
-        struct fr_buffer_desc *b = &fr_pool.bufs[old];
-        *overwritten += LOAD_R(&b->records);
-        *overwritten_bytes += body_bytes(b);
-        ADD_R(&d->overwritten_own, LOAD_R(&b->records));
-        stamp((uint32_t)old);
-        got = 0;
-    }
-    return got;
+        return -1;
+    return take_oldest(slot, h);
 }
 
 /* ------------------------------------------------------------------ readers */

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/chunk_queue.h"
 #include "core/options.h"
 #include "core/visibility.h"
 #include "fr_format.h"
@@ -105,7 +106,10 @@ struct fr_pool {
     uint32_t nthreads;          /* high-water mark of slots ever claimed (atomic) */
     uint32_t live_threads;      /* registered and not exited (atomic) */
     uint32_t slot_hint;         /* where the next slot scan starts (atomic) */
-    uint32_t hint;              /* where the next free-buffer scan starts (atomic) */
+    uint32_t fresh;             /* buffers [fresh, nbuf) were never handed out (atomic) */
+    struct fr_chunk_queue done_q;   /* complete buffers in the order they completed */
+    struct fr_chunk_queue free_q;   /* buffers the stream writer gave back FREE */
+    struct fr_queue_cell *done_cells, *free_cells;   /* their cells, in the mapping */
     uint64_t next_seq;          /* atomic */
     uint32_t stuck;             /* threads left inside a record at finalize (atomic) */
     int      backed;            /* the pool is a file's (backing=): a reused buffer is
@@ -166,10 +170,12 @@ struct fr_hold {
 /* The policy: the buffer `slot` writes next, its current one (if any) being left with
  * `used` bytes and `records` records. Returns 0 with *h set to a CURRENT buffer
  * (possibly the same index, restarted), or -1 with h->idx = -1 (no buffer: drop).
- * Records the policy overwrote in the thread's own older buffers are added to
- * *overwritten (records) and *overwritten_bytes. See docs/BUFFERS.md for the rule. */
-FR_HIDDEN int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records,
-                                uint64_t *overwritten, uint64_t *overwritten_bytes);
+ * A buffer never used or given back first; else, under overwrite, the complete buffer
+ * that completed first, whoever wrote it, its records charged to its owner's
+ * taken_records. See docs/BUFFERS.md for the rule. */
+FR_HIDDEN int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records);
+/* The stream writer wrote buffer idx (generation gen): FREE again, for any thread. */
+FR_HIDDEN void fr_pool_give_back(uint32_t idx, uint32_t gen);
 /* Leaves the current buffer (CURRENT -> FULL, or RETIRED when `retire`) publishing its
  * byte and record counts. 0, or -1 if the buffer was not (any more) ours in that
  * generation (nothing published). */

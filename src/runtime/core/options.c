@@ -15,11 +15,11 @@
 #include "events/event_spec.h"
 #include "fr_format.h"
 
-#define DEFAULT_BUFFER_SIZE (64u * 1024u)
-#define DEFAULT_BUFFERS     64u
+#define DEFAULT_BUFFER_SIZE 4096u
+#define DEFAULT_BUFFERS     4096u
 #define MIN_BUFFER_SIZE     1024u
 #define MAX_BUFFER_SIZE     (1ull << 30)
-#define MAX_BUFFERS         65536u
+#define MAX_BUFFERS         (1u << 22)
 
 void fr_options_defaults(struct fr_options *o)
 {

@@ -26,7 +26,12 @@ int fr_pool_layout_of(const struct fr_options *o, struct fr_pool_layout *l)
     l->bufs = round_up((size_t)o->buffers * sizeof(struct fr_buffer_desc), page);
     l->threads = round_up(FR_MAX_THREADS * sizeof(struct fr_thread_desc), page);
     l->scratch = round_up((size_t)o->buffers * sizeof(uint32_t), page);
-    l->total = l->data + l->bufs + l->threads + l->scratch;
+    /* The completion queue may hold stale entries besides one per buffer (buffers the
+     * stream writer took from under it): twice the room. */
+    uint64_t cells = fr_queue_cells_for((uint64_t)o->buffers);
+    l->done_q = round_up((size_t)(2 * cells) * sizeof(struct fr_queue_cell), page);
+    l->free_q = round_up((size_t)(2 * cells) * sizeof(struct fr_queue_cell), page);
+    l->total = l->data + l->bufs + l->threads + l->scratch + l->done_q + l->free_q;
     return l->data < data || l->total < l->data ? -1 : 0;
 }
 

@@ -12,9 +12,9 @@
 #include "core/visibility.h"
 
 /* The pool's one mapping: the buffers' data, their descriptors, the thread slots, the
- * scratch array; each rounded up to a page. */
+ * scratch array, the cells of the completion and free queues; each rounded up to a page. */
 struct fr_pool_layout {
-    size_t data, bufs, threads, scratch, total;
+    size_t data, bufs, threads, scratch, done_q, free_q, total;
 };
 /* 0, or -1 when the sizes overflow size_t. */
 FR_HIDDEN int fr_pool_layout_of(const struct fr_options *o, struct fr_pool_layout *l);

@@ -533,7 +533,7 @@ static int write_buffer(const struct entry *e)
         return err;
     }
     __atomic_fetch_add(&fr_pool.threads[slot].streamed, records, __ATOMIC_RELAXED);
-    STORE(&b->own, FR_OWN(FR_BUF_FREE, 0, gen));   /* release: our reads came first */
+    fr_pool_give_back(e->idx, gen);
     fr_pool_unref_slot(slot);
     return 0;
 }

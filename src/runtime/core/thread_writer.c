@@ -130,11 +130,8 @@ static void publish_counters(struct fr_thread *t, struct fr_thread_desc *d);
  * buffer: caller drops). */
 static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
-    uint64_t ow = 0, owb = 0;
     int left = t->hold.idx >= 0;
-    int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records, &ow, &owb);
-    t->dropped[FR_DROP_OVERWRITTEN] += ow;
-    t->dropped_bytes += owb;
+    int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records);
     if (fr_pool.stream && left)
         fr_stream_kick();   /* a FULL buffer for the stream writer */
     if (fr_pool.backed) {
