@@ -203,7 +203,7 @@ grep -q $'\033\\[1m' out.txt || fail "account --color=always: no bold header"
 expect_rc 2 "dump --color=sometimes" "$fr" dump --color=sometimes s.fr
 
 # record: every option is checked before the program runs (exit 2, program not run).
-for bad in "--buffer-size 10" "--buffer-size 2G" "--buffers 0" "--buffers 70000" \
+for bad in "--buffer-size 10" "--buffer-size 2G" "--buffers 0" "--buffers 5000000" \
            "--policy sometimes" "--threshold-us -1" "--threshold-us=x"; do
   # shellcheck disable=SC2086
   expect_rc 2 "record $bad" "$fr" record $bad -- touch ran

@@ -9,7 +9,7 @@ fr=$1 prog=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 unset FLIGHTREC_OPTIONS
-"$fr" record -o t.fr --buffers 1 --policy discard -- "$prog" >/dev/null 2>err.txt ||
+"$fr" record -o t.fr --buffers 1 --buffer-size 65536 --policy discard -- "$prog" >/dev/null 2>err.txt ||
   { echo "FAIL: record: $(cat err.txt)"; exit 1; }
 "$fr" info t.fr >info.txt || { echo "FAIL: info"; exit 1; }
 status=0

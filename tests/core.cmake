@@ -68,3 +68,13 @@ add_test(NAME core_relative_output COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_rela
 # as in crash.cmake)
 set_tests_properties(core_relative_output PROPERTIES ENVIRONMENT
   "ASAN_OPTIONS=handle_segv=0:handle_abort=0;UBSAN_OPTIONS=handle_segv=0:handle_abort=0")
+
+# The pool keeps the newest history of the whole process at any thread count (issue 21):
+# pool_history checks accounting, per-thread order, the suffix property and the share of
+# the pool kept. The default pool here; a small pool under the sanitizers' runs.
+add_executable(pool_history ${CMAKE_CURRENT_SOURCE_DIR}/pool_history.c)
+target_include_directories(pool_history PRIVATE ${CMAKE_SOURCE_DIR}/src/reader)
+target_link_libraries(pool_history PRIVATE flightrec_static flightrec_reader Threads::Threads)
+add_test(NAME pool_history_threads COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pool_history.sh
+         $<TARGET_FILE:pool_history>)
+set_tests_properties(pool_history_threads PROPERTIES LABELS concurrency TIMEOUT 600)

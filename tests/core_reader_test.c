@@ -35,7 +35,7 @@ static void test_reader_reads_core_trace(void **state)
     char dir[] = "/tmp/fr-core-reader-XXXXXX", path[128], opts[256];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t.fr", dir);
-    snprintf(opts, sizeof opts, "output=%s policy=discard buffers=32", path);
+    snprintf(opts, sizeof opts, "output=%s policy=discard buffers=32 buffer_size=65536", path);
     assert_int_equal(fr_init(opts), FR_OK);
     pthread_t th[T];
     for (int i = 0; i < T; i++)

@@ -1,7 +1,8 @@
 /*
  * core_threads_test.c - several threads recording at once (label `concurrency`, also run
  * under TSan): every record there in discard mode with room; overwrite keeps each
- * thread's newest records within its fair share; exiting threads' data is kept.
+ * thread's newest records, the pool as a whole holding the newest history whoever wrote
+ * it (pool_history.c measures that at 1 to 1,024 threads); exiting threads' data is kept.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -118,8 +119,9 @@ static void test_overwrite_newest_per_thread(void **state)
     assert_int_equal(fr_reset(), FR_OK);
 }
 
-/* Threads started while others still hold the pool get a share: with all threads live
- * at once, each ends up holding at most buffers / threads buffers. */
+/* Threads started while others still hold the pool get buffers (the oldest complete
+ * ones, whoever wrote them): each keeps a run of its newest records, and together they
+ * keep nearly the whole pool (all but the buffers being written at the end). */
 static void *fair_worker(void *arg)
 {
     struct worker *w = arg;
@@ -151,13 +153,16 @@ static void test_overwrite_fair_share(void **state)
     struct cp_trace t;
     stop(&t);
     const size_t per = (BSIZE - 64) / 8;
+    size_t total = 0;
     for (int i = 0; i < T; i++) {
         long first = 0;
         size_t kept = check_sequence(&t, &w[i], &first);
         assert_int_equal(first + (long)kept - 1, N);
-        assert_true(kept <= (BUFS / T) * per);
         assert_true(kept > per / 2); /* something of its own */
+        total += kept;
     }
+    /* the buffers left complete are whole; the T being written at the end hold some */
+    assert_true(total >= (BUFS - T) * per);
     cp_free(&t);
     assert_int_equal(fr_reset(), FR_OK);
 }

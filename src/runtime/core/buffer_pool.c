@@ -177,35 +177,54 @@ static void fold_slot(struct fr_thread_desc *d)
     memset(d->name, 0, sizeof d->name);
 }
 
+/* Slot s for a new live thread, if it is unused or exited with no buffer naming it. */
+static int take_slot(uint32_t s, int32_t tid, uint64_t pthread)
+{
+    struct fr_thread_desc *d = &fr_pool.threads[s];
+    uint32_t st = LOAD(&d->state);
+    /* An EXITED slot with no reference stays so: nobody takes a reference on it. */
+    if (st == FR_THREAD_LIVE || (st == FR_THREAD_EXITED && LOAD(&d->refs) != 0))
+        return 0;
+    if (!__atomic_compare_exchange_n(&d->state, &st, FR_THREAD_LIVE, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return 0;
+    if (st == FR_THREAD_EXITED)
+        fold_slot(d);
+    __atomic_store_n(&d->tid, tid, __ATOMIC_RELAXED);   /* the stream writer reads it (stream_writer.c) */
+    d->pthread = pthread;
+    STORE_R(&d->refs, 1);
+    STORE_R(&fr_pool.slot_hint, s + 1);
+    uint32_t hw = LOAD_R(&fr_pool.nthreads);
+    while (hw < s + 1 &&
+           !__atomic_compare_exchange_n(&fr_pool.nthreads, &hw, s + 1, 1,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+    ADD_R(&fr_pool.live_threads, 1);
+    return 1;
+}
+
+static int evict_oldest(uint32_t *owner);
+
 /* Slots are taken round-robin, so a slot is reused as late as possible: an exited
- * thread keeps its own line in the file until FR_MAX_THREADS threads came after it. */
+ * thread keeps its own line in the file until FR_MAX_THREADS threads came after it.
+ * When every slot is live or names buffers (a program that starts threads faster than
+ * the pool forgets them), the overwrite policy frees the oldest complete buffers until
+ * an exited thread has none left: the newest history is kept, as for buffers. */
 int fr_pool_claim_slot(int32_t tid, uint64_t pthread)
 {
     uint32_t start = LOAD_R(&fr_pool.slot_hint);
     for (uint32_t i = 0; i < FR_MAX_THREADS; i++) {
         uint32_t s = (start + i) % FR_MAX_THREADS;
-        struct fr_thread_desc *d = &fr_pool.threads[s];
-        uint32_t st = LOAD(&d->state);
-        /* An EXITED slot with no reference stays so: nobody takes a reference on it. */
-        if (st == FR_THREAD_LIVE || (st == FR_THREAD_EXITED && LOAD(&d->refs) != 0))
-            continue;
-        if (!__atomic_compare_exchange_n(&d->state, &st, FR_THREAD_LIVE, 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            continue;
-        if (st == FR_THREAD_EXITED)
-            fold_slot(d);
-        __atomic_store_n(&d->tid, tid, __ATOMIC_RELAXED);   /* the stream writer reads it (stream_writer.c) */
-        d->pthread = pthread;
-        STORE_R(&d->refs, 1);
-        STORE_R(&fr_pool.slot_hint, s + 1);
-        uint32_t hw = LOAD_R(&fr_pool.nthreads);
-        while (hw < s + 1 &&
-               !__atomic_compare_exchange_n(&fr_pool.nthreads, &hw, s + 1, 1,
-                                            __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-            ;
-        ADD_R(&fr_pool.live_threads, 1);
-        return (int)s;
+        if (take_slot(s, tid, pthread))
+            return (int)s;
     }
+    if (fr_pool.policy != FR_POLICY_OVERWRITE)
+        return -1;
+    uint32_t owner;
+    for (uint32_t n = 0; n < fr_pool.nbuf && evict_oldest(&owner) == 0; n++)
+        if (LOAD(&fr_pool.threads[owner].state) == FR_THREAD_EXITED &&
+            take_slot(owner, tid, pthread))
+            return (int)owner;
     return -1;
 }
 
@@ -408,6 +427,34 @@ static int take_oldest(uint32_t slot, struct fr_hold *h)
             return 0;
         }
     }
+}
+
+/* Frees the complete buffer that completed first (for a thread slot: fr_pool_claim_slot):
+ * its records are charged to its owner (*owner), it goes FREE to the free queue. 0, or
+ * -1 when the completion queue has none. */
+static int evict_oldest(uint32_t *owner)
+{
+    uint64_t e;
+    while (fr_queue_pop(&fr_pool.done_q, &e) == 0) {
+        uint32_t idx = entry_idx(e);
+        if (idx >= fr_pool.nbuf)
+            continue;
+        struct fr_buffer_desc *b = &fr_pool.bufs[idx];
+        uint64_t w = LOAD_R(&b->own);
+        if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_GEN(w) != entry_gen(e) ||
+            FR_OWN_SLOT(w) >= FR_MAX_THREADS ||
+            !__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_FREE, 0, entry_gen(e)), 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            continue;
+        *owner = FR_OWN_SLOT(w);
+        struct fr_thread_desc *d = &fr_pool.threads[*owner];
+        ADD_R(&d->taken_records, LOAD_R(&b->records));
+        ADD_R(&d->taken_bytes, body_bytes(b));
+        fr_queue_push(&fr_pool.free_q, e);   /* full: take_given_back's scan finds it */
+        fr_pool_unref_slot(*owner);
+        return 0;
+    }
+    return -1;
 }
 
 static int still_complete(uint64_t e)
