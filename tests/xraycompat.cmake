@@ -40,6 +40,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   xraycompat_program(xraycompat_basic xraycompat_basic.c)
   xraycompat_program(xraycompat_nosleds xraycompat_nosleds.c)
   xraycompat_program(xraycompat_fdr_drops xraycompat_fdr_drops.c)
+  xraycompat_program(xraycompat_fdr_buffers xraycompat_fdr_buffers.c)
   xraycompat_program(xraycompat_profiling xraycompat_profiling.c -fxray-modes=xray-profiling)
 
   # xraycompat_case(CASE PROGRAM)
@@ -60,6 +61,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   endforeach()
   xraycompat_case(nosleds xraycompat_nosleds)
   xraycompat_case(fdr_drops xraycompat_fdr_drops)
+  xraycompat_case(fdr_buffers xraycompat_fdr_buffers)
   xraycompat_case(profiling xraycompat_profiling)
   xraycompat_case(profiling_file xraycompat_profiling)
   xraycompat_case(profiling_buffers_max xraycompat_profiling)
@@ -72,7 +74,8 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   add_test(NAME xraycompat_link_by_hand
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/xraycompat_link_by_hand.sh ${CMAKE_C_COMPILER}
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/xray_link_by_hand.c $<TARGET_FILE:flightrec_static>
-            ${CMAKE_SOURCE_DIR}/include ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/xraycompat_link_by_hand.d
+            ${CMAKE_SOURCE_DIR}/include ${LLVM_XRAY} $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_CURRENT_BINARY_DIR}/xraycompat_link_by_hand.d
             "${FLIGHTREC_SANITIZE}")
 else()
   message(STATUS "xraycompat tests not registered: the C compiler is not clang")

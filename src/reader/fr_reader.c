@@ -38,6 +38,10 @@
  * bench/convert_readsum, which reads through this window as the analyses do. */
 #define FR_READER_WINDOW      (64u * 1024u)
 #define FR_READER_MAX_PAYLOAD (64u * 1024u * 1024u)
+/* A hidden metadata block (docs/FORMAT.md) is read whole: at most this many bytes (a
+ * larger one is read as the NewCPUId records it is made of). */
+#define FR_READER_MAX_HIDDEN  (256ull * 1024u * 1024u)
+#define HIDDEN_PIECE          (FR_XRAY_METADATA_SIZE - 1)   /* carried bytes per record */
 #define FR_BASIC_RECORD_SIZE  32
 #define EVENTHEADER_SIZE      8     /* an EventHeader event's fixed header */
 
@@ -93,6 +97,13 @@ struct fr_reader {
     uint16_t run_type;        /* event type of the stored record: 0 custom, else typed */
     uint8_t *event;           /* the event rebuilt for the caller */
     size_t   event_cap;
+
+    /* A hidden metadata block (compiler-rt's layout, written for xray-fdr sessions:
+     * docs/FORMAT.md): its carried records, with the block's preamble before them, are
+     * read from `ov` as if they were the file's bytes at [ov_off, ov_off + ov_len); the
+     * next block starts at ov_next. */
+    uint8_t *ov;
+    uint64_t ov_off, ov_len, ov_next;
 
     /* Basic mode state */
     bool     have_thread;
@@ -181,6 +192,8 @@ static bool fill_from(fr_reader *r, uint64_t off)
  * fails: io_error). Offsets only move forward; the pointer is valid until the next call. */
 static const uint8_t *need(fr_reader *r, uint64_t off, size_t n)
 {
+    if (r->ov && off >= r->ov_off && off - r->ov_off <= r->ov_len && n <= r->ov_len - (off - r->ov_off))
+        return r->ov + (off - r->ov_off);
     if (r->mem) {
         if (off > r->info.file_size || n > r->info.file_size - off)
             return NULL;
@@ -347,6 +360,7 @@ void fr_reader_close(fr_reader *r)
     free(r->sites);
     free(r->event);
     free(r->win);
+    free(r->ov);
     free(r->name);
     free(r);
 }
@@ -395,8 +409,76 @@ static void block_record(const fr_reader *r, fr_record *out)
 }
 
 /* Starts the next block at r->pos. Returns 1 if one started, 0 at the end of the file. */
+/* The carried byte k of a hidden block whose first carrier record is at p. */
+static uint8_t carried_byte(const uint8_t *p, uint64_t k)
+{
+    return p[(k / HIDDEN_PIECE) * FR_XRAY_METADATA_SIZE + 1 + k % HIDDEN_PIECE];
+}
+
+/* A block of n bytes at body: if it is a hidden metadata block (thread 0's preamble, then
+ * NewCPUId records whose carried bytes begin with a custom event in flightrec's
+ * envelope), its carried records become the overlay and 1 is returned; 0 otherwise (or
+ * -1 when out of memory). */
+static int hide_in_overlay(fr_reader *r, uint64_t body, uint64_t n)
+{
+    const size_t pre = 4 * FR_XRAY_METADATA_SIZE, probe = pre + 3 * FR_XRAY_METADATA_SIZE;
+    if (n < probe || (n - pre) % FR_XRAY_METADATA_SIZE || n > FR_READER_MAX_HIDDEN)
+        return 0;
+    const uint8_t *p = need(r, body, probe);
+    if (!p || p[0] != FR_MD_BYTE0(FR_MD_NEW_BUFFER) || rd32(p + 1) != 0)
+        return 0;
+    const uint8_t *c = p + pre;
+    for (size_t i = 0; i < 3; i++)
+        if (c[i * FR_XRAY_METADATA_SIZE] != FR_MD_BYTE0(FR_MD_NEW_CPU_ID))
+            return 0;
+    char magic[FR_TE_MAGIC_SIZE];
+    for (size_t k = 0; k < sizeof magic; k++)
+        magic[k] = (char)carried_byte(c, FR_XRAY_METADATA_SIZE + k);
+    if (carried_byte(c, 0) != FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) ||
+        memcmp(magic, FR_TE_MAGIC, FR_TE_MAGIC_SIZE))
+        return 0;
+    p = need(r, body, (size_t)n);
+    if (!p)
+        return 0;   /* cut short: read as it is, the cut is reported there */
+    uint64_t pieces = (n - pre) / FR_XRAY_METADATA_SIZE;
+    uint8_t *ov = malloc(pre + pieces * HIDDEN_PIECE);
+    if (!ov)
+        return -1;
+    memcpy(ov, p, pre);
+    c = p + pre;
+    for (uint64_t i = 0; i < pieces; i++) {
+        if (c[i * FR_XRAY_METADATA_SIZE] != FR_MD_BYTE0(FR_MD_NEW_CPU_ID)) {
+            free(ov);
+            return 0;
+        }
+        memcpy(ov + pre + i * HIDDEN_PIECE, c + i * FR_XRAY_METADATA_SIZE + 1, HIDDEN_PIECE);
+    }
+    /* The carried records are custom events; the zero padding of the last piece follows
+     * them (a custom event begins with a nonzero byte). */
+    uint64_t len = pre, total = pre + pieces * HIDDEN_PIECE;
+    while (len < total && ov[len] == FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) &&
+           total - len >= FR_XRAY_METADATA_SIZE) {
+        int32_t size = (int32_t)rd32(ov + len + 1);
+        if (size < 0 || (uint64_t)size > total - len - FR_XRAY_METADATA_SIZE)
+            break;
+        len += FR_XRAY_METADATA_SIZE + (uint64_t)size;
+    }
+    free(r->ov);
+    r->ov = ov;
+    r->ov_off = body;
+    r->ov_len = len;
+    r->ov_next = body + n;
+    r->block_end = body + len;
+    return 1;
+}
+
 static int begin_block(fr_reader *r)
 {
+    if (r->ov && r->pos >= r->ov_off && r->pos - r->ov_off >= r->ov_len) {
+        r->pos = r->ov_next;   /* past the hidden block's carriers */
+        free(r->ov);
+        r->ov = NULL;
+    }
     uint64_t off = r->pos;
     const uint8_t *p = need(r, off, 1);
     if (!p)
@@ -435,6 +517,12 @@ static int begin_block(fr_reader *r)
     r->pos = body;
     r->block_end = body + n;
     r->st = n ? WANT_NEW_BUFFER : BETWEEN_BLOCKS;  /* an empty block holds nothing */
+    if (r->info.version >= 5 && hide_in_overlay(r, body, n) < 0) {
+        errno = ENOMEM;
+        r->io_error = true;
+        truncated(r, off, "a hidden metadata block (out of memory)");
+        return -1;
+    }
     return 1;
 }
 
@@ -888,6 +976,8 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
 /* The bytes at [off, off + n) if they are already in memory or in the window. */
 static inline const uint8_t *peek(const fr_reader *r, uint64_t off, size_t n)
 {
+    if (r->ov)
+        return NULL;   /* need() reads the hidden block's records */
     if (r->mem)
         return off <= r->info.file_size && n <= r->info.file_size - off ? r->mem + off : NULL;
     if (off >= r->win_off && off - r->win_off <= r->win_len && n <= r->win_len - (off - r->win_off))
@@ -934,7 +1024,7 @@ size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t ma
     /* The checks of the fast path above, done once for the run of records that is both
      * inside the block and already in memory (or in the window): within it, a record is
      * taken while it is a plain function record. */
-    if (r->st != IN_BODY)
+    if (r->st != IN_BODY || r->ov)
         return 0;
     uint64_t off = r->pos, end = r->block_end;
     const uint8_t *p;

@@ -42,6 +42,7 @@
 #include "core/signal_handlers.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
+#include "core/xray_layout.h"
 
 pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 struct fr_options fr_opts;
@@ -141,6 +142,7 @@ fr_status fr_init(const char *options)
     if (prev != FR_STATE_UNINITIALIZED || !cas_state(FR_STATE_UNINITIALIZED, FR_STATE_INITIALIZING))
         return FR_ERR_STATE;
     pthread_once(&once, setup_once);
+    fr_xray_layout_set(0);   /* xray-fdr's init sets it again for its session */
 
     struct fr_options o;
     fr_options_defaults(&o);

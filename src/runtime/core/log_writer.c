@@ -29,6 +29,7 @@
 #include "core/session.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
+#include "core/xray_layout.h"
 
 static uint8_t out_buffer[64 * 1024];
 
@@ -389,6 +390,8 @@ static int write_file(struct fr_trace_job *job, const char *path)
 static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job)
 {
     struct fr_out o = { .fd = fd, .buf = buf, .cap = cap };
+    if (fr_xray_layout_on() && !(job && (job->prefix || job->thread_block)))
+        return fr_xray_layout_write(&o, job ? job->figures : NULL);   /* xray-fdr's session */
     int deferred = 0;
     if (job && job->prefix) {
         deferred = lseek(fd, (off_t)job->prefix, SEEK_SET) == (off_t)job->prefix;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include "core/xray_layout.h"
 #include "core/recorder.h"
 #include "flightrec.h"
 #include "core/thread_writer.h"
@@ -116,7 +117,10 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
     uint8_t *start = fr_pool_buffer((uint32_t)t->hold.idx);
     fr_writer_put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
     t->pos = start + FR_BUFFER_PREAMBLE;
-    t->end = start + fr_pool.buffer_size;
+    /* compiler-rt's FDR mode moves to a new buffer when a function record and a metadata
+     * record no longer both fit: its buffers end 16 bytes short. An xray-fdr session's
+     * buffers do the same, so that they fill as compiler-rt's (xray_layout.h). */
+    t->end = start + fr_pool.buffer_size - (fr_xray_layout_on() ? FR_XRAY_METADATA_SIZE : 0);
     t->last_tsc = tsc;
     t->cpu = cpu;
     t->records = 0;

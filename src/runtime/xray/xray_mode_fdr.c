@@ -21,10 +21,12 @@
  * file is named and created at init and is the stream's file; the flush appends what
  * is left and the final metadata block (fr_flush).
  *
+ * The session's files are in compiler-rt's layout (core/xray_layout.h): a block per used
+ * buffer, flightrec's metadata in a block llvm-xray shows nothing of.
  * In memory: after finalize and before flush, __xray_log_process_buffers hands out the
- * file header, then one buffer per thread (BufferExtents record + the thread's records),
- * as compiler-rt's iterator hands out its header and buffers: their concatenation is a
- * file llvm-xray reads. flightrec's metadata block (names, objects) is not among them.
+ * file header, then each used buffer (BufferExtents record + the buffer's bytes), as
+ * compiler-rt's iterator hands out its header and buffers: their concatenation is a file
+ * llvm-xray reads. flightrec's hidden metadata block is not among them.
  * With stream=1 the image is the streamed file, ended (fr_flush_fd): one buffer per
  * streamed block, several per thread.
  */
@@ -32,6 +34,7 @@
 #include "xray/xray_internal.h"
 #include "flightrec.h"
 #include "core/recorder.h"
+#include "core/xray_layout.h"
 #include "functrace/sled_patch.h"
 
 #include <stdio.h>
@@ -140,6 +143,9 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
     }
     own_file = !has_output;
     no_file_flush = nff;
+    /* compiler-rt's layout: llvm-xray shows the program's records only (not with stream=1:
+     * the streamed file is flightrec's, block by block as it grows) */
+    fr_xray_layout_set(!fr_current_options()->stream);
     /* compiler-rt installs arg1, arg0, custom and typed event handlers at init. */
     fr_functrace_install_recorder(1);
     __xray_log_set_buffer_iterator(NULL);   /* reset first: ours is set below */
