@@ -313,7 +313,7 @@ def main():
         # A few distinct records repeated: the decoder's work per event is the same.
         block = b''.join(sample(f, p, t + i, cpu=i % 2, pid=100, tid=101)
                          for i, (f, p) in enumerate([(FMT_A, VECTOR_A), (FMT_B, VECTOR_B),
-                                                     (FMT_C, VECTOR_C), (FMT_B, VECTOR_B)]))
+                                                     (FMT_C, VECTOR_C), (EVERY_KIND, every_kind_payload("prog", -5))]))
         samples = [block] * (n // 4)
         write(out, formats, samples, 'file', CLOCK, extra=False)
     else:

@@ -177,15 +177,17 @@ static void write_meta(fr_sb *sb, const fr_eh_event *ev, const char *meta_first)
     fr_sb_puts(sb, ", \"meta\": {");
     if (!first)
         fr_sb_puts(sb, meta_first);
-    if (ev->id) { meta_member(sb, &first, "id"); fr_sb_printf(sb, "%u", ev->id); }
-    if (ev->version) { meta_member(sb, &first, "version"); fr_sb_printf(sb, "%u", ev->version); }
-    if (ev->level) { meta_member(sb, &first, "level"); fr_sb_printf(sb, "%u", ev->level); }
+    if (ev->id) { meta_member(sb, &first, "id"); fr_sb_u64(sb, ev->id); }
+    if (ev->version) { meta_member(sb, &first, "version"); fr_sb_u64(sb, ev->version); }
+    if (ev->level) { meta_member(sb, &first, "level"); fr_sb_u64(sb, ev->level); }
     if (ev->keyword) {
         meta_member(sb, &first, "keyword");
-        fr_sb_printf(sb, "\"0x%llX\"", (unsigned long long)ev->keyword);
+        fr_sb_puts(sb, "\"0x");
+        fr_sb_hex_upper(sb, ev->keyword);
+        fr_sb_putc(sb, '"');
     }
-    if (ev->opcode) { meta_member(sb, &first, "opcode"); fr_sb_printf(sb, "%u", ev->opcode); }
-    if (ev->tag) { meta_member(sb, &first, "tag"); fr_sb_printf(sb, "\"0x%X\"", ev->tag); }
+    if (ev->opcode) { meta_member(sb, &first, "opcode"); fr_sb_u64(sb, ev->opcode); }
+    if (ev->tag) { meta_member(sb, &first, "tag"); fr_sb_puts(sb, "\"0x"); fr_sb_hex_upper(sb, ev->tag); fr_sb_putc(sb, '"'); }
     if (ev->has_activity) {
         meta_member(sb, &first, "activity");
         fr_sb_putc(sb, '"'); fr_sb_uuid(sb, ev->activity); fr_sb_putc(sb, '"');

@@ -216,10 +216,12 @@ static void render_scalar(fr_sb *sb, const uint8_t *d, size_t n, unsigned fmt)
     uint64_t u = read_le(d, n);
     switch (fmt) {
     case FR_EH_FMT_SIGNED:
-        fr_sb_printf(sb, "%lld", (long long)sign_extend(u, n));
+        fr_sb_i64(sb, sign_extend(u, n));
         return;
     case FR_EH_FMT_HEX_INT:
-        fr_sb_printf(sb, "\"0x%llX\"", (unsigned long long)u);
+        fr_sb_puts(sb, "\"0x");
+        fr_sb_hex_upper(sb, u);
+        fr_sb_putc(sb, '"');
         return;
     case FR_EH_FMT_BOOLEAN:
         if (n > 4)
@@ -241,7 +243,7 @@ static void render_scalar(fr_sb *sb, const uint8_t *d, size_t n, unsigned fmt)
     case FR_EH_FMT_PID:
         if (n != 4)
             break;
-        fr_sb_printf(sb, "%d", (int32_t)(uint32_t)u);
+        fr_sb_i64(sb, (int32_t)(uint32_t)u);
         return;
     case FR_EH_FMT_TIME:
         if (n != 4 && n != 8)
@@ -290,7 +292,7 @@ static void render_scalar(fr_sb *sb, const uint8_t *d, size_t n, unsigned fmt)
     default:
         break;
     }
-    fr_sb_printf(sb, "%llu", (unsigned long long)u);   /* default: unsigned decimal */
+    fr_sb_u64(sb, u);   /* default: unsigned decimal */
 }
 
 /* Formats that describe a scalar, and whether a value of n bytes can carry it. */

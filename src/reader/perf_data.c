@@ -222,7 +222,7 @@ static int cmp_format(const void *a, const void *b)
 
 static const fr_tp_format *format_of(fr_perf *p, uint64_t id)
 {
-    if (!p->formats_sorted) {
+    if (!p->formats_sorted && p->n_formats > 1) {
         qsort(p->formats, p->n_formats, sizeof *p->formats, cmp_format);
         p->formats_sorted = true;
     }
@@ -245,7 +245,7 @@ static int cmp_id(const void *a, const void *b)
 
 static int attr_of_id(fr_perf *p, uint64_t id)
 {
-    if (!p->ids_sorted) {
+    if (!p->ids_sorted && p->n_ids > 1) {
         qsort(p->ids, p->n_ids, sizeof *p->ids, cmp_id);
         p->ids_sorted = true;
     }

@@ -281,12 +281,14 @@ static void put_number(fr_sb *sb, const uint8_t *p, unsigned n, bool is_signed, 
 {
     uint64_t v = load_le(p, n);
     if (pointer) {
-        fr_sb_printf(sb, "\"0x%llX\"", (unsigned long long)v);
+        fr_sb_puts(sb, "\"0x");
+        fr_sb_hex_upper(sb, v);
+        fr_sb_putc(sb, '"');
     } else if (is_signed) {
         unsigned shift = 64 - 8 * n;
-        fr_sb_printf(sb, "%lld", (long long)((int64_t)(v << shift) >> shift));
+        fr_sb_i64(sb, (int64_t)(v << shift) >> shift);
     } else {
-        fr_sb_printf(sb, "%llu", (unsigned long long)v);
+        fr_sb_u64(sb, v);
     }
 }
 
