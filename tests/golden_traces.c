@@ -61,6 +61,16 @@ static const char *const fn_names[F_COUNT] = {
     [F_NEVER_CALLED] = "never_called",
 };
 
+/* Writes b as DIR/NAME and frees it. Returns 0 or -1 (errno set). */
+static int write_trace(fr_tb *b, const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = fr_tb_write(b, path);
+    fr_tb_free(b);
+    return rc;
+}
+
 /* ------------------------------------------------------------ metadata block */
 
 static void meta_clock(fr_tb *b, uint64_t tps, int64_t realtime_ns, int64_t monotonic_ns)
@@ -264,13 +274,8 @@ static int write_golden(const char *dir)
     thread_main(b);
     thread_worker1(b);
     thread_worker2(b);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/golden.fr", dir);
-    int rc = fr_tb_write(b, path);
-    if (!rc)
-        rc = write_cut(dir, b);
-    fr_tb_free(b);
-    return rc;
+    int cut_rc = write_cut(dir, b);   /* before write_trace frees b */
+    return write_trace(b, dir, "golden.fr") || cut_rc ? -1 : 0;
 }
 
 static int write_child(const char *dir)
@@ -289,11 +294,7 @@ static int write_child(const char *dir)
     t = fib(b, 3, t + 15);
     fr_tb_exit(b, F_COMPUTE, t += 600);
     fr_tb_exit(b, F_MAIN, t += 45);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/child.fr", dir);
-    int rc = fr_tb_write(b, path);
-    fr_tb_free(b);
-    return rc;
+    return write_trace(b, dir, "child.fr");
 }
 
 static int write_plain(const char *dir)
@@ -309,11 +310,7 @@ static int write_plain(const char *dir)
     fr_tb_block(b, 32, 30, 1, 1200);
     fr_tb_enter(b, 2, 1200);
     fr_tb_exit(b, 2, 1900);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/plain.fr", dir);
-    int rc = fr_tb_write(b, path);
-    fr_tb_free(b);
-    return rc;
+    return write_trace(b, dir, "plain.fr");
 }
 
 /* ------------------------------------------------------------ crash.fr */
@@ -413,11 +410,7 @@ static int write_crash(const char *dir)
     fr_tb_exit(b, C_RECURSE, t += 4);            /* the deepest returns once, then the crash */
     fr_tb_enter(b, C_RECURSE, t += 2);
 
-    char path[4096];
-    snprintf(path, sizeof path, "%s/crash.fr", dir);
-    int rc = fr_tb_write(b, path);
-    fr_tb_free(b);
-    return rc;
+    return write_trace(b, dir, "crash.fr");
 }
 
 int main(int argc, char **argv)
