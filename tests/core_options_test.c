@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/options.h"
 #include "core/clock.h"
@@ -134,6 +135,44 @@ static void test_quoted_values(void **state)
     assert_string_equal(o.output, "/tmp/My Traces, old/t.fr");   /* (unchanged) */
 }
 
+/* Which keys a string gave, by key (issue 25: a substring test took snapshot_output= for
+ * output=); an alias sets its key's bit; a refused pair none. */
+static void test_given_keys(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    fr_options_defaults(&o);
+    assert_int_equal(o.given, 0);
+    assert_int_equal(fr_options_parse(&o, "snapshot_output=my_output=x.fr,mystream=1", NULL), -1);
+    assert_int_equal(o.given, FR_OPT_SNAPSHOT_OUTPUT);
+    assert_string_equal(o.snapshot_output, "my_output=x.fr");
+    assert_int_equal(fr_options_parse(&o, "buffer_max=3 func_duration_threshold_us=0", NULL), 0);
+    assert_int_equal(o.given, FR_OPT_SNAPSHOT_OUTPUT | FR_OPT_BUFFERS | FR_OPT_THRESHOLD_US);
+    assert_int_equal(fr_options_parse(&o, "stream=yes policy=bogus patch=none", NULL), -1);
+    assert_true(o.stream);
+    assert_int_equal(o.given & (FR_OPT_STREAM | FR_OPT_POLICY | FR_OPT_PATCH),
+                     FR_OPT_STREAM | FR_OPT_PATCH);
+}
+
+/* FLIGHTREC_OPTIONS as the runtime reads it: parsed again when its value changes. */
+static void test_from_env(void **state)
+{
+    (void)state;
+    struct fr_options o;
+    unsetenv("FLIGHTREC_OPTIONS");
+    assert_int_equal(fr_options_from_env(&o, NULL), 0);
+    assert_int_equal(o.given, 0);
+    setenv("FLIGHTREC_OPTIONS", "buffers=5 snapshot_output=s.fr", 1);
+    assert_int_equal(fr_options_from_env(&o, NULL), 0);
+    assert_int_equal(o.buffers, 5);
+    assert_int_equal(o.given, FR_OPT_BUFFERS | FR_OPT_SNAPSHOT_OUTPUT);
+    setenv("FLIGHTREC_OPTIONS", "buffers=6 nonsense=1", 1);
+    assert_int_equal(fr_options_from_env(&o, NULL), -1);
+    assert_int_equal(o.buffers, 6);
+    assert_int_equal(o.given, FR_OPT_BUFFERS);
+    unsetenv("FLIGHTREC_OPTIONS");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +181,8 @@ int main(void)
         cmocka_unit_test(test_events_list),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_quoted_values),
+        cmocka_unit_test(test_given_keys),
+        cmocka_unit_test(test_from_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   xraycompat_case(handlers_premain xraycompat_handlers)
   xraycompat_case(fdr xraycompat_fdr)
   xraycompat_case(fdr_env_options xraycompat_fdr)
+  xraycompat_case(fdr_snapshot_output xraycompat_fdr)
   foreach(c basic basic_small_buffer basic_fork basic_naive_dir flags_unknown
             flags_unknown_quiet flags_malformed flags_no_equals bad_base)
     xraycompat_case(${c} xraycompat_basic)

@@ -64,6 +64,11 @@ CASES = {
                               "exact+note"),
     "fdr_drops": ([], {}, None, "drops"),
     "fdr_buffers": ([], {}, None, "exact"),
+    # flightrec's own snapshot_output= says where snapshots go, not the log (issue 25
+    # item 4: the log went to flightrec-PID.fr): compiler-rt's log names, same records.
+    "fdr_snapshot_output": ([], {"XRAY_OPTIONS": "verbosity=1",
+                                 "FLIGHTREC_OPTIONS": "snapshot_output=snap-%n.fr"}, None,
+                            "exact"),
     "nosleds": ([], {"XRAY_OPTIONS": "verbosity=1 xray_mode=xray-basic"}, None, "header_only"),
 }
 

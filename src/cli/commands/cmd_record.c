@@ -632,13 +632,13 @@ int cmd_record(int argc, char **argv)
     /* The caller's own FLIGHTREC_OPTIONS reach the program too: refuse them now if the
      * runtime would (its message names the bad pair). */
     const char *env = getenv("FLIGHTREC_OPTIONS");
+    struct fr_options est;   /* parsed once: checked here, the pool estimated below */
+    fr_options_defaults(&est);
     if (env && *env) {
-        struct fr_options o;
-        fr_options_defaults(&o);
-        if (fr_options_parse(&o, env, "FLIGHTREC_OPTIONS") != 0)
+        if (fr_options_parse(&est, env, "FLIGHTREC_OPTIONS") != 0)
             return FR_EXIT_USAGE;
         /* Its backing= directory too: the runtime would not start without it. */
-        if (o.backing[0] && check_backing_dir(o.backing))
+        if (est.backing[0] && check_backing_dir(est.backing))
             return FR_EXIT_BAD_INPUT;
     }
     const char *output = opt[OUTPUT].value, *policy = opt[POLICY].value,
@@ -653,9 +653,6 @@ int cmd_record(int argc, char **argv)
     if (check_output_dir(output))
         return FR_EXIT_BAD_INPUT;
     /* The pool the runtime will map: the caller's FLIGHTREC_OPTIONS, then our flags. */
-    struct fr_options est;
-    fr_options_defaults(&est);
-    fr_options_parse(&est, env, NULL);
     char pair[96];
     if (buffer_size && snprintf(pair, sizeof pair, "buffer_size=%s", buffer_size) > 0)
         fr_options_parse(&est, pair, NULL);

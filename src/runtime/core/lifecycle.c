@@ -145,8 +145,7 @@ fr_status fr_init(const char *options)
     fr_xray_layout_set(0);   /* xray-fdr's init sets it again for its session */
 
     struct fr_options o;
-    fr_options_defaults(&o);
-    int bad = fr_options_parse(&o, secure_getenv("FLIGHTREC_OPTIONS"), "FLIGHTREC_OPTIONS");
+    int bad = fr_options_from_env(&o, "FLIGHTREC_OPTIONS");
     bad |= fr_options_parse(&o, options, "fr_init");
     /* A relative path names a file where the program was when recording started, as
      * the user typed it: not wherever the program's working directory is when the file
@@ -419,14 +418,11 @@ void fr_get_stats(fr_stats *out)
 
 __attribute__((constructor)) static void start_from_environment(void)
 {
-    /* secure_getenv: in a setuid/setgid (AT_SECURE) process the environment belongs to the
-     * less privileged caller; it must neither turn tracing on nor choose files. */
-    const char *env = secure_getenv("FLIGHTREC_OPTIONS");
-    if (!env)
-        return;
+    /* FLIGHTREC_OPTIONS is read with secure_getenv (options.c): in a setuid/setgid
+     * (AT_SECURE) process the environment belongs to the less privileged caller; it must
+     * neither turn tracing on nor choose files. */
     struct fr_options o;
-    fr_options_defaults(&o);
-    fr_options_parse(&o, env, NULL); /* quietly: fr_init reports bad options */
+    fr_options_from_env(&o, NULL);   /* quietly: fr_init reports bad options */
     if (!o.start)
         return;
     fr_status r = fr_init(NULL);

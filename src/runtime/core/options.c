@@ -260,6 +260,26 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
     return -2;
 }
 
+static const struct { const char *name; uint32_t bit; } key_bits[] = {
+    {"output", FR_OPT_OUTPUT}, {"buffer_size", FR_OPT_BUFFER_SIZE},
+    {"buffers", FR_OPT_BUFFERS}, {"buffer_max", FR_OPT_BUFFERS}, {"policy", FR_OPT_POLICY},
+    {"threshold_us", FR_OPT_THRESHOLD_US}, {"func_duration_threshold_us", FR_OPT_THRESHOLD_US},
+    {"start", FR_OPT_START}, {"patch", FR_OPT_PATCH}, {"crash_dump", FR_OPT_CRASH_DUMP},
+    {"signal_flush", FR_OPT_SIGNAL_FLUSH}, {"snapshot_signal", FR_OPT_SNAPSHOT_SIGNAL},
+    {"backing", FR_OPT_BACKING}, {"snapshot_output", FR_OPT_SNAPSHOT_OUTPUT},
+    {"events", FR_OPT_EVENTS}, {"clock", FR_OPT_CLOCK}, {"stream", FR_OPT_STREAM},
+    {"no_file_flush", FR_OPT_NO_FILE_FLUSH}, {"user_events", FR_OPT_USER_EVENTS},
+    {"file_mode", FR_OPT_FILE_MODE}, {"grace_period_ms", FR_OPT_GRACE_PERIOD_MS},
+};
+
+static uint32_t key_bit(const char *k, size_t kl)
+{
+    for (size_t i = 0; i < sizeof key_bits / sizeof key_bits[0]; i++)
+        if (is_key(k, kl, key_bits[i].name))
+            return key_bits[i].bit;
+    return 0;
+}
+
 int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
 {
     int ok = 0;
@@ -318,6 +338,8 @@ int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
         }
     apply_it:;
         int r = apply(o, start, kl, v, vl);
+        if (r == 0)
+            o->given |= key_bit(start, kl);
         if (r == -2) {
             complain(origin, "unknown option", start, kl, NULL, 0);
             ok = -1;
@@ -327,4 +349,43 @@ int fr_options_parse(struct fr_options *o, const char *text, const char *origin)
         }
     }
     return ok;
+}
+
+/* ---------------------------------------------------------------- FLIGHTREC_OPTIONS */
+
+/* The last value parsed and its result. A spin lock, not a mutex: this file is libc
+ * only (the command links it too), and the parse is short and rare. */
+static int env_lock;
+static char env_text[8192];
+static int env_parsed, env_bad;
+static struct fr_options env_options;
+
+int fr_options_from_env(struct fr_options *out, const char *origin)
+{
+    const char *text = secure_getenv("FLIGHTREC_OPTIONS");
+    if (!text)
+        text = "";
+    while (__atomic_exchange_n(&env_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    size_t len = strlen(text);
+    if (!env_parsed || len >= sizeof env_text || strcmp(env_text, text)) {
+        fr_options_defaults(&env_options);
+        env_bad = fr_options_parse(&env_options, text, NULL) != 0;
+        if (len < sizeof env_text) {
+            memcpy(env_text, text, len + 1);
+            env_parsed = 1;
+        } else {
+            env_parsed = 0;   /* too long to remember: parsed again next time */
+        }
+    }
+    *out = env_options;
+    int bad = env_bad;
+    __atomic_store_n(&env_lock, 0, __ATOMIC_RELEASE);
+    if (bad && origin) {
+        /* what was refused, said by the parser itself (its result is in *out already) */
+        struct fr_options scratch;
+        fr_options_defaults(&scratch);
+        fr_options_parse(&scratch, text, origin);
+    }
+    return bad ? -1 : 0;
 }

@@ -13,7 +13,32 @@
 
 #define FR_OPTIONS_PATH_MAX 4096
 
+/* One bit per key, in fr_options.given: which keys a string set (an alias sets its key's
+ * bit: buffer_max -> FR_OPT_BUFFERS, func_duration_threshold_us -> FR_OPT_THRESHOLD_US). */
+enum fr_option_key {
+    FR_OPT_OUTPUT          = 1u << 0,
+    FR_OPT_BUFFER_SIZE     = 1u << 1,
+    FR_OPT_BUFFERS         = 1u << 2,
+    FR_OPT_POLICY          = 1u << 3,
+    FR_OPT_THRESHOLD_US    = 1u << 4,
+    FR_OPT_START           = 1u << 5,
+    FR_OPT_PATCH           = 1u << 6,
+    FR_OPT_CRASH_DUMP      = 1u << 7,
+    FR_OPT_SIGNAL_FLUSH    = 1u << 8,
+    FR_OPT_SNAPSHOT_SIGNAL = 1u << 9,
+    FR_OPT_BACKING         = 1u << 10,
+    FR_OPT_SNAPSHOT_OUTPUT = 1u << 11,
+    FR_OPT_EVENTS          = 1u << 12,
+    FR_OPT_CLOCK           = 1u << 13,
+    FR_OPT_STREAM          = 1u << 14,
+    FR_OPT_NO_FILE_FLUSH   = 1u << 15,
+    FR_OPT_USER_EVENTS     = 1u << 16,
+    FR_OPT_FILE_MODE       = 1u << 17,
+    FR_OPT_GRACE_PERIOD_MS = 1u << 18,
+};
+
 struct fr_options {
+    uint32_t given;         /* FR_OPT_* of the keys set by the strings parsed (valid pairs) */
     char     output[FR_OPTIONS_PATH_MAX]; /* trace file pattern: "%p" -> pid */
     size_t   buffer_size;   /* bytes per buffer (multiple of 8, >= 1 KiB) */
     uint32_t buffers;       /* buffers in the pool */
@@ -35,7 +60,7 @@ struct fr_options {
     char     backing[FR_OPTIONS_PATH_MAX]; /* "" or the pool's file (MAP_SHARED), "%p" ->
                                               pid: it outlives SIGKILL (docs/BACKING.md) */
     int      user_events;   /* FR_USER_EVENTS_*: the Linux user_events sink (read by the
-                               sink itself from FLIGHTREC_OPTIONS at its first use) */
+                               sink from fr_options_from_env at its first use) */
 };
 
 /* user_events=auto (default): used where the kernel has it, silently skipped where not;
@@ -56,5 +81,13 @@ FR_HIDDEN void fr_options_defaults(struct fr_options *o);
  * applied either way). */
 FR_HIDDEN int fr_options_parse(struct fr_options *o, const char *text,
                                const char *origin);
+
+/* FLIGHTREC_OPTIONS (secure_getenv: nothing in a setuid/setgid process) parsed on top of
+ * the defaults, into *out: the one parse every part of the runtime reads (fr_init, the
+ * start-up constructor, the XRay modes, the user_events sink), made again only when the
+ * variable's value changed (a program may set it before fr_init). Returns 0, or -1 when
+ * a pair was refused; `origin` (NULL: quiet) then names the variable in the messages
+ * that say which. */
+FR_HIDDEN int fr_options_from_env(struct fr_options *out, const char *origin);
 
 #endif

@@ -12,7 +12,7 @@
  * If user_events_data cannot be opened (kernel without user_events, tracefs not mounted,
  * no permission), the sink stays off: no enable bit is ever set, so events cost nothing
  * more for it. Whether that is said on stderr is the user_events= option's choice
- * (core/options.h), read from FLIGHTREC_OPTIONS at the first registration (providers
+ * (core/options.h), read from FLIGHTREC_OPTIONS' parse at the first registration (providers
  * usually register before fr_init runs): auto (default) is silent, since most kernels
  * lack user_events and a program that merely has providers should not print about it;
  * on says it once per process; off never opens the kernel's file at all.
@@ -103,8 +103,7 @@ static int mode(void)
 {
     if (ue_mode < 0) {
         struct fr_options o;
-        fr_options_defaults(&o);
-        fr_options_parse(&o, secure_getenv("FLIGHTREC_OPTIONS"), NULL);
+        fr_options_from_env(&o, NULL);
         ue_mode = o.user_events;
     }
     return ue_mode;

@@ -34,6 +34,7 @@
 #include "xray/xray_internal.h"
 #include "flightrec.h"
 #include "core/recorder.h"
+#include "core/options.h"
 #include "core/xray_layout.h"
 #include "functrace/sled_patch.h"
 
@@ -96,13 +97,19 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
         xr_report("BufferQueue init failed.\n");
         bad = -1;
     }
-    const char *fo = secure_getenv("FLIGHTREC_OPTIONS");
-    int has_output = strstr(pass, "output=") || (fo && strstr(fo, "output="));
+    /* flightrec's keys as fr_init will see them: FLIGHTREC_OPTIONS, then those passed
+     * through here (which keys were given, by the options parser: not substrings, which
+     * took snapshot_output= for output=). Bad pairs are fr_init's to report. */
+    struct fr_options given;
+    fr_options_from_env(&given, NULL);
+    const uint32_t env_given = given.given;
+    fr_options_parse(&given, pass, NULL);
+    int has_output = (given.given & FR_OPT_OUTPUT) != 0;
     /* stream=1 without an `output`: the file grows from init on, so compiler-rt's log
      * file is named (and created) now instead of at flush, and becomes the output; the
      * flush then writes the stream's end (fr_flush). '%' is doubled: output expands it. */
     char stream_out[2 * (XR_BASE_MAX + 512) + 8] = "", path[XR_BASE_MAX + 512] = "";
-    int wants_stream = strstr(pass, "stream=1") || (fo && strstr(fo, "stream=1"));
+    int wants_stream = given.stream;
     if (wants_stream && !has_output && !nff && !bad) {
         int fd = xr_open_logfile(path, sizeof path);
         if (fd < 0) {
@@ -126,8 +133,8 @@ static enum XRayLogInitStatus fdr_init(size_t buffer_size, size_t max_buffers, v
      * only where we add nothing, so patch/policy from it are kept. */
     int w = snprintf(opts, sizeof opts, "buffer_size=%d buffers=%d threshold_us=%d%s%s%s%s %s",
                      size < 1024 ? 1024 : size, max, threshold_us < 0 ? 0 : threshold_us,
-                     fo && strstr(fo, "patch=") ? "" : " patch=none",
-                     fo && strstr(fo, "policy=") ? "" : " policy=discard",
+                     env_given & FR_OPT_PATCH ? "" : " patch=none",
+                     env_given & FR_OPT_POLICY ? "" : " policy=discard",
                      has_output && !nff ? "" : " no_file_flush=1", stream_out, pass);
     fr_status st = bad || w < 0 || (size_t)w >= sizeof opts ? FR_ERR_OPTIONS : fr_init(opts);
     if (st != FR_OK && path[0])
