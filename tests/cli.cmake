@@ -29,3 +29,23 @@ if(TARGET flightrec_docs)
     $<TARGET_FILE:flightrec_cli> ${CMAKE_BINARY_DIR}/man ${CMAKE_SOURCE_DIR}/man/generate.py)
   set_tests_properties(cli_man_completion PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# One table of options per command (src/cli/cli_options.h): every option of a table in
+# its command's --help, man page and bash and zsh completions, nothing else in the help.
+add_executable(cli_option_tables ${CMAKE_CURRENT_SOURCE_DIR}/cli_option_tables.c)
+target_link_libraries(cli_option_tables PRIVATE flightrec_cli_objs flightrec_reader)
+if(FR_DOCS_PYTHON3)
+  add_test(NAME cli_option_tables COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_option_tables.sh
+    $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:cli_option_tables> ${CMAKE_BINARY_DIR}/man)
+endif()
+# No two files of src/cli (with commands/ and convert/) depend on each other in a circle:
+# the symbols each object defines and uses (nm).
+find_program(FR_NM NAMES nm llvm-nm)
+if(FR_NM)
+  add_test(NAME cli_no_cycles COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/check_cli_cycles.py
+    $<TARGET_OBJECTS:flightrec_cli_objs> COMMAND_EXPAND_LISTS)
+  set_tests_properties(cli_no_cycles PROPERTIES ENVIRONMENT NM=${FR_NM})
+endif()
+# No function in src/cli longer than 150 lines (issue 26: a command is parse -> check ->
+# run -> report functions), by a brace-matching scan of the sources.
+add_test(NAME cli_function_length COMMAND ${PYTHON3}
+  ${CMAKE_SOURCE_DIR}/scripts/check_function_length.py 150 ${CMAKE_SOURCE_DIR}/src/cli)

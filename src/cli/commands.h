@@ -1,7 +1,8 @@
 /*
  * commands.h - the `flightrec` subcommands, one file each (cmd_<name>.c).
- * Each takes argv starting at the subcommand's name, handles --help itself and returns
- * the process exit code: 0 success, 1 bad input data, 2 bad usage.
+ * Each takes argv starting at the subcommand's name and returns the process exit code:
+ * 0 success, 1 bad input data, 2 bad usage. Each file also declares the command's table
+ * (fr_cmd_<name>: options, help; cli_options.h), listed in command_list.c.
  */
 #ifndef FLIGHTREC_CLI_COMMANDS_H
 #define FLIGHTREC_CLI_COMMANDS_H
@@ -9,6 +10,11 @@
 #include <stddef.h>
 
 enum { FR_EXIT_OK = 0, FR_EXIT_BAD_INPUT = 1, FR_EXIT_USAGE = 2 };
+
+struct fr_cli_command;
+extern const struct fr_cli_command fr_cmd_record, fr_cmd_doctor, fr_cmd_info, fr_cmd_dump,
+    fr_cmd_account, fr_cmd_stack, fr_cmd_graph, fr_cmd_replay, fr_cmd_convert,
+    fr_cmd_decode_dat, fr_cmd_decode_perf, fr_cmd_snapshot, fr_cmd_recover;
 
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -3,49 +3,91 @@
  * trace (calls, total and self time, min, median, p90, p99, max), sorted, as a table,
  * CSV or JSON. Percentiles come from a quantile sketch (within 0.78%), min and max exact.
  */
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
+#include "cli_options.h"
 #include "text_escape.h"
-
-static const char usage_text[] =
-    "usage: flightrec account FILE [FILE...] [options]\n"
-    "Per-function statistics of the calls in trace FILE.\n"
-    "\n"
-    "  -s, --sort KEY      a column: calls, total (default), self, min, median, p90,\n"
-    "                      p99, max or function; numbers sort largest first, names\n"
-    "                      alphabetically\n"
-    "  -r, --reverse       reverse the order\n"
-    "  --top N             only the first N functions\n"
-    "  -f, --format F      text (default), csv or json\n"
-    "  --binary BIN        take function names from BIN (else from the trace)\n"
-    "  --demangle=MODE     C++ names: full (default), simple (no template arguments nor\n"
-    "                      parameter lists: ns::Box::get) or no (mangled, as linked)\n"
-    "  --lines             file:line where each function starts (from the binary's\n"
-    "                      debug information): after the name (text), file and line\n"
-    "                      columns (csv) or members (json)\n"
-    "  --tid TID[,TID...]  only these threads (repeatable)\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n"
-    "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
-    "                      when every call matched\n"
-    "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
-    "  -h, --help          this text\n"
-    "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
-    "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
-    "\n"
-    "total is the sum of the calls' durations (a recursive call is counted at each level,\n"
-    "as llvm-xray account does); self excludes time in traced callees. Percentiles are\n"
-    "within 0.78% of the exact value. CSV and JSON times are in nanoseconds.\n"
-    "Unmatched records (exits without an enter, calls closed by a longjmp-like exit,\n"
-    "calls still open at the end) are counted on standard error and in the JSON.\n"
-    "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
 
 enum sort_key { BY_CALLS, BY_TOTAL, BY_SELF, BY_MIN, BY_MED, BY_P90, BY_P99, BY_MAX, BY_NAME };
 /* The column names; "med" and "name" are the names of earlier versions. */
 static const char *const sort_names[] = {"calls", "total", "self", "min", "median", "p90", "p99", "max", "function"};
 static const char *const sort_aliases[] = {NULL, NULL, NULL, NULL, "med", NULL, NULL, NULL, "name"};
+
+/* ---------------------------------------------------------------- parse */
+
+struct account_opts {
+    enum sort_key key;
+    bool          reverse, lines, verbose;
+    uint64_t      top;
+    const char   *format, *binary, *output;
+    fr_acli_opts  acli;     /* --tid */
+    int           color;
+};
+
+/* --sort: a column's name (or its earlier name). */
+static int set_sort(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    (void)o;
+    size_t k = 0;
+    while (k < sizeof sort_names / sizeof *sort_names && strcmp(value, sort_names[k]) &&
+           !(sort_aliases[k] && !strcmp(value, sort_aliases[k])))
+        k++;
+    if (k == sizeof sort_names / sizeof *sort_names)
+        return fr_cli_usage_error(command, "unknown sort key '%s' (a column: calls, total, self, "
+                                  "min, median, p90, p99, max, function)", value);
+    *(enum sort_key *)field = (enum sort_key)k;
+    return 0;
+}
+
+static const fr_cli_opt account_options[] = {
+    {.name = "sort", .letter = 's', .arg = " KEY", .set = set_sort,
+     .offset = offsetof(struct account_opts, key),
+     .help = "a column: calls, total (default), self, min, median, p90,\n"
+             "p99, max or function; numbers sort largest first, names\n"
+             "alphabetically"},
+    FR_CLI_OPT_FLAG("reverse", 'r', struct account_opts, reverse, "reverse the order"),
+    {.name = "top", .arg = " N", .set = fr_cli_set_count,
+     .offset = offsetof(struct account_opts, top), .help = "only the first N functions"},
+    FR_CLI_OPT_FORMAT(struct account_opts, format, " F", "text|csv|json", "unknown format '%s' (text, csv, json)",
+                      "text (default), csv or json"),
+    FR_CLI_OPT_BINARY(struct account_opts, binary, "take function names from BIN (else from the trace)"),
+    FR_CLI_OPT_DEMANGLE(FR_CLI_HELP_DEMANGLE),
+    FR_CLI_OPT_FLAG("lines", 0, struct account_opts, lines,
+                    "file:line where each function starts (from the binary's\n"
+                    "debug information): after the name (text), file and line\n"
+                    "columns (csv) or members (json)"),
+    FR_CLI_OPT_TIDS(struct account_opts, acli.tids, " TID[,TID...]", "only these threads (repeatable)"),
+    FR_CLI_OPT_OUTPUT(struct account_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_FLAG("verbose", 'v', struct account_opts, verbose, FR_CLI_HELP_VERBOSE),
+    FR_CLI_OPT_COLOR(struct account_opts, color, "bold header: auto (default: on a terminal), always, never"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_account = {
+    .name = "account",
+    .summary = "per-function statistics",
+    .run = cmd_account,
+    .head = "usage: flightrec account FILE [FILE...] [options]\n"
+            "Per-function statistics of the calls in trace FILE.\n"
+            "\n",
+    .options = account_options,
+    .column = 22,
+    .tail = "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
+            "children it forked: FILE FILE.*) are analysed together, their threads side by side.\n"
+            "\n"
+            "total is the sum of the calls' durations (a recursive call is counted at each level,\n"
+            "as llvm-xray account does); self excludes time in traced callees. Percentiles are\n"
+            "within 0.78% of the exact value. CSV and JSON times are in nanoseconds.\n"
+            "Unmatched records (exits without an enter, calls closed by a longjmp-like exit,\n"
+            "calls still open at the end) are counted on standard error and in the JSON.\n"
+            "Exit status: 0 ok, 1 bad input, 2 bad usage.\n",
+};
+
+/* ---------------------------------------------------------------- report */
 
 struct row {
     uint32_t    id;
@@ -200,112 +242,56 @@ static void print_json(fr_acli *c, FILE *out, const struct row *rows, size_t n)
     fprintf(out, "\n ]}\n");
 }
 
-int cmd_account(int argc, char **argv)
+/* The rows, sorted, in the asked format to -o (or stdout); the exit status. */
+static int report(fr_acli *c, const struct account_opts *o)
 {
-    static const struct option options[] = {
-        {"sort", required_argument, NULL, 's'},
-        {"reverse", no_argument, NULL, 'r'},
-        {"top", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'},
-        {"binary", required_argument, NULL, 'b'},
-        {"demangle", required_argument, NULL, 'N'},
-        {"lines", no_argument, NULL, 'L'},
-        {"tid", required_argument, NULL, 'T'},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"color", optional_argument, NULL, 'c'},
-        {"colour", optional_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *format = "text", *binary = NULL, *output = NULL;
-    fr_acli_opts opts = {0};
-    uint64_t top = UINT64_MAX;
-    bool verbose = false;
-    int color = FR_COLOR_AUTO;
-    g_key = BY_TOTAL;
-    g_reverse = 0;
-    g_lines = false;
-    optind = 1;
-    opterr = 0;   /* our own message for bad options */
-    int opt;
-    while ((opt = getopt_long(argc, argv, "rs:f:o:vh", options, NULL)) != -1) {
-        switch (opt) {
-        case 's': {
-            size_t k = 0;
-            while (k < sizeof sort_names / sizeof *sort_names && strcmp(optarg, sort_names[k]) &&
-                   !(sort_aliases[k] && !strcmp(optarg, sort_aliases[k])))
-                k++;
-            if (k == sizeof sort_names / sizeof *sort_names)
-                return fr_cli_usage_error("account", "unknown sort key '%s' (a column: calls, "
-                                          "total, self, min, median, p90, p99, max, function)",
-                                          optarg);
-            g_key = (enum sort_key)k;
-            break;
-        }
-        case 'r': g_reverse = 1; break;
-        case 't':
-            if (fr_acli_parse_count("account", "--top", optarg, &top))
-                return FR_EXIT_USAGE;
-            break;
-        case 'f': format = optarg; break;
-        case 'b': binary = optarg; break;
-        case 'N':
-            if (fr_cli_parse_demangle("account", optarg))
-                return FR_EXIT_USAGE;
-            break;
-        case 'L': g_lines = true; break;
-        case 'T':
-            if (fr_cli_parse_tids("account", optarg, &opts.tids))
-                return FR_EXIT_USAGE;
-            break;
-        case 'o': output = optarg; break;
-        case 'v': verbose = true; break;
-        case 'c':
-            if (fr_cli_parse_color("account", optarg, &color))
-                return FR_EXIT_USAGE;
-            break;
-        case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default:
-            return fr_cli_usage_error("account", "bad option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
-        return fr_cli_usage_error("account", "unknown format '%s' (text, csv, json)", format);
-    if (optind >= argc)
-        return fr_cli_usage_error("account", "no trace FILE given");
-    const char *const *paths = (const char *const *)argv + optind;
-    size_t n_paths = (size_t)(argc - optind);
-
-    fr_acli c;
-    int rc = fr_acli_run_files(&c, "account", paths, n_paths, binary, FR_ANALYZE_FUNCTIONS, &opts);
-    if (rc) {
-        fr_acli_done(&c);
-        return rc;
-    }
-    c.verbose = verbose;
     size_t n;
-    struct row *rows = make_rows(&c, &n);
-    FILE *out = rows ? fr_acli_open_output("account", output) : NULL;
+    struct row *rows = make_rows(c, &n);
+    FILE *out = rows ? fr_acli_open_output("account", o->output) : NULL;
     if (!out) {
         if (!rows)
             fprintf(stderr, "flightrec account: out of memory\n");
         free(rows);
-        fr_acli_done(&c);
         return FR_EXIT_BAD_INPUT;
     }
     qsort(rows, n, sizeof *rows, compare_rows);
-    if (top < n)
-        n = top;
-    if (!strcmp(format, "text"))
-        print_text(&c, out, rows, n, fr_cli_use_color(color, out));
-    else if (!strcmp(format, "csv"))
-        print_csv(&c, out, rows, n);
+    if (o->top < n)
+        n = o->top;
+    if (!strcmp(o->format, "text"))
+        print_text(c, out, rows, n, fr_cli_use_color(o->color, out));
+    else if (!strcmp(o->format, "csv"))
+        print_csv(c, out, rows, n);
     else
-        print_json(&c, out, rows, n);
-    rc = fr_acli_close_output("account", output, out);
-    fr_acli_report_unmatched(&c);
+        print_json(c, out, rows, n);
+    int rc = fr_acli_close_output("account", o->output, out);
+    fr_acli_report_unmatched(c);
     free(rows);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_account(int argc, char **argv)
+{
+    struct account_opts o = {.key = BY_TOTAL, .top = UINT64_MAX, .format = "text",
+                             .color = FR_COLOR_AUTO};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_account, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n < 1)
+        return fr_cli_usage_error("account", "no trace FILE given");
+    g_key = o.key;
+    g_reverse = o.reverse;
+    g_lines = o.lines;
+
+    fr_acli c;
+    rc = fr_acli_run_files(&c, "account", (const char *const *)files.v, (size_t)files.n,
+                           o.binary, FR_ANALYZE_FUNCTIONS, &o.acli);
+    if (!rc) {
+        c.verbose = o.verbose;
+        rc = report(&c, &o);
+    }
     int drc = fr_acli_done(&c);
     return rc ? rc : drc;
 }

@@ -4,65 +4,14 @@
  * threads come first in our files), loads symbols, and hands over to the format's writer.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli_common.h"
 #include "commands.h"
 #include "analysis_cli.h"
 #include "convert/convert.h"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
-        "       flightrec convert FILE FILE... --format perfetto|chrome|folded|svg [-o OUT] [options]\n"
-        "\n"
-        "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
-        "process and its children: FILE FILE.*) go into one Perfetto or Chrome JSON file\n"
-        "on one clock (CLOCK_MONOTONIC, from each file's clock event), each process under\n"
-        "its own pid, or into one set of folded stacks or one flame graph, every stack\n"
-        "under its process's frame (\"[process PID NAME]\"), the processes in the order\n"
-        "of the files; yaml converts one file.\n"
-        "\n"
-        "formats:\n"
-        "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
-        "           complete events per thread, structured events as instants with their\n"
-        "           fields, spans as async slices, thread and process names\n"
-        "  folded   folded stacks \"main;f;g WEIGHT\" for flamegraph.pl and speedscope\n"
-        "  svg      a self-contained interactive SVG flame graph (click to zoom, search)\n"
-        "  yaml     llvm-xray's YAML trace format (as `llvm-xray convert -f yaml` writes it)\n"
-        "  perfetto Perfetto's protobuf trace (ui.perfetto.dev, trace processor): calls as\n"
-        "           slices per thread, structured events as instants with their fields,\n"
-        "           activities as async slices, process/thread names, CLOCK_MONOTONIC time\n"
-        "\n"
-        "options:\n"
-        "  -f, --format FORMAT  output format (required)\n"
-        "  -o, --output OUT     output file (default: standard output)\n"
-        "  --binary BIN         take function names from BIN (its xray_instr_map and symbols)\n"
-        "  --demangle=MODE      C++ names: full (default), simple (no template arguments nor\n"
-        "                       parameter lists: ns::Box::get) or no (mangled, as linked)\n"
-        "  --weight time|calls  folded/svg: weight of a stack, self time in ns (default) or calls\n"
-        "  --title TEXT         svg: title of the flame graph\n"
-        "  --tid TID[,TID...]   only these threads (repeatable; not for yaml); with several\n"
-        "                       FILEs, the thread of that id in every FILE that has one\n"
-        "  --thread-root        folded/svg: each stack starts with its thread, so the flame\n"
-        "                       graph has one tree per thread (default: threads merged);\n"
-        "                       with several FILEs, under its process's frame\n"
-        "  --max-stacks N       folded/svg: keep at most N distinct stacks in memory; calls\n"
-        "                       whose stack would be a new one once N exist are counted in\n"
-        "                       an \"[other]\" frame under their deepest known caller; with\n"
-        "                       several FILEs, N for all of them together\n"
-        "  --max-depth N        folded/svg: keep at most N function frames of a stack\n"
-        "                       (default 1024); the calls below the N-th are counted in a\n"
-        "                       \"[deeper]\" frame under it (their self time)\n"
-        "  --ids                yaml: print function ids, not names (llvm-xray without -symbolize)\n"
-        "  -h, --help           this help\n"
-        "FILE '-' reads the trace from standard input.\n"
-        "\n"
-        "exit codes: 0 success, 1 bad input (the message names the file and byte offset),\n"
-        "2 bad usage\n");
-}
+#include "cli_options.h"
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -70,36 +19,6 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 #define MAX_INPUTS 256
-
-int cv_open_input(cv_job *job, fr_cli_trace *trace, const char *in)
-{
-    int rc = fr_cli_open(trace, "convert", in, job->binary);
-    if (rc)
-        return rc;
-    trace->return_meta = true;   /* LOST markers reach the call tracker, yaml shows all */
-    trace->only_tids = job->tids;
-    job->trace = trace;
-    job->in_path = in;
-    job->info = trace->info;
-    job->meta = &trace->meta;
-    job->symbols = trace->symbols;
-    job->have_names = job->binary || trace->meta.n_functions > 0 ||
-                      (trace->meta.executable && trace->meta.executable[0] &&
-                       access(trace->meta.executable, R_OK) == 0);
-    job->ticks_per_second = trace->ticks_per_second;
-    cv_clock_init(&job->clock, job->ticks_per_second);
-    if (job->ticks_per_second == 0) {
-        fr_cli_close(trace);
-        return fr_cli_input_error("convert", "%s: offset 8: the clock frequency is 0", in);
-    }
-    return 0;
-}
-
-int cv_close_input(cv_job *job, fr_cli_trace *trace)
-{
-    job->tid_records += trace->tid_records;
-    return fr_cli_close(trace);
-}
 
 /* Several traces (a process and its children, services on one host) into one Perfetto
  * or Chrome JSON file on one clock: each file's clock event anchors its ticks to
@@ -158,96 +77,160 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     return rc ? rc : erc;
 }
 
-int cmd_convert(int argc, char **argv)
+/* ---------------------------------------------------------------- parse */
+
+struct convert_opts {
+    cv_job      job;   /* --binary, --title, --tid, --thread-root, --ids */
+    const char *out_path, *format, *weight, *max_stacks, *max_depth;
+};
+
+static const fr_cli_opt convert_options[] = {
+    FR_CLI_OPT_FORMAT(struct convert_opts, format, " FORMAT", "chrome|folded|svg|yaml|perfetto",
+                      "unknown format '%s' (chrome, folded, svg, yaml or perfetto)",
+                      "output format (required)"),
+    FR_CLI_OPT_OUTPUT(struct convert_opts, out_path, " OUT", "output file (default: standard output)"),
+    FR_CLI_OPT_BINARY(struct convert_opts, job.binary,
+                      "take function names from BIN (its xray_instr_map and symbols)"),
+    FR_CLI_OPT_DEMANGLE(FR_CLI_HELP_DEMANGLE),
+    {.name = "weight", .arg = " time|calls", .set = fr_cli_set_string,
+     .offset = offsetof(struct convert_opts, weight),
+     .help = "folded/svg: weight of a stack, self time in ns (default) or calls"},
+    {.name = "title", .arg = " TEXT", .set = fr_cli_set_string,
+     .offset = offsetof(struct convert_opts, job.title), .help = "svg: title of the flame graph"},
+    FR_CLI_OPT_TIDS(struct convert_opts, job.tids, " TID[,TID...]",
+                    "only these threads (repeatable; not for yaml); with several\n"
+                    "FILEs, the thread of that id in every FILE that has one"),
+    FR_CLI_OPT_FLAG("thread-root", 0, struct convert_opts, job.thread_roots,
+                    "folded/svg: each stack starts with its thread, so the flame\n"
+                    "graph has one tree per thread (default: threads merged);\n"
+                    "with several FILEs, under its process's frame"),
+    {.name = "max-stacks", .arg = " N", .set = fr_cli_set_string,
+     .offset = offsetof(struct convert_opts, max_stacks),
+     .help = "folded/svg: keep at most N distinct stacks in memory; calls\n"
+             "whose stack would be a new one once N exist are counted in\n"
+             "an \"[other]\" frame under their deepest known caller; with\n"
+             "several FILEs, N for all of them together"},
+    {.name = "max-depth", .arg = " N", .set = fr_cli_set_string,
+     .offset = offsetof(struct convert_opts, max_depth),
+     .help = "folded/svg: keep at most N function frames of a stack\n"
+             "(default 1024); the calls below the N-th are counted in a\n"
+             "\"[deeper]\" frame under it (their self time)"},
+    FR_CLI_OPT_FLAG("ids", 0, struct convert_opts, job.ids_only,
+                    "yaml: print function ids, not names (llvm-xray without -symbolize)"),
+    FR_CLI_OPT_HELP("this help"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_convert = {
+    .name = "convert",
+    .summary = "to Perfetto, Chrome JSON, folded stacks, SVG flame graph, YAML",
+    .run = cmd_convert,
+    .head = "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
+            "       flightrec convert FILE FILE... --format perfetto|chrome|folded|svg [-o OUT] [options]\n"
+            "\n"
+            "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
+            "process and its children: FILE FILE.*) go into one Perfetto or Chrome JSON file\n"
+            "on one clock (CLOCK_MONOTONIC, from each file's clock event), each process under\n"
+            "its own pid, or into one set of folded stacks or one flame graph, every stack\n"
+            "under its process's frame (\"[process PID NAME]\"), the processes in the order\n"
+            "of the files; yaml converts one file.\n"
+            "\n"
+            "formats:\n"
+            "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
+            "           complete events per thread, structured events as instants with their\n"
+            "           fields, spans as async slices, thread and process names\n"
+            "  folded   folded stacks \"main;f;g WEIGHT\" for flamegraph.pl and speedscope\n"
+            "  svg      a self-contained interactive SVG flame graph (click to zoom, search)\n"
+            "  yaml     llvm-xray's YAML trace format (as `llvm-xray convert -f yaml` writes it)\n"
+            "  perfetto Perfetto's protobuf trace (ui.perfetto.dev, trace processor): calls as\n"
+            "           slices per thread, structured events as instants with their fields,\n"
+            "           activities as async slices, process/thread names, CLOCK_MONOTONIC time\n"
+            "\n"
+            "options:\n",
+    .options = convert_options,
+    .column = 23,
+    .tail = "FILE '-' reads the trace from standard input.\n"
+            "\n"
+            "exit codes: 0 success, 1 bad input (the message names the file and byte offset),\n"
+            "2 bad usage\n",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- check */
+
+static bool stacks_format(int (*convert)(cv_job *))
 {
-    const char *inputs[MAX_INPUTS], *out_path = NULL, *format = NULL;
-    const char *weight = "time";
-    size_t n_inputs = 0;
-    const char *max_stacks = NULL, *max_depth = NULL, *demangle = NULL;
-    cv_job job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int m;
-        if (fr_cli_is_help(a)) {
-            usage(stdout);
-            return FR_EXIT_OK;
-        }
-        if ((m = fr_cli_option("convert", argc, argv, &i, "--format", &format)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "-f", &format)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--output", &out_path)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "-o", &out_path)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--binary", &job.binary)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--demangle", &demangle)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--weight", &weight)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--title", &job.title)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--max-stacks", &max_stacks)) ||
-            (m = fr_cli_option("convert", argc, argv, &i, "--max-depth", &max_depth))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(a, "--thread-root")) {
-            job.thread_roots = true;
-        } else if (!strcmp(a, "--tid") || !strncmp(a, "--tid=", 6)) {
-            const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v)
-                return usage_error("%s", "--tid needs a thread id");
-            if (fr_cli_parse_tids("convert", v, &job.tids))
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(a, "--ids")) {
-            job.ids_only = true;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else if (n_inputs == MAX_INPUTS) {
-            return usage_error("more than 256 input files ('%s')", a);
-        } else {
-            inputs[n_inputs++] = a;
-        }
-    }
-    if (!n_inputs)
-        return usage_error("%s", "no input file");
-    if (!format)
-        return usage_error("%s", "no --format (chrome, folded, svg, yaml or perfetto)");
-    int (*convert)(cv_job *) = NULL;
-    if (!strcmp(format, "chrome")) convert = cv_convert_chrome;
-    else if (!strcmp(format, "folded")) convert = cv_convert_folded;
-    else if (!strcmp(format, "svg")) convert = cv_convert_svg;
-    else if (!strcmp(format, "yaml")) convert = cv_convert_yaml;
-    else if (!strcmp(format, "perfetto")) convert = cv_convert_perfetto;
-    else return usage_error("unknown format '%s' (chrome, folded, svg, yaml or perfetto)", format);
-    if (max_stacks) {
+    return convert == cv_convert_folded || convert == cv_convert_svg;
+}
+
+/* The options against the format and the number of inputs, into o->job; the format's
+ * converter in *convert. 0, or FR_EXIT_USAGE after a message. */
+static int check_options(struct convert_opts *o, size_t n_inputs, int (*(*convert))(cv_job *))
+{
+    const char *format = o->format;
+    cv_job *job = &o->job;
+    if (!strcmp(format, "chrome")) *convert = cv_convert_chrome;
+    else if (!strcmp(format, "folded")) *convert = cv_convert_folded;
+    else if (!strcmp(format, "svg")) *convert = cv_convert_svg;
+    else if (!strcmp(format, "yaml")) *convert = cv_convert_yaml;
+    else *convert = cv_convert_perfetto;
+    if (o->max_stacks) {
         char *end;
         errno = 0;
-        unsigned long long v = strtoull(max_stacks, &end, 10);
-        if (!*max_stacks || *end || errno || v == 0 || max_stacks[0] == '-')
-            return usage_error("--max-stacks '%s': expected a count of at least 1", max_stacks);
-        if (convert != cv_convert_folded && convert != cv_convert_svg)
+        unsigned long long v = strtoull(o->max_stacks, &end, 10);
+        if (!*o->max_stacks || *end || errno || v == 0 || o->max_stacks[0] == '-')
+            return usage_error("--max-stacks '%s': expected a count of at least 1", o->max_stacks);
+        if (!stacks_format(*convert))
             return usage_error("--max-stacks applies to the folded and svg formats, not '%s'", format);
-        job.max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+        job->max_stacks = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }
-    if (demangle && fr_cli_parse_demangle("convert", demangle))
-        return FR_EXIT_USAGE;
-    if (max_depth) {
-        if (fr_acli_parse_max_depth("convert", max_depth, &job.max_depth))
+    if (o->max_depth) {
+        if (fr_acli_parse_max_depth("convert", o->max_depth, &job->max_depth))
             return FR_EXIT_USAGE;
-        if (convert != cv_convert_folded && convert != cv_convert_svg)
+        if (!stacks_format(*convert))
             return usage_error("--max-depth applies to the folded and svg formats, not '%s'", format);
     }
-    if (job.thread_roots && convert != cv_convert_folded && convert != cv_convert_svg)
+    if (job->thread_roots && !stacks_format(*convert))
         return usage_error("--thread-root applies to the folded and svg formats, not '%s'", format);
-    if (job.tids.n && convert == cv_convert_yaml)
+    if (job->tids.n && *convert == cv_convert_yaml)
         return usage_error("%s", "--tid: the yaml format is llvm-xray's whole trace; use another format");
-    if (n_inputs > 1 && convert == cv_convert_yaml)
+    if (n_inputs > 1 && *convert == cv_convert_yaml)
         return usage_error("several input files are merged by --format perfetto, chrome, folded "
                            "or svg, not '%s' (convert each file on its own)", format);
-    if (!strcmp(weight, "time")) job.weight = CV_WEIGHT_TIME;
-    else if (!strcmp(weight, "calls")) job.weight = CV_WEIGHT_CALLS;
-    else return usage_error("unknown --weight '%s' (time or calls)", weight);
+    if (!strcmp(o->weight, "time")) job->weight = CV_WEIGHT_TIME;
+    else if (!strcmp(o->weight, "calls")) job->weight = CV_WEIGHT_CALLS;
+    else return usage_error("unknown --weight '%s' (time or calls)", o->weight);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_convert(int argc, char **argv)
+{
+    struct convert_opts o = {.job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH}, .weight = "time"};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_convert, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n > MAX_INPUTS)
+        return usage_error("more than 256 input files ('%s')", files.v[MAX_INPUTS]);
+    if (!files.n)
+        return usage_error("%s", "no input file");
+    if (!o.format)
+        return usage_error("%s", "no --format (chrome, folded, svg, yaml or perfetto)");
+    const char *const *inputs = (const char *const *)files.v;
+    size_t n_inputs = (size_t)files.n;
+    int (*convert)(cv_job *);
+    if ((rc = check_options(&o, n_inputs, &convert)) != 0)
+        return rc;
+    cv_job job = o.job;
+    const char *out_path = o.out_path;
 
     job.out_path = out_path;
     /* Several inputs: none twice (its process would be there twice, its calls count twice). */
     int drc = fr_cli_check_distinct("convert", inputs, n_inputs);
     if (drc)
         return drc;
-    int rc;
     if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome)) {
         rc = merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
         return rc ? rc : fr_cli_tids_matched("convert", &job.tids, job.tid_records);

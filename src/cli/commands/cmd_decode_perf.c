@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "eventheader_decode.h"
 #include "eventheader_text.h"
@@ -32,23 +34,6 @@
 #include "tracefs_format.h"
 
 #define COMMAND "decode-perf"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: flightrec decode-perf [--object] [-o OUT] FILE\n"
-            "Prints every tracepoint sample of a perf.data file (perf record; file or pipe\n"
-            "mode, FILE '-' for standard input) as JSON in the style of the reference\n"
-            "decoder: EventHeader user_events field by field, other tracepoints from the\n"
-            "formats the file stores, and a \"meta\" object per event (time, cpu, pid, tid,\n"
-            "then the EventHeader level, keyword, opcode...). The time is UTC with\n"
-            "nanoseconds when the file has perf's clock data (perf record -k CLOCK), else\n"
-            "seconds on perf's clock (since boot).\n"
-            "  --object            wrap the output in braces (a complete JSON object)\n"
-            "  -f, --format F      json (the only format)\n"
-            "  -o, --output OUT    write to OUT instead of standard output\n"
-            "  -h, --help          this text\n");
-}
 
 /* ------------------------------------------------------------------ meta */
 
@@ -205,38 +190,102 @@ static int flush_sb(fr_sb *sb, FILE *out)
     return 0;
 }
 
-int cmd_decode_perf(int argc, char **argv)
+/* ------------------------------------------------------------------ run */
+
+/* Every sample of perf as a JSON object, separated by commas, to out. Returns 1 when
+ * all were read, 0 when writing failed, -1 when reading failed (err says why, count
+ * the events printed before it). */
+static int decode_samples(fr_perf *perf, FILE *out, char *err, size_t errcap, uint64_t *count_out)
 {
-    const char *path = NULL, *output = NULL, *format = "json";
-    int object = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (fr_cli_is_help(argv[i])) {
-            usage(stdout);
-            return FR_EXIT_OK;
-        } else if ((m = fr_cli_option(COMMAND, argc, argv, &i, "--output", &output)) ||
-                   (m = fr_cli_option(COMMAND, argc, argv, &i, "-o", &output)) ||
-                   (m = fr_cli_option(COMMAND, argc, argv, &i, "--format", &format)) ||
-                   (m = fr_cli_option(COMMAND, argc, argv, &i, "-f", &format))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--object")) {
-            object = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return fr_cli_usage_error(COMMAND, "unknown option '%s'", argv[i]);
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            return fr_cli_usage_error(COMMAND, "one FILE only ('%s' is a second)", argv[i]);
+    fr_sb sb = {0};
+    time_cache tc = {.second = INT64_MIN};
+    uint64_t count = 0;
+    bool write_failed = false;
+    fr_perf_sample s;
+    int got;
+    while ((got = fr_perf_next(perf, &s, err, errcap)) > 0) {
+        char meta[200];
+        fr_perf_clock clock = fr_perf_clock_of(perf);
+        sample_meta(meta, &s, &clock, &tc);
+        size_t mark = sb.len;
+        fr_sb_puts(&sb, count ? ",\n  " : "\n  ");
+        char why[400];
+        if (sample_json(&s, meta, &sb, why, sizeof why) < 0) {
+            sb.len = mark;
+            snprintf(err, errcap, "byte %llu: %s", (unsigned long long)s.offset, why);
+            got = -1;
+            break;
+        }
+        if (sb.failed) {
+            snprintf(err, errcap, "out of memory");
+            got = -1;
+            break;
+        }
+        count++;
+        if (sb.len >= 1 << 16 && flush_sb(&sb, out) < 0) {
+            write_failed = true;
+            break;
         }
     }
-    if (!path)
+    if (flush_sb(&sb, out) < 0)
+        write_failed = true;
+    fr_sb_free(&sb);
+    *count_out = count;
+    return write_failed ? 0 : got < 0 ? -1 : 1;
+}
+
+/* ------------------------------------------------------------------ parse */
+
+struct decode_perf_opts {
+    const char *output, *format;
+    bool        object;
+};
+
+static const fr_cli_opt decode_perf_options[] = {
+    FR_CLI_OPT_FLAG("object", 0, struct decode_perf_opts, object,
+                    "wrap the output in braces (a complete JSON object)"),
+    FR_CLI_OPT_FORMAT(struct decode_perf_opts, format, " F", "json",
+                      "unknown format '%s' (json)", "json (the only format)"),
+    FR_CLI_OPT_OUTPUT(struct decode_perf_opts, output, " OUT", "write to OUT instead of standard output"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_decode_perf = {
+    .name = "decode-perf",
+    .summary = "tracepoint samples of a perf.data file (user_events too) as JSON",
+    .run = cmd_decode_perf,
+    .head = "usage: flightrec decode-perf [--object] [-o OUT] FILE\n"
+            "Prints every tracepoint sample of a perf.data file (perf record; file or pipe\n"
+            "mode, FILE '-' for standard input) as JSON in the style of the reference\n"
+            "decoder: EventHeader user_events field by field, other tracepoints from the\n"
+            "formats the file stores, and a \"meta\" object per event (time, cpu, pid, tid,\n"
+            "then the EventHeader level, keyword, opcode...). The time is UTC with\n"
+            "nanoseconds when the file has perf's clock data (perf record -k CLOCK), else\n"
+            "seconds on perf's clock (since boot).\n",
+    .options = decode_perf_options,
+    .column = 22,
+    .tail = "",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ------------------------------------------------------------------ the command */
+
+int cmd_decode_perf(int argc, char **argv)
+{
+    struct decode_perf_opts o = {.format = "json"};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_decode_perf, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n > 1)
+        return fr_cli_usage_error(COMMAND, "one FILE only ('%s' is a second)", files.v[1]);
+    if (files.n < 1)
         return fr_cli_usage_error(COMMAND, "no FILE (a perf.data file, or - for standard input)");
-    if (strcmp(format, "json"))
-        return fr_cli_usage_error(COMMAND, "unknown format '%s' (json)", format);
+    const char *path = files.v[0], *output = o.output;
 
     int fd;
-    int rc = open_input(path, &fd);
+    rc = open_input(path, &fd);
     if (rc)
         return rc;
     char err[600];
@@ -250,49 +299,17 @@ int cmd_decode_perf(int argc, char **argv)
     }
     const char *base = strrchr(path, '/');
     base = !strcmp(path, "-") ? "stdin" : base ? base + 1 : path;
-    if (object)
+    if (o.object)
         fputs("{\n", out);
     fr_cli_json_string(out, base);   /* valid UTF-8 JSON whatever the name */
     fputs(": [", out);
-
-    fr_sb sb = {0};
-    time_cache tc = {.second = INT64_MIN};
-    uint64_t count = 0;
-    bool write_failed = false;
-    fr_perf_sample s;
-    int got;
-    while ((got = fr_perf_next(perf, &s, err, sizeof err)) > 0) {
-        char meta[200];
-        fr_perf_clock clock = fr_perf_clock_of(perf);
-        sample_meta(meta, &s, &clock, &tc);
-        size_t mark = sb.len;
-        fr_sb_puts(&sb, count ? ",\n  " : "\n  ");
-        char why[400];
-        if (sample_json(&s, meta, &sb, why, sizeof why) < 0) {
-            sb.len = mark;
-            snprintf(err, sizeof err, "byte %llu: %s", (unsigned long long)s.offset, why);
-            got = -1;
-            break;
-        }
-        if (sb.failed) {
-            snprintf(err, sizeof err, "out of memory");
-            got = -1;
-            break;
-        }
-        count++;
-        if (sb.len >= 1 << 16 && flush_sb(&sb, out) < 0) {
-            write_failed = true;
-            break;
-        }
-    }
-    if (flush_sb(&sb, out) < 0)
-        write_failed = true;
-    fr_sb_free(&sb);
+    uint64_t count;
+    int status = decode_samples(perf, out, err, sizeof err, &count);
     fputs(" ]\n", out);
-    if (object)
+    if (o.object)
         fputs("}\n", out);
     rc = FR_EXIT_OK;
-    if (got < 0 && !write_failed)
+    if (status < 0)
         rc = fr_cli_input_error(COMMAND, "%s: %s (%llu events printed before it)", path, err,
                                 (unsigned long long)count);
     else if (fr_perf_warning(perf))

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,23 +18,7 @@
 #include "cli_common.h"
 #include "program_facts.h"
 #include "text_escape.h"
-
-static const char *const usage_text =
-    "usage: flightrec doctor PROGRAM [options]\n"
-    "Says whether `flightrec record -- PROGRAM` can trace PROGRAM, without running it:\n"
-    "its instrumentation (XRay sleds and how many functions have them, or gcc's\n"
-    "-finstrument-functions hooks), the runtime it links (libflightrec, compiler-rt's\n"
-    "XRay, none: then record preloads libflightrec.so), static or dynamic linking, and on\n"
-    "this machine whether the kernel has Linux user_events and which clock the recorder\n"
-    "would use.\n"
-    "\n"
-    "options:\n"
-    "  -f, --format F      text (default: \"key: value\" lines) or json\n"
-    "  --json              the same as --format json\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n"
-    "  -h, --help          this text\n"
-    "Exit status: 0 PROGRAM can be traced, 1 it cannot (the verdict says why), 2 bad\n"
-    "usage.\n";
+#include "cli_options.h"
 
 static const char *const user_events_paths[] = {
     "/sys/kernel/tracing/user_events_data",
@@ -70,36 +55,57 @@ static void kernel_clocksource(char *buf, size_t n)
     fclose(f);
 }
 
+/* ---------------------------------------------------------------- parse */
+
+struct doctor_opts {
+    const char *format, *output;
+};
+
+static const fr_cli_opt doctor_options[] = {
+    FR_CLI_OPT_FORMAT(struct doctor_opts, format, " F", "text|json", "unknown format '%s' (text or json)",
+                      "text (default: \"key: value\" lines) or json"),
+    FR_CLI_OPT_JSON(struct doctor_opts, format),
+    FR_CLI_OPT_OUTPUT(struct doctor_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_doctor = {
+    .name = "doctor",
+    .summary = "can this program be traced here? (instrumentation, runtime, kernel)",
+    .run = cmd_doctor,
+    .head = "usage: flightrec doctor PROGRAM [options]\n"
+            "Says whether `flightrec record -- PROGRAM` can trace PROGRAM, without running it:\n"
+            "its instrumentation (XRay sleds and how many functions have them, or gcc's\n"
+            "-finstrument-functions hooks), the runtime it links (libflightrec, compiler-rt's\n"
+            "XRay, none: then record preloads libflightrec.so), static or dynamic linking, and on\n"
+            "this machine whether the kernel has Linux user_events and which clock the recorder\n"
+            "would use.\n"
+            "\n"
+            "options:\n",
+    .options = doctor_options,
+    .column = 22,
+    .tail = "Exit status: 0 PROGRAM can be traced, 1 it cannot (the verdict says why), 2 bad\n"
+            "usage.\n",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- the command */
+
 int cmd_doctor(int argc, char **argv)
 {
-    const char *cmd = "doctor", *path = NULL, *format = "text", *output = NULL;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (fr_cli_is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return FR_EXIT_OK;
-        }
-        if ((m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--json")) {
-            format = "json";
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            return fr_cli_usage_error(cmd, "one program only ('%s' is extra)", argv[i]);
-        }
-    }
-    if (!path)
+    const char *cmd = "doctor";
+    struct doctor_opts o = {.format = "text"};
+    fr_cli_operands ops;
+    int prc = fr_cli_parse(&fr_cmd_doctor, argc, argv, &o, &ops);
+    if (prc)
+        return prc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : prc;
+    if (ops.n > 1)
+        return fr_cli_usage_error(cmd, "one program only ('%s' is extra)", ops.v[1]);
+    if (ops.n < 1)
         return fr_cli_usage_error(cmd, "no program given");
-    bool json = !strcmp(format, "json");
-    if (!json && strcmp(format, "text"))
-        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
+    const char *path = ops.v[0], *output = o.output;
+    bool json = !strcmp(o.format, "json");
 
     char *program = fr_program_resolve(path);
     if (!program)

@@ -9,37 +9,14 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
 #include "eventheader_decode.h"
 #include "text_escape.h"
-
-static const char *const usage_text =
-    "usage: flightrec dump FILE [options]\n"
-    "Prints one line per record: byte offset, time (us since the trace start), thread,\n"
-    "CPU, kind and details (function id and name, argument, event payload).\n"
-    "FILE '-' reads the trace from standard input.\n"
-    "\n"
-    "options:\n"
-    "  --tid TID[,TID...]   only records of these threads (repeatable)\n"
-    "  --function ID|NAME   only function records of this function (and block records)\n"
-    "  --from TIME          only records at or after TIME since the trace start\n"
-    "  --to TIME            only records before or at TIME since the trace start\n"
-    "                       TIME: a number with unit ns, us (default), ms or s\n"
-    "  --meta               also print flightrec's metadata records (FR_TE_* events)\n"
-    "  --binary BIN         take symbols from BIN (default: the executable in the trace)\n"
-    "  --demangle=MODE      C++ names: full (default), simple (no template arguments nor\n"
-    "                       parameter lists: ns::Box::get) or no (mangled, as linked)\n"
-    "  -f, --format F       text (default) or json (JSON Lines: one object per record)\n"
-    "  --json               the same as --format json\n"
-    "  -o, --output FILE    write to FILE instead of standard output\n"
-    "  --color[=WHEN]       colour the kind column: auto (default: on a terminal),\n"
-    "                       always or never\n"
-    "  -h, --help           this text\n"
-    "When --tid, --function, --from or --to select no record at all, a warning says so\n"
-    "and the exit status is 1.\n";
+#include "cli_options.h"
 
 static const char *kind_name(const fr_record *r)
 {
@@ -231,166 +208,214 @@ static bool tid_listed(const fr_cli_tids *tids, int32_t tid)
     return false;
 }
 
-int cmd_dump(int argc, char **argv)
+/* ---------------------------------------------------------------- parse */
+
+struct dump_opts {
+    fr_cli_tids tids;       /* --tid: only these threads' records (repeatable, 12,34) */
+    const char *fn_s, *from_s, *to_s, *binary, *format, *output;
+    bool        meta;
+    int         color;
+};
+
+static const fr_cli_opt dump_options[] = {
+    FR_CLI_OPT_TIDS(struct dump_opts, tids, " TID[,TID...]",
+                    "only records of these threads (repeatable)"),
+    {.name = "function", .arg = " ID|NAME", .set = fr_cli_set_string,
+     .offset = offsetof(struct dump_opts, fn_s),
+     .help = "only function records of this function (and block records)"},
+    {.name = "from", .arg = " TIME", .set = fr_cli_set_string,
+     .offset = offsetof(struct dump_opts, from_s),
+     .help = "only records at or after TIME since the trace start"},
+    {.name = "to", .arg = " TIME", .set = fr_cli_set_string, .offset = offsetof(struct dump_opts, to_s),
+     .help = "only records before or at TIME since the trace start\n"
+             "TIME: a number with unit ns, us (default), ms or s"},
+    FR_CLI_OPT_FLAG("meta", 0, struct dump_opts, meta,
+                    "also print flightrec's metadata records (FR_TE_* events)"),
+    FR_CLI_OPT_BINARY(struct dump_opts, binary,
+                      "take symbols from BIN (default: the executable in the trace)"),
+    FR_CLI_OPT_DEMANGLE(FR_CLI_HELP_DEMANGLE),
+    FR_CLI_OPT_FORMAT(struct dump_opts, format, " F", "text|json", "unknown format '%s' (text or json)",
+                      "text (default) or json (JSON Lines: one object per record)"),
+    FR_CLI_OPT_JSON(struct dump_opts, format),
+    FR_CLI_OPT_OUTPUT(struct dump_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_COLOR(struct dump_opts, color, "colour the kind column: auto (default: on a terminal),\n"
+                                              "always or never"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_dump = {
+    .name = "dump",
+    .summary = "one line per record",
+    .run = cmd_dump,
+    .head = "usage: flightrec dump FILE [options]\n"
+            "Prints one line per record: byte offset, time (us since the trace start), thread,\n"
+            "CPU, kind and details (function id and name, argument, event payload).\n"
+            "FILE '-' reads the trace from standard input.\n"
+            "\n"
+            "options:\n",
+    .options = dump_options,
+    .column = 23,
+    .tail = "When --tid, --function, --from or --to select no record at all, a warning says so\n"
+            "and the exit status is 1.\n",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- check */
+
+/* The filters, ready for the records: --function's id (or its name, matched the first
+ * time an id is met, then remembered), --from and --to in ticks. */
+struct dump_filter {
+    const struct dump_opts *o;
+    uint32_t fn_id;
+    bool     fn_by_name;
+    int64_t  from, to;
+    uint8_t *name_match;   /* 0 unknown, 1 no, 2 yes; indexed by id, grown on demand */
+    size_t   name_match_n;
+};
+
+/* --from and --to need the trace's clock: 0, or FR_EXIT_USAGE after a message. */
+static int check_filter(struct dump_filter *f, const struct dump_opts *o, const fr_cli_trace *t)
 {
-    const char *cmd = "dump", *path = NULL, *binary = NULL, *tid_s = NULL, *fn_s = NULL;
-    const char *from_s = NULL, *to_s = NULL, *format = "text", *output = NULL, *color_s = NULL;
-    const char *demangle = NULL;
-    bool meta = false;
-    int color = FR_COLOR_AUTO;
-    fr_cli_tids tids = {0};   /* --tid: only these threads' records (repeatable, 12,34) */
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (fr_cli_is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return FR_EXIT_OK;
-        }
-        if ((m = fr_cli_option(cmd, argc, argv, &i, "--tid", &tid_s)) > 0) {
-            if (fr_cli_parse_tids(cmd, tid_s, &tids))
-                return FR_EXIT_USAGE;
-        } else if (m < 0) {
-            return FR_EXIT_USAGE;
-        } else if ((m = fr_cli_option(cmd, argc, argv, &i, "--function", &fn_s)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--from", &from_s)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--to", &to_s)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--demangle", &demangle)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--meta")) {
-            meta = true;
-        } else if (!strcmp(argv[i], "--json")) {
-            format = "json";
-        } else if (!strcmp(argv[i], "--color") || !strncmp(argv[i], "--color=", 8)) {
-            color_s = argv[i][7] ? argv[i] + 8 : NULL;
-            if (fr_cli_parse_color(cmd, color_s, &color))
-                return FR_EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", argv[i]);
-        }
-    }
-    if (!path)
-        return fr_cli_usage_error(cmd, "no trace file given");
-    if (demangle && fr_cli_parse_demangle(cmd, demangle))
-        return FR_EXIT_USAGE;
-    bool json = !strcmp(format, "json");
-    if (!json && strcmp(format, "text"))
-        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
-
-    char *end;
-    uint32_t fn_id = 0;
-    bool fn_by_name = false;
-    if (fn_s) {
-        unsigned long v = strtoul(fn_s, &end, 10);
-        if (*fn_s && !*end && v <= FR_XRAY_MAX_FUNCTION_ID)
-            fn_id = (uint32_t)v;
+    *f = (struct dump_filter){.o = o, .from = INT64_MIN, .to = INT64_MAX};
+    if (o->fn_s) {
+        char *end;
+        unsigned long v = strtoul(o->fn_s, &end, 10);
+        if (*o->fn_s && !*end && v <= FR_XRAY_MAX_FUNCTION_ID)
+            f->fn_id = (uint32_t)v;
         else
-            fn_by_name = true;
+            f->fn_by_name = true;
     }
-
-    fr_cli_trace t;
-    int rc = fr_cli_open(&t, cmd, path, binary);
-    if (rc)
-        return rc;
-    t.return_meta = meta;
-    int64_t from = INT64_MIN, to = INT64_MAX;
-    const char *bad = from_s && fr_cli_parse_duration(from_s, t.ticks_per_second, &from) ? from_s
-                    : to_s && fr_cli_parse_duration(to_s, t.ticks_per_second, &to)       ? to_s
-                                                                                         : NULL;
-    if (bad) {
-        fr_cli_close(&t);
-        return fr_cli_usage_error(cmd, "expected a time like 1.5ms, 20us, 100ns or 2s, found '%s'",
+    const char *bad = o->from_s && fr_cli_parse_duration(o->from_s, t->ticks_per_second, &f->from)
+                          ? o->from_s
+                    : o->to_s && fr_cli_parse_duration(o->to_s, t->ticks_per_second, &f->to)
+                          ? o->to_s
+                          : NULL;
+    if (bad)
+        return fr_cli_usage_error("dump", "expected a time like 1.5ms, 20us, 100ns or 2s, found '%s'",
                                   bad);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- run */
+
+/* Whether --function selects r (a function record of that id or name). */
+static bool function_selected(struct dump_filter *f, fr_cli_trace *t, const fr_record *r)
+{
+    const char *fn_s = f->o->fn_s;
+    if (!is_function(r))
+        return false;
+    if (f->fn_by_name && r->function_id >= (1u << 20))
+        /* Ids beyond a sane table (a damaged file): compare without a cache. */
+        return !strcmp(fr_cli_name(t, r->function_id), fn_s);
+    if (!f->fn_by_name)
+        return r->function_id == f->fn_id;
+    if (r->function_id >= f->name_match_n) {
+        size_t n = (size_t)r->function_id * 2 + 16;
+        uint8_t *m = realloc(f->name_match, n);
+        if (!m)
+            return false;
+        memset(m + f->name_match_n, 0, n - f->name_match_n);
+        f->name_match = m;
+        f->name_match_n = n;
     }
+    if (!f->name_match[r->function_id])
+        f->name_match[r->function_id] = strcmp(fr_cli_name(t, r->function_id), fn_s) ? 1 : 2;
+    return f->name_match[r->function_id] == 2;
+}
 
-    FILE *out = fr_cli_open_output(cmd, output);
-    if (!out) {
-        fr_cli_close(&t);
-        return FR_EXIT_BAD_INPUT;
-    }
-    fr_cli_colors k = fr_cli_colors_for(!json && fr_cli_use_color(color, out));
-
-    /* Matching by name: the first time an id is met, compare its name, then remember. */
-    uint8_t *name_match = NULL; /* 0 unknown, 1 no, 2 yes; indexed by id, grown on demand */
-    size_t name_match_n = 0;
-    bool filtered = tid_s || fn_s || from_s || to_s;
-    uint64_t matched = 0;   /* records the filters selected (not counting context blocks) */
-
+/* Every record the filters select, one line (or one JSON object) each; the number of
+ * records selected (not counting context blocks). */
+static uint64_t print_records(FILE *out, fr_cli_trace *t, struct dump_filter *f)
+{
+    const struct dump_opts *o = f->o;
+    bool json = !strcmp(o->format, "json");
+    fr_cli_colors k = fr_cli_colors_for(!json && fr_cli_use_color(o->color, out));
+    uint64_t matched = 0;
     if (!json)
         fprintf(out, "%s%-10s %14s %8s %4s %-9s %s%s\n", k.bold, "offset", "time_us", "tid", "cpu",
                 "kind", "details", k.reset);
     fr_record r;
     char tbuf[48];
-    while (fr_cli_next(&t, &r) == FR_READ_OK) {
-        if (tids.n && !tid_listed(&tids, r.tid))
+    while (fr_cli_next(t, &r) == FR_READ_OK) {
+        if (o->tids.n && !tid_listed(&o->tids, r.tid))
             continue;
-        if (fn_s && r.kind != FR_REC_BLOCK) {
-            if (!is_function(&r))
-                continue;
-            if (fn_by_name && r.function_id >= (1u << 20)) {
-                /* Ids beyond a sane table (a damaged file): compare without a cache. */
-                if (strcmp(fr_cli_name(&t, r.function_id), fn_s))
-                    continue;
-            } else if (fn_by_name) {
-                if (r.function_id >= name_match_n) {
-                    size_t n = (size_t)r.function_id * 2 + 16;
-                    uint8_t *m = realloc(name_match, n);
-                    if (!m)
-                        continue;
-                    memset(m + name_match_n, 0, n - name_match_n);
-                    name_match = m;
-                    name_match_n = n;
-                }
-                if (!name_match[r.function_id])
-                    name_match[r.function_id] =
-                        strcmp(fr_cli_name(&t, r.function_id), fn_s) ? 1 : 2;
-                if (name_match[r.function_id] != 2)
-                    continue;
-            } else if (r.function_id != fn_id) {
-                continue;
-            }
-        }
-        int64_t rel = fr_cli_rel(&t, r.tsc);
-        if (rel < from || rel > to)
+        if (o->fn_s && r.kind != FR_REC_BLOCK && !function_selected(f, t, &r))
             continue;
-        if (r.kind == FR_REC_BLOCK && r.tid == 0 && !meta)
+        int64_t rel = fr_cli_rel(t, r.tsc);
+        if (rel < f->from || rel > f->to)
+            continue;
+        if (r.kind == FR_REC_BLOCK && r.tid == 0 && !o->meta)
             continue; /* the metadata block's header says nothing without its records */
-        if (r.kind != FR_REC_BLOCK || !fn_s)
+        if (r.kind != FR_REC_BLOCK || !o->fn_s)
             matched++;
-        fr_cli_format_ticks(tbuf, sizeof tbuf, rel, t.ticks_per_second, 6, 3);
+        fr_cli_format_ticks(tbuf, sizeof tbuf, rel, t->ticks_per_second, 6, 3);
         if (json) {
-            print_json_record(out, &t, &r, tbuf);
+            print_json_record(out, t, &r, tbuf);
             continue;
         }
         fprintf(out, "%-10" PRIu64 " %14s %8d %4u %s%-9s%s ", r.offset, tbuf, r.tid, r.cpu,
                 kind_color(&k, &r), kind_name(&r), k.reset);
-        print_details(out, &t, &r);
+        print_details(out, t, &r);
         putc('\n', out);
     }
-    free(name_match);
-    rc = fr_cli_close_output(cmd, output, out);
+    return matched;
+}
+
+/* ---------------------------------------------------------------- report */
+
+/* An empty result is more often a typo than an answer: say so, exit 1. */
+static int report_no_match(const struct dump_opts *o)
+{
+    char tid_list[FR_CLI_TIDS_LIST_MAX];
+    fr_cli_tids_list(&o->tids, tid_list);
+    fr_cli_input_error("dump", "warning: no record matched%s%s%s%s%s%s%s%s",
+                       o->tids.n ? " --tid " : "", tid_list, o->fn_s ? " --function " : "",
+                       o->fn_s ? o->fn_s : "", o->from_s ? " --from " : "",
+                       o->from_s ? o->from_s : "", o->to_s ? " --to " : "", o->to_s ? o->to_s : "");
+    return FR_EXIT_BAD_INPUT;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_dump(int argc, char **argv)
+{
+    const char *cmd = "dump";
+    struct dump_opts o = {.format = "text", .color = FR_COLOR_AUTO};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_dump, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n > 1)
+        return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", files.v[1]);
+    if (files.n < 1)
+        return fr_cli_usage_error(cmd, "no trace file given");
+
+    fr_cli_trace t;
+    rc = fr_cli_open(&t, cmd, files.v[0], o.binary);
+    if (rc)
+        return rc;
+    t.return_meta = o.meta;
+    struct dump_filter f;
+    if ((rc = check_filter(&f, &o, &t)) != 0) {
+        fr_cli_close(&t);
+        return rc;
+    }
+    FILE *out = fr_cli_open_output(cmd, o.output);
+    if (!out) {
+        fr_cli_close(&t);
+        return FR_EXIT_BAD_INPUT;
+    }
+    uint64_t matched = print_records(out, &t, &f);
+    free(f.name_match);
+    rc = fr_cli_close_output(cmd, o.output, out);
     if (rc) {
         fr_cli_close(&t);
         return rc;
     }
     rc = fr_cli_close(&t);
-    if (!rc && filtered && !matched) {
-        /* An empty result is more often a typo than an answer: say so, exit 1. */
-        char tid_list[FR_CLI_TIDS_LIST_MAX];
-        fr_cli_tids_list(&tids, tid_list);
-        fr_cli_input_error(cmd, "warning: no record matched%s%s%s%s%s%s%s%s", tids.n ? " --tid " : "",
-                           tid_list, fn_s ? " --function " : "", fn_s ? fn_s : "",
-                           from_s ? " --from " : "", from_s ? from_s : "", to_s ? " --to " : "",
-                           to_s ? to_s : "");
-        return FR_EXIT_BAD_INPUT;
-    }
+    bool filtered = o.tids.n || o.fn_s || o.from_s || o.to_s;
+    if (!rc && filtered && !matched)
+        return report_no_match(&o);
     return rc;
 }

@@ -6,25 +6,13 @@
  */
 #define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
 #include "text_escape.h"
-
-static const char *const usage_text =
-    "usage: flightrec info FILE [options]\n"
-    "Prints the trace's header, clock, process, threads, record counts per kind, drops\n"
-    "and duration. Threads that kept no records but whose counts are in the file (all\n"
-    "their calls under the threshold, or every record dropped) are listed too.\n"
-    "FILE '-' reads the trace from standard input.\n"
-    "\n"
-    "options:\n"
-    "  -f, --format F      text (default: \"key: value\" lines) or json\n"
-    "  --json              the same as --format json\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n"
-    "  --binary BIN        take symbols from BIN (only used to count named functions)\n"
-    "  -h, --help          this text\n";
+#include "cli_options.h"
 
 typedef struct thread_info {
     int32_t  tid, pid;
@@ -151,67 +139,44 @@ static void print_meta_by_type(FILE *out, const uint64_t *by_type, const char *q
     }
 }
 
-int cmd_info(int argc, char **argv)
+/* ---------------------------------------------------------------- run: one pass */
+
+/* What the pass over the records counted. */
+struct info_counts {
+    uint64_t     count[FR_REC_BLOCK + 1], meta_events, structured, lost;
+    uint64_t     meta_by_type[FR_TE_LAST - FR_TE_FIRST + 1];
+    uint64_t     first, last;     /* timestamps (first > last: none) */
+    thread_table threads;
+    /* the threads sorted by (pid, tid), with the writer's counts (collect_threads) */
+    thread_info *list;
+    size_t       n, without_records;
+};
+
+static void count_records(fr_cli_trace *t, struct info_counts *ic)
 {
-    const char *cmd = "info", *path = NULL, *binary = NULL, *format = "text", *output = NULL;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (fr_cli_is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return FR_EXIT_OK;
-        }
-        if ((m = fr_cli_option(cmd, argc, argv, &i, "--binary", &binary)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--format", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-f", &format)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "--output", &output)) ||
-            (m = fr_cli_option(cmd, argc, argv, &i, "-o", &output))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--json")) {
-            format = "json";
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", argv[i]);
-        }
-    }
-    if (!path)
-        return fr_cli_usage_error(cmd, "no trace file given");
-    bool json = !strcmp(format, "json");
-    if (!json && strcmp(format, "text"))
-        return fr_cli_usage_error(cmd, "unknown format '%s' (text or json)", format);
-
-    fr_cli_trace t;
-    int rc = fr_cli_open(&t, cmd, path, binary);
-    if (rc)
-        return rc;
-    t.return_meta = true; /* counted below as metadata */
-
-    uint64_t count[FR_REC_BLOCK + 1] = {0}, meta_events = 0, structured = 0, lost = 0;
-    uint64_t meta_by_type[FR_TE_LAST - FR_TE_FIRST + 1] = {0};
-    uint64_t first = UINT64_MAX, last = 0;
-    thread_table threads = {0};
+    uint64_t *count = ic->count;
+    thread_table *threads = &ic->threads;
     thread_info *ti = NULL; /* the previous record's thread: most records repeat it */
+    ic->first = UINT64_MAX;
+    ic->last = 0;
     fr_record r;
-    while (fr_cli_next(&t, &r) == FR_READ_OK) {
+    while (fr_cli_next(t, &r) == FR_READ_OK) {
         bool ours = r.kind == FR_REC_TYPED && r.event_type >= FR_TE_FIRST &&
                     r.event_type <= FR_TE_LAST;
         if (ours && (r.event_type == FR_TE_EVENT || r.event_type == FR_TE_EVENT_RUN))
-            structured++;   /* EVENT_RUN: an event whose site's metadata the file lacks */
+            ic->structured++;   /* EVENT_RUN: an event whose site's metadata the file lacks */
         else if (ours && r.event_type == FR_TE_LOST)
-            lost++;
+            ic->lost++;
         else if (ours) {
-            meta_events++;
-            meta_by_type[r.event_type - FR_TE_FIRST]++;
+            ic->meta_events++;
+            ic->meta_by_type[r.event_type - FR_TE_FIRST]++;
             continue; /* metadata: not a thread's record */
         }
         count[r.kind]++;
         if (r.kind == FR_REC_BLOCK && r.tid == 0)
             continue; /* the metadata block */
         if (!ti || ti->tid != r.tid || ti->pid != r.pid)
-            ti = thread_get(&threads, r.pid, r.tid); /* may move the table: ti is refreshed */
+            ti = thread_get(threads, r.pid, r.tid); /* may move the table: ti is refreshed */
         if (!ti)
             continue;
         if (r.kind == FR_REC_BLOCK) {
@@ -224,60 +189,60 @@ int cmd_info(int argc, char **argv)
         if (!ti->timed || r.tsc > ti->last_tsc)
             ti->last_tsc = r.tsc;
         ti->timed = true;
-        if (r.tsc < first)
-            first = r.tsc;
-        if (r.tsc > last)
-            last = r.tsc;
+        if (r.tsc < ic->first)
+            ic->first = r.tsc;
+        if (r.tsc > ic->last)
+            ic->last = r.tsc;
     }
-    if (t.failed) {
-        free(threads.slots);
-        return fr_cli_close(&t);
-    }
-    fr_trace_meta_finish(&t.meta);
-    const fr_trace_info *h = t.info;
-    const fr_trace_meta *m = &t.meta;
-    uint64_t tps = t.ticks_per_second;
-    char b1[48], b2[48];
+}
 
-    /* Threads, sorted, with the writer's per-thread counts; a thread whose counts are in
-     * the file but which kept no records (every call under the threshold, every record
-     * dropped) is listed too: it ran, and its counts say what happened to its calls. */
+/* Threads, sorted, with the writer's per-thread counts; a thread whose counts are in
+ * the file but which kept no records (every call under the threshold, every record
+ * dropped) is listed too: it ran, and its counts say what happened to its calls. */
+static void collect_threads(struct info_counts *ic, const fr_trace_meta *m)
+{
+    thread_table *threads = &ic->threads;
     for (size_t k = 0; k < m->n_thread_stats; k++) {
         const fr_meta_thread *st = &m->thread_stats[k];
         thread_info *found = NULL;
-        for (size_t i = 0; i < threads.cap && !found; i++)
-            if (threads.slots[i].in_use && threads.slots[i].tid == st->tid)
-                found = &threads.slots[i];
+        for (size_t i = 0; i < threads->cap && !found; i++)
+            if (threads->slots[i].in_use && threads->slots[i].tid == st->tid)
+                found = &threads->slots[i];
         if (!found)
-            found = thread_get(&threads, m->has_process ? (int32_t)m->pid : 0, st->tid);
+            found = thread_get(threads, m->has_process ? (int32_t)m->pid : 0, st->tid);
         if (found)
             found->stats = st;
     }
-    thread_info *list = calloc(threads.used ? threads.used : 1, sizeof *list);
+    thread_info *list = ic->list = calloc(threads->used ? threads->used : 1, sizeof *list);
     size_t n = 0, without_records = 0;
-    for (size_t i = 0; list && i < threads.cap; i++)
-        if (threads.slots[i].in_use) {
-            list[n++] = threads.slots[i];
-            without_records += !threads.slots[i].records;
+    for (size_t i = 0; list && i < threads->cap; i++)
+        if (threads->slots[i].in_use) {
+            list[n++] = threads->slots[i];
+            without_records += !threads->slots[i].records;
         }
     if (list)
         qsort(list, n, sizeof *list, by_pid_tid);
+    ic->n = n;
+    ic->without_records = without_records;
+}
+
+/* ---------------------------------------------------------------- report */
+
+static void print_json(FILE *out, fr_cli_trace *tr, const struct info_counts *ic)
+{
+    const fr_cli_trace *t = tr;
+    const fr_trace_info *h = t->info;
+    const fr_trace_meta *m = &t->meta;
+    const uint64_t *count = ic->count;
+    uint64_t tps = t->ticks_per_second, first = ic->first, last = ic->last;
     uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
                          count[FR_REC_ENTER_ARG];
-
-    FILE *out = fr_cli_open_output(cmd, output);
-    if (!out) {
-        free(list);
-        free(threads.slots);
-        fr_cli_close(&t);
-        return FR_EXIT_BAD_INPUT;
-    }
-    if (json) {
+    char b1[48], b2[48];
         fputs("{\"file\": ", out);
-        fr_cli_json_string(out, t.path);
+        fr_cli_json_string(out, t->path);
         fprintf(out, ", \"size\": %" PRIu64, h->file_size);
-        if (t.truncated)
-            fprintf(out, ", \"truncated_at\": %" PRIu64, t.truncated_at);
+        if (t->truncated)
+            fprintf(out, ", \"truncated_at\": %" PRIu64, t->truncated_at);
         fprintf(out, ",\n \"format\": {\"type\": \"%s\", \"version\": %u, \"frequency\": %" PRIu64
                      ", \"constant_tsc\": %s, \"nonstop_tsc\": %s, \"buffer_size\": %" PRIu64 "}",
                 h->type == FR_XRAY_TYPE_FDR ? "fdr" : "basic", h->version, h->ticks_per_second,
@@ -333,27 +298,27 @@ int cmd_info(int argc, char **argv)
                      ", \"tail_exit\": %" PRIu64 ", \"custom_events\": %" PRIu64
                      ", \"typed_events\": %" PRIu64 ", \"structured_events\": %" PRIu64 "}"
                      ", \"metadata_events\": %" PRIu64,
-                m->n_functions, lost, count[FR_REC_BLOCK],
+                m->n_functions, ic->lost, count[FR_REC_BLOCK],
                 functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED], count[FR_REC_ENTER],
                 count[FR_REC_ENTER_ARG], count[FR_REC_EXIT], count[FR_REC_TAIL_EXIT],
-                count[FR_REC_CUSTOM], count[FR_REC_TYPED], structured, meta_events);
+                count[FR_REC_CUSTOM], count[FR_REC_TYPED], ic->structured, ic->meta_events);
         fputs(", \"metadata_by_type\": {", out);
-        print_meta_by_type(out, meta_by_type, "\"", "\": ");
+        print_meta_by_type(out, ic->meta_by_type, "\"", "\": ");
         fputc('}', out);
         if (first <= last)
             fprintf(out, ",\n \"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64 ", \"duration_us\": %s",
                     first, last, fr_cli_format_ticks(b1, sizeof b1, (int64_t)(last - first), tps, 6, 3));
         else
             fputs(",\n \"duration_us\": 0", out);
-        fprintf(out, ",\n \"threads_without_records\": %zu,\n \"threads\": [", without_records);
-        for (size_t i = 0; i < n; i++) {
-            const thread_info *ti = &list[i];
+        fprintf(out, ",\n \"threads_without_records\": %zu,\n \"threads\": [", ic->without_records);
+        for (size_t i = 0; i < ic->n; i++) {
+            const thread_info *ti = &ic->list[i];
             fprintf(out, "%s\n  {\"tid\": %d, \"pid\": %d, \"blocks\": %" PRIu64 ", \"records\": %" PRIu64,
                     i ? "," : "", ti->tid, ti->pid, ti->blocks, ti->records);
             if (ti->timed)
                 fprintf(out, ", \"from_us\": %s, \"to_us\": %s",
-                        fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(&t, ti->first_tsc), tps, 6, 3),
-                        fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(&t, ti->last_tsc), tps, 6, 3));
+                        fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(t, ti->first_tsc), tps, 6, 3),
+                        fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(t, ti->last_tsc), tps, 6, 3));
             if (ti->stats) {
                 const fr_meta_thread *st = ti->stats;
                 fputs(", \"name\": ", out);
@@ -366,18 +331,23 @@ int cmd_info(int argc, char **argv)
             fputc('}', out);
         }
         fputs("\n ]}\n", out);
-        free(list);
-        free(threads.slots);
-        rc = fr_cli_close_output(cmd, output, out);
-        int crc = fr_cli_close(&t);
-        return rc ? rc : crc;
-    }
+}
 
+static void print_text(FILE *out, fr_cli_trace *tr, const struct info_counts *ic)
+{
+    const fr_cli_trace *t = tr;
+    const fr_trace_info *h = t->info;
+    const fr_trace_meta *m = &t->meta;
+    const uint64_t *count = ic->count;
+    uint64_t tps = t->ticks_per_second, first = ic->first, last = ic->last;
+    uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
+                         count[FR_REC_ENTER_ARG];
+    char b1[48], b2[48];
     fr_text_buf e = {0};   /* strings from the trace (and the path) shown escaped */
-    fprintf(out, "file: %s\n", fr_text_escape(&e, t.path));   /* "<stdin>" for "-", as in JSON */
+    fprintf(out, "file: %s\n", fr_text_escape(&e, t->path));   /* "<stdin>" for "-", as in JSON */
     fprintf(out, "size: %" PRIu64 " bytes\n", h->file_size);
-    if (t.truncated)   /* the reader's warning on stderr says what was cut */
-        fprintf(out, "truncated: at offset %" PRIu64 "\n", t.truncated_at);
+    if (t->truncated)   /* the reader's warning on stderr says what was cut */
+        fprintf(out, "truncated: at offset %" PRIu64 "\n", t->truncated_at);
     fprintf(out, "format: XRay %s version %u\n", h->type == FR_XRAY_TYPE_FDR ? "FDR" : "basic", h->version);
     fprintf(out, "header frequency: %" PRIu64 " Hz%s%s\n", h->ticks_per_second,
            h->flags & FR_XRAY_FLAG_CONSTANT_TSC ? ", constant TSC" : "",
@@ -417,7 +387,7 @@ int cmd_info(int argc, char **argv)
                 fr_text_escape(&e, m->objects[i].path), id[0] ? ", build-id " : "", id);
     }
     fprintf(out, "functions in trace table: %zu\n", m->n_functions);
-    fprintf(out, "lost-record markers: %" PRIu64 "\n", lost);
+    fprintf(out, "lost-record markers: %" PRIu64 "\n", ic->lost);
 
     fprintf(out, "blocks: %" PRIu64 "\n", count[FR_REC_BLOCK]);
     fprintf(out, "records: %" PRIu64 "\n", functions + count[FR_REC_CUSTOM] + count[FR_REC_TYPED]);
@@ -427,11 +397,11 @@ int cmd_info(int argc, char **argv)
     fprintf(out, "  tail-exit: %" PRIu64 "\n", count[FR_REC_TAIL_EXIT]);
     fprintf(out, "  custom events: %" PRIu64 "\n", count[FR_REC_CUSTOM]);
     fprintf(out, "  typed events: %" PRIu64 " (structured events %" PRIu64 ")\n", count[FR_REC_TYPED],
-           structured);
-    fprintf(out, "metadata events: %" PRIu64, meta_events);
-    if (meta_events) {
+           ic->structured);
+    fprintf(out, "metadata events: %" PRIu64, ic->meta_events);
+    if (ic->meta_events) {
         fputs(" (", out);
-        print_meta_by_type(out, meta_by_type, "", " ");
+        print_meta_by_type(out, ic->meta_by_type, "", " ");
         fputc(')', out);
     }
     fputc('\n', out);
@@ -444,18 +414,18 @@ int cmd_info(int argc, char **argv)
         fprintf(out, "duration: 0 us (no records)\n");
     }
 
-    fprintf(out, "threads: %zu", n);
-    if (without_records)
-        fprintf(out, " (%zu kept no records)", without_records);
+    fprintf(out, "threads: %zu", ic->n);
+    if (ic->without_records)
+        fprintf(out, " (%zu kept no records)", ic->without_records);
     fprintf(out, "\n");
-    for (size_t i = 0; i < n; i++) {
-        const thread_info *ti = &list[i];
+    for (size_t i = 0; i < ic->n; i++) {
+        const thread_info *ti = &ic->list[i];
         fprintf(out, "thread %d: pid %d, blocks %" PRIu64 ", records %" PRIu64, ti->tid, ti->pid,
                ti->blocks, ti->records);
         if (ti->timed)
             fprintf(out, ", from %s us to %s us",
-                   fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(&t, ti->first_tsc), tps, 6, 3),
-                   fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(&t, ti->last_tsc), tps, 6, 3));
+                   fr_cli_format_ticks(b1, sizeof b1, fr_cli_rel(t, ti->first_tsc), tps, 6, 3),
+                   fr_cli_format_ticks(b2, sizeof b2, fr_cli_rel(t, ti->last_tsc), tps, 6, 3));
         if (ti->stats) {
             const fr_meta_thread *s = ti->stats;
             fprintf(out, ", name %s, written %" PRIu64 ", dropped %" PRIu64 " (%" PRIu64
@@ -465,10 +435,82 @@ int cmd_info(int argc, char **argv)
         }
         fputc('\n', out);
     }
-    free(list);
-    free(threads.slots);
     fr_text_buf_free(&e);
-    rc = fr_cli_close_output(cmd, output, out);
+}
+
+/* ---------------------------------------------------------------- parse */
+
+struct info_opts {
+    const char *format, *output, *binary;
+};
+
+static const fr_cli_opt info_options[] = {
+    FR_CLI_OPT_FORMAT(struct info_opts, format, " F", "text|json", "unknown format '%s' (text or json)",
+                      "text (default: \"key: value\" lines) or json"),
+    FR_CLI_OPT_JSON(struct info_opts, format),
+    FR_CLI_OPT_OUTPUT(struct info_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_BINARY(struct info_opts, binary, "take symbols from BIN (only used to count named functions)"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_info = {
+    .name = "info",
+    .summary = "header, threads, record counts, drops, duration",
+    .run = cmd_info,
+    .head = "usage: flightrec info FILE [options]\n"
+            "Prints the trace's header, clock, process, threads, record counts per kind, drops\n"
+            "and duration. Threads that kept no records but whose counts are in the file (all\n"
+            "their calls under the threshold, or every record dropped) are listed too.\n"
+            "FILE '-' reads the trace from standard input.\n"
+            "\n"
+            "options:\n",
+    .options = info_options,
+    .column = 22,
+    .tail = "",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_info(int argc, char **argv)
+{
+    const char *cmd = "info";
+    struct info_opts o = {.format = "text"};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_info, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n > 1)
+        return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", files.v[1]);
+    if (files.n < 1)
+        return fr_cli_usage_error(cmd, "no trace file given");
+
+    fr_cli_trace t;
+    rc = fr_cli_open(&t, cmd, files.v[0], o.binary);
+    if (rc)
+        return rc;
+    t.return_meta = true; /* counted below as metadata */
+    struct info_counts ic = {0};
+    count_records(&t, &ic);
+    if (t.failed) {
+        free(ic.threads.slots);
+        return fr_cli_close(&t);
+    }
+    fr_trace_meta_finish(&t.meta);
+    collect_threads(&ic, &t.meta);
+    FILE *out = fr_cli_open_output(cmd, o.output);
+    if (out) {
+        if (!strcmp(o.format, "json"))
+            print_json(out, &t, &ic);
+        else
+            print_text(out, &t, &ic);
+        rc = fr_cli_close_output(cmd, o.output, out);
+    } else {
+        rc = FR_EXIT_BAD_INPUT;
+    }
+    free(ic.list);
+    free(ic.threads.slots);
     int crc = fr_cli_close(&t);
     return rc ? rc : crc;
 }

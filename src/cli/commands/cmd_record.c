@@ -28,6 +28,7 @@
 #include <time.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #include "core/options.h"
 #include "core/pool_budget.h"
 #include "program_facts.h"
+#include "cli_options.h"
 
 #ifndef FLIGHTREC_BUILD_LIBDIR
 #define FLIGHTREC_BUILD_LIBDIR ""
@@ -49,47 +51,6 @@
 #ifndef FLIGHTREC_INSTALL_LIBDIR_REL
 #define FLIGHTREC_INSTALL_LIBDIR_REL "lib"
 #endif
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
-            "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
-            "                        [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
-            "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
-            "flightrec-%%p.fr; %%p is the program's pid). PROGRAM is built with clang\n"
-            "-fxray-instrument -fxray-instruction-threshold=1 (with or without\n"
-            "-fnoxray-link-deps) or gcc -finstrument-functions; if it does not link\n"
-            "libflightrec, libflightrec.so is preloaded (LD_PRELOAD), so a dynamically\n"
-            "linked PROGRAM needs no relinking.\n"
-            "Child processes that run instrumented code write their own traces: with\n"
-            "-o FILE (no %%p), PROGRAM's trace is FILE and each other process's FILE.PID.\n"
-            "  -o, --output FILE     trace file\n"
-            "  --policy P            when a thread's buffers are full: overwrite (keep the\n"
-            "                        newest, default) or discard (keep the oldest)\n"
-            "  --buffer-size N       bytes per buffer (default 4096; the largest record)\n"
-            "  --buffers N           buffers in the pool (default 4096)\n"
-            "  --threshold-us N      calls shorter than N microseconds leave no records\n"
-            "  --filter PATTERN      patch only these functions: items separated by ':',\n"
-            "                        each a name glob (e.g. 'parse_*'), an id or an id\n"
-            "                        range N-M; a C++ name matches as written\n"
-            "                        ('ns::Box::get', 'ns::Box<long>::get(int) const') or\n"
-            "                        as linked ('_ZNK2ns3BoxIlE3getEi'); '::' is no separator\n"
-            "  --no-check            run PROGRAM even if it seems to have no\n"
-            "                        instrumentation or cannot be traced\n"
-            "  --no-backing          no backing file: a process killed by SIGKILL (or the\n"
-            "                        OOM killer) or ending with _exit leaves no trace\n"
-            "  -h, --help            this text\n"
-            "Each process records into a backing file in a private directory (/dev/shm, or\n"
-            "$TMPDIR, /tmp): when one dies without writing its trace (SIGKILL, the OOM\n"
-            "killer, _exit), its trace is recovered from that file at the end (as\n"
-            "'flightrec recover' does).\n"
-            "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
-            "the caller's FLIGHTREC_OPTIONS; a buffer pool larger than the memory the\n"
-            "program may have is refused (exit 1).\n"
-            "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
-            "traced, 2 for bad usage.\n");
-}
 
 /* ---------------------------------------------------------------- options */
 
@@ -559,71 +520,123 @@ static void pass_on_signal(int sig)
     errno = saved;
 }
 
-int cmd_record(int argc, char **argv)
+/* ---------------------------------------------------------------- parse */
+
+enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
+
+struct record_opts {
+    struct record_option opt[N_OPTIONS];   /* each checked by the runtime's parser */
+    bool no_check, no_backing;
+};
+
+#define RECORD_VALUE(slot, name_, letter_, arg_, text)                                        \
+    {.name = (name_), .letter = (letter_), .arg = (arg_), .help = (text),                      \
+     .set = fr_cli_set_string, .offset = offsetof(struct record_opts, opt[slot].value)}
+
+static const fr_cli_opt record_options[] = {
+    RECORD_VALUE(OUTPUT, "output", 'o', " FILE", "trace file"),
+    RECORD_VALUE(POLICY, "policy", 0, " P",
+                 "when a thread's buffers are full: overwrite (keep the\n"
+                 "newest, default) or discard (keep the oldest)"),
+    RECORD_VALUE(BUFFER_SIZE, "buffer-size", 0, " N",
+                 "bytes per buffer (default 4096; the largest record)"),
+    RECORD_VALUE(BUFFERS, "buffers", 0, " N", "buffers in the pool (default 4096)"),
+    RECORD_VALUE(THRESHOLD, "threshold-us", 0, " N",
+                 "calls shorter than N microseconds leave no records"),
+    RECORD_VALUE(FILTER, "filter", 0, " PATTERN",
+                 "patch only these functions: items separated by ':',\n"
+                 "each a name glob (e.g. 'parse_*'), an id or an id\n"
+                 "range N-M; a C++ name matches as written\n"
+                 "('ns::Box::get', 'ns::Box<long>::get(int) const') or\n"
+                 "as linked ('_ZNK2ns3BoxIlE3getEi'); '::' is no separator"),
+    FR_CLI_OPT_FLAG("no-check", 0, struct record_opts, no_check,
+                    "run PROGRAM even if it seems to have no\n"
+                    "instrumentation or cannot be traced"),
+    FR_CLI_OPT_FLAG("no-backing", 0, struct record_opts, no_backing,
+                    "no backing file: a process killed by SIGKILL (or the\n"
+                    "OOM killer) or ending with _exit leaves no trace"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+/* record's words for a bad option: "unknown option 'ARG'" and the Try line, or
+ * "ARG needs a value" alone. */
+static int record_bad_option(const fr_cli_command *cmd, const char *arg, bool missing)
 {
-    enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
-    struct record_option opt[N_OPTIONS] = {
-        [OUTPUT]      = {"--output", "output", "a path", NULL},
-        [POLICY]      = {"--policy", "policy", "overwrite or discard", NULL},
-        [BUFFER_SIZE] = {"--buffer-size", "buffer_size",
-                         "bytes per buffer, 1024 to 1G, K/M/G suffixes allowed", NULL},
-        [BUFFERS]     = {"--buffers", "buffers", "1 to 4194304", NULL},
-        [THRESHOLD]   = {"--threshold-us", "threshold_us",
-                         "microseconds, 0 to 3600000000", NULL},
-        [FILTER]      = {"--filter", "patch", "name globs, ids or id ranges separated by ':'",
-                         NULL},
-    };
-    static const struct { const char *name; int slot; } flags[] = {
-        {"-o", OUTPUT}, {"--output", OUTPUT}, {"--policy", POLICY},
-        {"--buffer-size", BUFFER_SIZE}, {"--buffers", BUFFERS},
-        {"--threshold-us", THRESHOLD}, {"--filter", FILTER},
-    };
-    int check = 1, backing = 1, i;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return FR_EXIT_OK;
-        } else if (!strcmp(a, "--no-check")) {
-            check = 0;
-            continue;
-        } else if (!strcmp(a, "--no-backing")) {
-            backing = 0;
-            continue;
-        } else if (a[0] != '-') {
-            break;   /* PROGRAM without "--" */
-        }
-        int slot = -1;
-        const char *value = NULL;
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0] && slot < 0; k++) {
-            size_t n = strlen(flags[k].name);
-            if (!strcmp(a, flags[k].name)) {
-                if (i + 1 >= argc) {
-                    fprintf(stderr, "flightrec record: %s needs a value\n", a);
-                    return FR_EXIT_USAGE;
-                }
-                slot = flags[k].slot;
-                value = argv[++i];
-            } else if (!strncmp(a, flags[k].name, n) && a[n] == '=' && a[1] == '-') {
-                slot = flags[k].slot;
-                value = a + n + 1;
-            }
-        }
-        if (slot < 0) {
-            fprintf(stderr, "flightrec record: unknown option '%s'\n", a);
-            fprintf(stderr, "Try 'flightrec record --help'.\n");
-            return FR_EXIT_USAGE;
-        }
-        opt[slot].value = value;
-    }
-    if (i >= argc) {
-        fprintf(stderr, "flightrec record: no PROGRAM given\n");
-        fprintf(stderr, "Try 'flightrec record --help'.\n");
+    if (missing) {
+        fprintf(stderr, "flightrec %s: %s needs a value\n", cmd->name, arg);
         return FR_EXIT_USAGE;
     }
+    fprintf(stderr, "flightrec %s: unknown option '%s'\n", cmd->name, arg);
+    fprintf(stderr, "Try 'flightrec %s --help'.\n", cmd->name);
+    return FR_EXIT_USAGE;
+}
+
+const fr_cli_command fr_cmd_record = {
+    .name = "record",
+    .summary = "run a program with tracing on and write its trace",
+    .run = cmd_record,
+    .head = "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
+            "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
+            "                        [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
+            "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
+            "flightrec-%p.fr; %p is the program's pid). PROGRAM is built with clang\n"
+            "-fxray-instrument -fxray-instruction-threshold=1 (with or without\n"
+            "-fnoxray-link-deps) or gcc -finstrument-functions; if it does not link\n"
+            "libflightrec, libflightrec.so is preloaded (LD_PRELOAD), so a dynamically\n"
+            "linked PROGRAM needs no relinking.\n"
+            "Child processes that run instrumented code write their own traces: with\n"
+            "-o FILE (no %p), PROGRAM's trace is FILE and each other process's FILE.PID.\n",
+    .options = record_options,
+    .column = 24,
+    .tail = "Each process records into a backing file in a private directory (/dev/shm, or\n"
+            "$TMPDIR, /tmp): when one dies without writing its trace (SIGKILL, the OOM\n"
+            "killer, _exit), its trace is recovered from that file at the end (as\n"
+            "'flightrec recover' does).\n"
+            "Every option is checked before PROGRAM runs (a bad value: exit 2), and so is\n"
+            "the caller's FLIGHTREC_OPTIONS; a buffer pool larger than the memory the\n"
+            "program may have is refused (exit 1).\n"
+            "Exit status: PROGRAM's (128+N if killed by signal N); 1 when PROGRAM cannot be\n"
+            "traced, 2 for bad usage.\n",
+    .options_end_at_operand = true,
+    .bad_option = record_bad_option,
+};
+
+/* What a run of record holds from its checks to its report. */
+struct record_run {
+    const char      *output;        /* -o, made absolute (abs_output) */
+    const char      *env;           /* the caller's FLIGHTREC_OPTIONS, or NULL */
+    struct fr_options est;          /* the pool the runtime will map */
+    char           **prog_argv;
+    char            *program, *preload, *abs_output;
+    bool             per_process;   /* OUTPUT.PID per process (no %p in OUTPUT) */
+    char            *staging;       /* OUTPUT a device or FIFO: the traces are made here */
+    const char      *out_base;      /* OUTPUT's last component */
+    char            *pattern;       /* the runtime's output= */
+    char            *backing_dir, *options;
+    time_t           started;
+    struct timespec  started_ns;
+};
+
+static void record_run_free(struct record_run *r)
+{
+    free(r->pattern);
+    free(r->preload);
+    free(r->options);
+    free(r->abs_output);
+    free(r->program);
+    free(r->backing_dir);
+    free(r->staging);
+}
+
+/* ---------------------------------------------------------------- check */
+
+/* The options and the caller's FLIGHTREC_OPTIONS, as the runtime would take them; the
+ * output's directory; the pool against the memory the program may have. 0, or an exit
+ * code after a message. */
+static int check_options(struct record_opts *o, struct record_run *r)
+{
+    struct record_option *opt = o->opt;
     if (!opt[OUTPUT].value)
         opt[OUTPUT].value = "flightrec-%p.fr";
     for (int k = 0; k < N_OPTIONS; k++)
@@ -631,19 +644,17 @@ int cmd_record(int argc, char **argv)
             return FR_EXIT_USAGE;
     /* The caller's own FLIGHTREC_OPTIONS reach the program too: refuse them now if the
      * runtime would (its message names the bad pair). */
-    const char *env = getenv("FLIGHTREC_OPTIONS");
-    struct fr_options est;   /* parsed once: checked here, the pool estimated below */
-    fr_options_defaults(&est);
+    const char *env = r->env = getenv("FLIGHTREC_OPTIONS");
+    struct fr_options *est = &r->est;   /* parsed once: checked here, the pool estimated below */
+    fr_options_defaults(est);
     if (env && *env) {
-        if (fr_options_parse(&est, env, "FLIGHTREC_OPTIONS") != 0)
+        if (fr_options_parse(est, env, "FLIGHTREC_OPTIONS") != 0)
             return FR_EXIT_USAGE;
         /* Its backing= directory too: the runtime would not start without it. */
-        if (est.backing[0] && check_backing_dir(est.backing))
+        if (est->backing[0] && check_backing_dir(est->backing))
             return FR_EXIT_BAD_INPUT;
     }
-    const char *output = opt[OUTPUT].value, *policy = opt[POLICY].value,
-               *buffer_size = opt[BUFFER_SIZE].value, *buffers = opt[BUFFERS].value,
-               *threshold = opt[THRESHOLD].value, *filter = opt[FILTER].value;
+    const char *output = r->output = opt[OUTPUT].value;
     if (!strcmp(output, "-")) {
         fprintf(stderr, "flightrec record: -o -: the trace goes to a file (standard output is "
                         "the program's); name one, or /dev/stdout\n");
@@ -654,17 +665,23 @@ int cmd_record(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
     /* The pool the runtime will map: the caller's FLIGHTREC_OPTIONS, then our flags. */
     char pair[96];
-    if (buffer_size && snprintf(pair, sizeof pair, "buffer_size=%s", buffer_size) > 0)
-        fr_options_parse(&est, pair, NULL);
-    if (buffers && snprintf(pair, sizeof pair, "buffers=%s", buffers) > 0)
-        fr_options_parse(&est, pair, NULL);
-    if (check_pool_fits(&est))
+    if (opt[BUFFER_SIZE].value &&
+        snprintf(pair, sizeof pair, "buffer_size=%s", opt[BUFFER_SIZE].value) > 0)
+        fr_options_parse(&r->est, pair, NULL);
+    if (opt[BUFFERS].value && snprintf(pair, sizeof pair, "buffers=%s", opt[BUFFERS].value) > 0)
+        fr_options_parse(&r->est, pair, NULL);
+    if (check_pool_fits(&r->est))
         return FR_EXIT_BAD_INPUT;
+    return 0;
+}
 
-    char **prog_argv = argv + i;
-    char *program = fr_program_resolve(prog_argv[0]);
+/* PROGRAM: found, instrumented and traceable (unless --no-check); r->preload set when
+ * it does not link libflightrec. 0, or FR_EXIT_BAD_INPUT after a message. */
+static int check_program(struct record_run *r, bool check)
+{
+    char *program = r->program = fr_program_resolve(r->prog_argv[0]);
     if (!program) {
-        fprintf(stderr, "flightrec record: %s: command not found\n", prog_argv[0]);
+        fprintf(stderr, "flightrec record: %s: command not found\n", r->prog_argv[0]);
         return FR_EXIT_BAD_INPUT;
     }
     fr_program_facts facts;
@@ -688,10 +705,8 @@ int cmd_record(int argc, char **argv)
                   "flightrec), or link it dynamically";
         if (why)
             fprintf(stderr, "flightrec record: %s %s (or pass --no-check)\n", program, why);
-        if (!inspected || why) {
-            free(program);
+        if (!inspected || why)
             return FR_EXIT_BAD_INPUT;
-        }
     }
     /* clang instruments only functions of 200+ instructions (or with loops) unless told
      * -fxray-instruction-threshold=1: most of a program's calls then leave no record. */
@@ -705,65 +720,74 @@ int cmd_record(int argc, char **argv)
     /* A program that does not link libflightrec (clang -fnoxray-link-deps, gcc
      * -finstrument-functions against nothing, compiler-rt's own XRay runtime) is traced
      * with libflightrec.so preloaded: its sleds and hooks need nothing else. */
-    char *preload = NULL;
     if (inspected && !facts.links_flightrec && facts.dynamic) {
-        preload = own_library_file("libflightrec.so.0");
-        if (!preload) {
+        r->preload = own_library_file("libflightrec.so.0");
+        if (!r->preload) {
             fprintf(stderr, "flightrec record: %s does not link libflightrec and "
                             "libflightrec.so.0 was not found next to flightrec to preload "
                             "(an incomplete installation?)\n", program);
-            free(program);
             return FR_EXIT_BAD_INPUT;
         }
     }
+    return 0;
+}
 
-    /* The trace path is made absolute: the program may change directory. */
-    char *abs_output = NULL;
+/* ---------------------------------------------------------------- run */
+
+/* Where the traces go: OUTPUT made absolute, per process or not, through a private
+ * directory when OUTPUT is a device or FIFO; r->pattern is the runtime's output=. 0, or
+ * an exit code after a message. */
+static int place_traces(struct record_run *r)
+{
+    const char *output = r->output;
     if (output[0] != '/') {
         char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd) || asprintf(&abs_output, "%s/%s", cwd, output) < 0) {
+        if (!getcwd(cwd, sizeof cwd) || asprintf(&r->abs_output, "%s/%s", cwd, output) < 0) {
             fprintf(stderr, "flightrec record: cannot resolve the current directory\n");
-            free(program);
             return FR_EXIT_BAD_INPUT;
         }
-        output = abs_output;
+        output = r->output = r->abs_output;
     }
     /* One file per process: the runtime writes OUTPUT.PID in every process (children
      * exec'd or forked inherit the options), and the recorded process's own file is
      * renamed to OUTPUT when it ends. A pattern with %p is the user's own rule: kept. */
-    bool per_process = !strstr(output, "%p");
+    bool per_process = r->per_process = !strstr(output, "%p");
     /* OUTPUT an existing device or FIFO: the processes write their files in a private
      * directory, and the recorded process's trace is copied into OUTPUT at the end.
      * OUTPUT.PID cannot be made beside a device (in /dev, as root) and a rename over
      * OUTPUT would replace the device with a file. */
     struct stat out_st;
-    char *staging = NULL;
     if (per_process && stat(output, &out_st) == 0 && !S_ISREG(out_st.st_mode)) {
         if (S_ISDIR(out_st.st_mode)) {
             fprintf(stderr, "flightrec record: %s is a directory; -o names the trace file\n",
                     output);
-            free(abs_output);
-            free(program);
-            free(preload);
             return FR_EXIT_USAGE;
         }
-        staging = private_dir(false, 0);
-        if (!staging) {
+        r->staging = private_dir(false, 0);
+        if (!r->staging) {
             fprintf(stderr, "flightrec record: cannot make a directory for the traces before "
                             "they are written into %s: %s\n", output, strerror(errno));
-            free(abs_output);
-            free(program);
-            free(preload);
             return FR_EXIT_BAD_INPUT;
         }
     }
-    const char *out_base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
-    char *pattern = NULL;
-    if (staging ? asprintf(&pattern, "%s/%s.%%p", staging, out_base) < 0
-                : asprintf(&pattern, per_process ? "%s.%%p" : "%s", output) < 0) {
+    const char *out_base = r->out_base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+    if (r->staging ? asprintf(&r->pattern, "%s/%s.%%p", r->staging, out_base) < 0
+                   : asprintf(&r->pattern, per_process ? "%s.%%p" : "%s", output) < 0) {
         fprintf(stderr, "flightrec record: out of memory\n");
         return FR_EXIT_BAD_INPUT;
     }
+    return 0;
+}
+
+/* The environment the program runs in: FLIGHTREC_OPTIONS (ours, the caller's, then the
+ * flags), the library path, LD_PRELOAD. 0, or FR_EXIT_BAD_INPUT after a message. */
+static int prepare_environment(struct record_run *r, const struct record_opts *o)
+{
+    const char *env = r->env;
+    const char *policy = o->opt[POLICY].value, *buffer_size = o->opt[BUFFER_SIZE].value,
+               *buffers = o->opt[BUFFERS].value, *threshold = o->opt[THRESHOLD].value,
+               *filter = o->opt[FILTER].value;
+    bool backing = !o->no_backing;
     /* Crash dumps and the flush on SIGTERM/SIGINT/SIGHUP are on under record; first, so
      * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
     /* Backing files too (a caller's backing= in FLIGHTREC_OPTIONS comes later and wins;
@@ -772,7 +796,7 @@ int cmd_record(int argc, char **argv)
     if (backing) {
         /* Under `ulimit -f` smaller than a backing file the runtime could not make one
          * (and would not start): the run goes on without them. */
-        unsigned long long need = (unsigned long long)est.buffers * (est.buffer_size + 64) +
+        unsigned long long need = (unsigned long long)r->est.buffers * (r->est.buffer_size + 64) +
                                   (8ull << 20);
         backing_need = need;
         struct rlimit rl;
@@ -786,7 +810,7 @@ int cmd_record(int argc, char **argv)
     }
     /* tmpfs first when it has room for a process's file: a mapping of a disk file costs
      * page faults after each writeback. None: record runs without backing files. */
-    char *backing_dir = backing ? private_dir(true, backing_need) : NULL;
+    char *backing_dir = r->backing_dir = backing ? private_dir(true, backing_need) : NULL;
     if (backing && !backing_dir)
         fprintf(stderr, "flightrec record: warning: no directory with room for backing files "
                         "(%llu bytes each) in /dev/shm, $TMPDIR or /tmp: a process killed by "
@@ -805,7 +829,7 @@ int cmd_record(int argc, char **argv)
         free(options);
         options = with;
     }
-    int bad = append_option(&options, "start", "1") || append_option(&options, "output", pattern) ||
+    int bad = append_option(&options, "start", "1") || append_option(&options, "output", r->pattern) ||
               append_option(&options, "patch", filter ? filter : "all");
     if (policy)
         bad |= append_option(&options, "policy", policy);
@@ -815,25 +839,32 @@ int cmd_record(int argc, char **argv)
         bad |= append_option(&options, "buffers", buffers);
     if (threshold)
         bad |= append_option(&options, "threshold_us", threshold);
+    r->options = options;
     if (bad || setenv("FLIGHTREC_OPTIONS", options, 1)) {
         fprintf(stderr, "flightrec record: out of memory\n");
         return FR_EXIT_BAD_INPUT;
     }
     add_library_path();
-    if (preload) {
+    if (r->preload) {
         const char *old = getenv("LD_PRELOAD");
         char *value;
-        if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old && *old ? old : "") < 0 ||
+        if (asprintf(&value, "%s%s%s", r->preload, old && *old ? ":" : "", old && *old ? old : "") < 0 ||
             setenv("LD_PRELOAD", value, 1)) {
             fprintf(stderr, "flightrec record: out of memory\n");
             return FR_EXIT_BAD_INPUT;
         }
         free(value);
     }
-    time_t started = time(NULL);
-    struct timespec started_ns;
-    clock_gettime(CLOCK_REALTIME, &started_ns);
+    return 0;
+}
 
+/* Runs PROGRAM as our child and waits for it; its exit status (128+N when killed by
+ * signal N) and its pid in *child, or FR_EXIT_BAD_INPUT after a message. */
+static int run_program(struct record_run *r, pid_t *child)
+{
+    const char *program = r->program;
+    r->started = time(NULL);
+    clock_gettime(CLOCK_REALTIME, &r->started_ns);
     /* SIGTERM and SIGHUP sent to record (kill PID, a service manager) are passed on to
      * the program: it writes its trace and ends, and record finishes its work (rename,
      * recovery) instead of dying and leaving the program running. Blocked across fork so
@@ -852,7 +883,7 @@ int cmd_record(int argc, char **argv)
     }
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
-        execv(program, prog_argv);
+        execv(program, r->prog_argv);
         fprintf(stderr, "flightrec record: cannot run %s: %s\n", program, strerror(errno));
         _exit(127);
     }
@@ -881,9 +912,23 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "flightrec record: %s was killed by signal %d (%s)\n", program,
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
+    *child = pid;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- report */
+
+/* After the run: the traces of processes that died recovered, the program's trace named
+ * OUTPUT (renamed, or copied into a device), and where every trace went, on stderr. */
+static void report(struct record_run *r, pid_t pid)
+{
+    const char *output = r->output, *pattern = r->pattern, *out_base = r->out_base;
+    const char *staging = r->staging;
+    bool per_process = r->per_process;
+    time_t started = r->started;
     bool own_unrecovered = false;
-    if (backing_dir)
-        own_unrecovered = recover_leftovers(backing_dir, pattern, started, pid);
+    if (r->backing_dir)
+        own_unrecovered = recover_leftovers(r->backing_dir, pattern, started, pid);
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
     struct stat st;
     bool renamed = false;
@@ -911,7 +956,7 @@ int cmd_record(int argc, char **argv)
     const char *own_base = own && strrchr(own, '/') ? strrchr(own, '/') + 1 : own;
     if (staging)
         ;   /* said above */
-    else if (trace && (per_process ? renamed : written_since(trace, &started_ns, &st)))
+    else if (trace && (per_process ? renamed : written_since(trace, &r->started_ns, &st)))
         fprintf(stderr, "flightrec record: trace written to %s (%lld bytes%s%s)\n", trace,
                 (long long)st.st_size, renamed ? ", renamed from " : "",
                 renamed ? own_base : "");
@@ -925,12 +970,40 @@ int cmd_record(int argc, char **argv)
         report_other_processes(trace, started);
     free(trace);
     free(own);
-    free(pattern);
-    free(preload);
-    free(options);
-    free(abs_output);
-    free(program);
-    free(backing_dir);
-    free(staging);
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_record(int argc, char **argv)
+{
+    struct record_opts o = {.opt = {
+        [OUTPUT]      = {"--output", "output", "a path", NULL},
+        [POLICY]      = {"--policy", "policy", "overwrite or discard", NULL},
+        [BUFFER_SIZE] = {"--buffer-size", "buffer_size",
+                         "bytes per buffer, 1024 to 1G, K/M/G suffixes allowed", NULL},
+        [BUFFERS]     = {"--buffers", "buffers", "1 to 4194304", NULL},
+        [THRESHOLD]   = {"--threshold-us", "threshold_us",
+                         "microseconds, 0 to 3600000000", NULL},
+        [FILTER]      = {"--filter", "patch", "name globs, ids or id ranges separated by ':'",
+                         NULL},
+    }};
+    fr_cli_operands ops;
+    int rc = fr_cli_parse(&fr_cmd_record, argc, argv, &o, &ops);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (ops.n < 1) {
+        fprintf(stderr, "flightrec record: no PROGRAM given\n");
+        fprintf(stderr, "Try 'flightrec record --help'.\n");
+        return FR_EXIT_USAGE;
+    }
+    struct record_run r = {.prog_argv = ops.v};
+    pid_t pid = 0;
+    if (!(rc = check_options(&o, &r)) && !(rc = check_program(&r, !o.no_check)) &&
+        !(rc = place_traces(&r)) && !(rc = prepare_environment(&r, &o))) {
+        rc = run_program(&r, &pid);
+        if (pid > 0)
+            report(&r, pid);
+    }
+    record_run_free(&r);
     return rc;
 }

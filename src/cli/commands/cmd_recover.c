@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +20,8 @@
 #include "fr_backing.h"
 #include "regular_file.h"
 #include "stream_tail.h"
+#include "cli_options.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: flightrec recover BACKING -o TRACE\n"
-            "       flightrec recover BACKING --onto STREAMED\n"
-            "Writes the trace of a process that died without writing its own (SIGKILL, the\n"
-            "OOM killer, _exit) from the backing file it recorded into (the runtime's\n"
-            "backing=PATH option; flightrec record uses one by default and recovers by\n"
-            "itself). Whole records only: a record the process was writing when it died is\n"
-            "cut; what could not be recovered is counted (printed, and in the trace's drop\n"
-            "counts as 'unfinished').\n"
-            "  -o, --output TRACE   the trace file to write ('-': standard output)\n"
-            "  --onto STREAMED      the process streamed its trace (stream=1) to STREAMED and\n"
-            "                       died before its end: complete STREAMED in place (its torn\n"
-            "                       last block cut, the buffers not streamed yet and the end\n"
-            "                       appended), so it holds the whole run\n"
-            "  -q, --quiet          print nothing on success\n"
-            "Exit status: 0 written, 1 not a usable backing file (truncated, corrupt, not\n"
-            "one) or the trace cannot be written, 2 bad usage.\n");
-}
 
 static int read_at(void *ctx, uint64_t off, void *buf, size_t len)
 {
@@ -222,36 +204,93 @@ int fr_recover_onto(const char *in_path, const char *trace_path, fr_recover_repo
     return rc;
 }
 
+/* ---------------------------------------------------------------- parse */
+
+struct recover_opts {
+    const char *out_path, *onto;
+    bool        quiet;
+};
+
+static const fr_cli_opt recover_options[] = {
+    FR_CLI_OPT_OUTPUT(struct recover_opts, out_path, " TRACE",
+                      "the trace file to write ('-': standard output)"),
+    {.name = "onto", .arg = " STREAMED", .set = fr_cli_set_string,
+     .offset = offsetof(struct recover_opts, onto),
+     .help = "the process streamed its trace (stream=1) to STREAMED and\n"
+             "died before its end: complete STREAMED in place (its torn\n"
+             "last block cut, the buffers not streamed yet and the end\n"
+             "appended), so it holds the whole run"},
+    FR_CLI_OPT_FLAG("quiet", 'q', struct recover_opts, quiet, "print nothing on success"),
+    {0},   /* -h, --help: taken, not listed */
+};
+
+const fr_cli_command fr_cmd_recover = {
+    .name = "recover",
+    .summary = "the trace of a killed process, from its backing file",
+    .run = cmd_recover,
+    .head = "usage: flightrec recover BACKING -o TRACE\n"
+            "       flightrec recover BACKING --onto STREAMED\n"
+            "Writes the trace of a process that died without writing its own (SIGKILL, the\n"
+            "OOM killer, _exit) from the backing file it recorded into (the runtime's\n"
+            "backing=PATH option; flightrec record uses one by default and recovers by\n"
+            "itself). Whole records only: a record the process was writing when it died is\n"
+            "cut; what could not be recovered is counted (printed, and in the trace's drop\n"
+            "counts as 'unfinished').\n",
+    .options = recover_options,
+    .column = 23,
+    .tail = "Exit status: 0 written, 1 not a usable backing file (truncated, corrupt, not\n"
+            "one) or the trace cannot be written, 2 bad usage.\n",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- report */
+
+/* What was recovered from in_path into out_path, and what was not, on stderr. */
+static void report(const char *in_path, const char *out_path, fr_recover_report *r)
+{
+    int to_stdout = !strcmp(out_path, "-");
+    for (char *c = r->exe; *c; c++)   /* a path from the file: no terminal controls */
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "flightrec recover: %s: process %u (%s), %s\n", in_path, r->pid,
+            r->exe[0] ? r->exe : "?", state_name(r->state));
+    fprintf(stderr, "flightrec recover: %llu records of %u thread%s from %llu buffers (%llu being "
+                    "written) -> %s\n", (unsigned long long)r->records, r->threads,
+            r->threads == 1 ? "" : "s", (unsigned long long)r->buffers,
+            (unsigned long long)r->current_buffers, to_stdout ? "standard output" : out_path);
+    if (r->torn || r->lost_records || r->bad_buffers || r->bytes_cut)
+        fprintf(stderr, "flightrec recover: not recovered: %llu torn last record%s cut, %llu "
+                        "records unreadable, %llu buffer%s skipped, %llu bytes cut\n",
+                (unsigned long long)r->torn, r->torn == 1 ? "" : "s",
+                (unsigned long long)r->lost_records, (unsigned long long)r->bad_buffers,
+                r->bad_buffers == 1 ? "" : "s", (unsigned long long)r->bytes_cut);
+    if (r->meta_missing)
+        fprintf(stderr, "flightrec recover: the process left no metadata (it died during its "
+                        "start-up?): no function names, clock and process from the header\n");
+    else if (r->meta_ignored)
+        fprintf(stderr, "flightrec recover: %llu bytes of metadata left out (not whole "
+                        "records)\n", (unsigned long long)r->meta_ignored);
+    if (r->sites_ignored)
+        fprintf(stderr, "flightrec recover: %llu bytes of event sites left out (not whole "
+                        "FR_TE_EVENT_SITE records): events of a site not described read as "
+                        "undecoded\n", (unsigned long long)r->sites_ignored);
+}
+
+/* ---------------------------------------------------------------- the command */
+
 int cmd_recover(int argc, char **argv)
 {
-    const char *in_path = NULL, *out_path = NULL, *onto = NULL;
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (fr_cli_is_help(argv[i])) {
-            usage(stdout);
-            return FR_EXIT_OK;
-        }
-        if ((m = fr_cli_option("recover", argc, argv, &i, "--output", &out_path)) ||
-            (m = fr_cli_option("recover", argc, argv, &i, "-o", &out_path)) ||
-            (m = fr_cli_option("recover", argc, argv, &i, "--onto", &onto))) {
-            if (m < 0)
-                return FR_EXIT_USAGE;
-            continue;
-        }
-        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-            quiet = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return fr_cli_usage_error("recover", "unknown option '%s'", argv[i]);
-        } else if (in_path) {
-            return fr_cli_usage_error("recover", "one backing file at a time ('%s' and '%s')",
-                                      in_path, argv[i]);
-        } else {
-            in_path = argv[i];
-        }
-    }
-    if (!in_path)
+    struct recover_opts o = {0};
+    fr_cli_operands ops;
+    int prc = fr_cli_parse(&fr_cmd_recover, argc, argv, &o, &ops);
+    if (prc)
+        return prc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : prc;
+    if (ops.n > 1)
+        return fr_cli_usage_error("recover", "one backing file at a time ('%s' and '%s')",
+                                  ops.v[0], ops.v[1]);
+    if (ops.n < 1)
         return fr_cli_usage_error("recover", "no backing file given");
+    const char *in_path = ops.v[0], *out_path = o.out_path, *onto = o.onto;
     if (out_path && onto)
         return fr_cli_usage_error("recover", "-o and --onto: one or the other");
     if (!out_path && !onto)
@@ -270,36 +309,10 @@ int cmd_recover(int argc, char **argv)
         return fr_cli_input_error("recover", "%s: %s", in_path, err);
     if (onto)
         out_path = onto;
-    int to_stdout = !strcmp(out_path, "-");
     if (rep.pid && (kill((pid_t)rep.pid, 0) == 0 || errno == EPERM) && rep.state == FR_BACKING_RECORDING)
         fprintf(stderr, "flightrec recover: warning: process %u is still running (or its pid "
                         "was reused): the trace is a view of a moving target\n", rep.pid);
-    if (quiet)
-        return FR_EXIT_OK;
-    for (char *c = rep.exe; *c; c++)   /* a path from the file: no terminal controls */
-        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
-            *c = '?';
-    fprintf(stderr, "flightrec recover: %s: process %u (%s), %s\n", in_path, rep.pid,
-            rep.exe[0] ? rep.exe : "?", state_name(rep.state));
-    fprintf(stderr, "flightrec recover: %llu records of %u thread%s from %llu buffers (%llu being "
-                    "written) -> %s\n", (unsigned long long)rep.records, rep.threads,
-            rep.threads == 1 ? "" : "s", (unsigned long long)rep.buffers,
-            (unsigned long long)rep.current_buffers, to_stdout ? "standard output" : out_path);
-    if (rep.torn || rep.lost_records || rep.bad_buffers || rep.bytes_cut)
-        fprintf(stderr, "flightrec recover: not recovered: %llu torn last record%s cut, %llu "
-                        "records unreadable, %llu buffer%s skipped, %llu bytes cut\n",
-                (unsigned long long)rep.torn, rep.torn == 1 ? "" : "s",
-                (unsigned long long)rep.lost_records, (unsigned long long)rep.bad_buffers,
-                rep.bad_buffers == 1 ? "" : "s", (unsigned long long)rep.bytes_cut);
-    if (rep.meta_missing)
-        fprintf(stderr, "flightrec recover: the process left no metadata (it died during its "
-                        "start-up?): no function names, clock and process from the header\n");
-    else if (rep.meta_ignored)
-        fprintf(stderr, "flightrec recover: %llu bytes of metadata left out (not whole "
-                        "records)\n", (unsigned long long)rep.meta_ignored);
-    if (rep.sites_ignored)
-        fprintf(stderr, "flightrec recover: %llu bytes of event sites left out (not whole "
-                        "FR_TE_EVENT_SITE records): events of a site not described read as "
-                        "undecoded\n", (unsigned long long)rep.sites_ignored);
+    if (!o.quiet)
+        report(in_path, out_path, &rep);
     return FR_EXIT_OK;
 }

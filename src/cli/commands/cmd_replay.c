@@ -18,42 +18,18 @@
  * callee's line is, so that filters which decide at the exit (--time-filter) can drop a
  * call and all it contains without buffering lines.
  */
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
 #include "call_tracker.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "convert/convert.h"
 #include "fr_alloc.h"
 #include "text_escape.h"
 #include "u64_map.h"
-
-static const char usage_text[] =
-    "usage: flightrec replay FILE [options]\n"
-    "The calls in trace FILE as an indented call view (like `uftrace replay`): start time,\n"
-    "duration, thread and the function, indented by call depth.\n"
-    "\n"
-    "  -D, --depth N          show calls down to depth N (1: only the outermost calls);\n"
-    "                         a call whose callees are hidden shows as one line\n"
-    "  -F, --function NAME    only calls of NAME and what they call (repeatable), indented\n"
-    "                         from NAME\n"
-    "  -t, --time-filter DUR  hide calls shorter than DUR (\"250\", \"1.5ms\", \"20us\", \"100ns\";\n"
-    "                         no unit: microseconds)\n"
-    "  --tid TID              only this thread (repeatable)\n"
-    "  --binary BIN           take function names from BIN (else from the trace)\n"
-    "  --demangle=MODE        C++ names: full (default), simple (no template arguments\n"
-    "                         nor parameter lists: ns::Box::get) or no (mangled)\n"
-    "  -o, --output FILE      write to FILE instead of standard output\n"
-    "  -h, --help             this text\n"
-    "FILE '-' reads the trace from standard input.\n"
-    "\n"
-    "Records are shown in the file's order, one thread's block after another's. At a gap\n"
-    "in a thread's history (records lost), a '--- records lost ---' line: the calls open\n"
-    "there are not closed. Deeper than 128 levels a line is indented no further: it says\n"
-    "\"[depth N]\" before the function. Exit status: 0 ok, 1 bad input or filters that\n"
-    "matched no call, 2 bad usage.\n";
 
 #define MAX_FILTERS 64
 #define MAX_INDENT 128   /* levels of indentation at most (two blanks each) */
@@ -282,62 +258,103 @@ static void on_call(const fr_call *call, void *ctx)
     f->opened = 0;
 }
 
+/* ---------------------------------------------------------------- parse */
+
+struct replay_opts {
+    struct replay r;        /* --depth, --function, --tid */
+    const char   *binary, *output, *time_filter;
+};
+
+static int set_depth(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    struct replay *r = field;
+    if (fr_cli_set_count(command, o, value, &r->max_depth))
+        return FR_EXIT_USAGE;
+    if (!r->max_depth)
+        return fr_cli_usage_error(command, "--depth must be at least 1");
+    return 0;
+}
+
+static int set_function(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    (void)o;
+    struct replay *r = field;
+    if (r->n_functions == MAX_FILTERS)
+        return fr_cli_usage_error(command, "at most %d --function options", MAX_FILTERS);
+    r->functions[r->n_functions++] = value;
+    return 0;
+}
+
+static int set_tid(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    (void)o;
+    struct replay *r = field;
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (!*value || *end || v < 1 || v > INT32_MAX)
+        return fr_cli_usage_error(command, "--tid '%s': expected a thread id", value);
+    if (r->n_tids == MAX_FILTERS)
+        return fr_cli_usage_error(command, "at most %d --tid options", MAX_FILTERS);
+    r->tids[r->n_tids++] = (int32_t)v;
+    return 0;
+}
+
+static const fr_cli_opt replay_options[] = {
+    {.name = "depth", .letter = 'D', .arg = " N", .set = set_depth,
+     .offset = offsetof(struct replay_opts, r),
+     .help = "show calls down to depth N (1: only the outermost calls);\n"
+             "a call whose callees are hidden shows as one line"},
+    {.name = "function", .letter = 'F', .arg = " NAME", .set = set_function,
+     .offset = offsetof(struct replay_opts, r),
+     .help = "only calls of NAME and what they call (repeatable), indented\n"
+             "from NAME"},
+    {.name = "time-filter", .letter = 't', .arg = " DUR", .set = fr_cli_set_string,
+     .offset = offsetof(struct replay_opts, time_filter),
+     .help = "hide calls shorter than DUR (\"250\", \"1.5ms\", \"20us\", \"100ns\";\n"
+             "no unit: microseconds)"},
+    {.name = "tid", .arg = " TID", .set = set_tid, .offset = offsetof(struct replay_opts, r),
+     .help = "only this thread (repeatable)"},
+    FR_CLI_OPT_BINARY(struct replay_opts, binary, "take function names from BIN (else from the trace)"),
+    FR_CLI_OPT_DEMANGLE("C++ names: full (default), simple (no template arguments\n"
+                        "nor parameter lists: ns::Box::get) or no (mangled)"),
+    FR_CLI_OPT_OUTPUT(struct replay_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_replay = {
+    .name = "replay",
+    .summary = "calls as an indented call view (like uftrace replay)",
+    .run = cmd_replay,
+    .head = "usage: flightrec replay FILE [options]\n"
+            "The calls in trace FILE as an indented call view (like `uftrace replay`): start time,\n"
+            "duration, thread and the function, indented by call depth.\n"
+            "\n",
+    .options = replay_options,
+    .column = 25,
+    .tail = "FILE '-' reads the trace from standard input.\n"
+            "\n"
+            "Records are shown in the file's order, one thread's block after another's. At a gap\n"
+            "in a thread's history (records lost), a '--- records lost ---' line: the calls open\n"
+            "there are not closed. Deeper than 128 levels a line is indented no further: it says\n"
+            "\"[depth N]\" before the function. Exit status: 0 ok, 1 bad input or filters that\n"
+            "matched no call, 2 bad usage.\n",
+};
+
+/* ---------------------------------------------------------------- run */
+
 int cmd_replay(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"depth", required_argument, NULL, 'D'},
-        {"function", required_argument, NULL, 'F'},
-        {"time-filter", required_argument, NULL, 't'},
-        {"tid", required_argument, NULL, 'T'},
-        {"binary", required_argument, NULL, 'b'},
-        {"demangle", required_argument, NULL, 'N'},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    struct replay r = {0};
-    const char *binary = NULL, *output = NULL, *time_filter = NULL;
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "D:F:t:o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'D':
-            if (fr_acli_parse_count("replay", "--depth", optarg, &r.max_depth))
-                return FR_EXIT_USAGE;
-            if (!r.max_depth)
-                return fr_cli_usage_error("replay", "--depth must be at least 1");
-            break;
-        case 'F':
-            if (r.n_functions == MAX_FILTERS)
-                return fr_cli_usage_error("replay", "at most %d --function options", MAX_FILTERS);
-            r.functions[r.n_functions++] = optarg;
-            break;
-        case 't': time_filter = optarg; break;
-        case 'T': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 1 || v > INT32_MAX)
-                return fr_cli_usage_error("replay", "--tid '%s': expected a thread id", optarg);
-            if (r.n_tids == MAX_FILTERS)
-                return fr_cli_usage_error("replay", "at most %d --tid options", MAX_FILTERS);
-            r.tids[r.n_tids++] = (int32_t)v;
-            break;
-        }
-        case 'b': binary = optarg; break;
-        case 'N':
-            if (fr_cli_parse_demangle("replay", optarg))
-                return FR_EXIT_USAGE;
-            break;
-        case 'o': output = optarg; break;
-        case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default:
-            return fr_cli_usage_error("replay", "bad option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return fr_cli_usage_error("replay", optind < argc ? "one trace FILE only" : "no trace FILE given");
-    const char *path = argv[optind];
+    struct replay_opts opts = {0};
+    fr_cli_operands files;
+    int prc = fr_cli_parse(&fr_cmd_replay, argc, argv, &opts, &files);
+    if (prc)
+        return prc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : prc;
+    if (files.n != 1)
+        return fr_cli_usage_error("replay", files.n ? "one trace FILE only" : "no trace FILE given");
+    struct replay r = opts.r;
+    const char *binary = opts.binary, *output = opts.output, *time_filter = opts.time_filter;
+    const char *path = files.v[0];
 
     fr_acli c;
     memset(&c, 0, sizeof c);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +19,7 @@
 #include "commands.h"
 #include "cli_common.h"
 #include "core/options.h"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: flightrec snapshot PID [--signal SIG]\n"
-            "Makes the traced process PID write a snapshot of its history (it goes on\n"
-            "recording): sends it the signal of its snapshot_signal= option, read from\n"
-            "FLIGHTREC_OPTIONS in its environment. The file is named by its snapshot_output=\n"
-            "option (default: its trace's name followed by .N).\n"
-            "  --signal SIG   the signal to send (SIGUSR1, SIGUSR2, SIGRTMIN+N or a number),\n"
-            "                 when the process set snapshot_signal= through fr_init\n"
-            "Nothing is sent to a process that does not catch the signal (it would kill it).\n"
-            "Exit status: 0 sent, 1 no such process / no snapshot signal known or caught,\n"
-            "2 bad usage.\n");
-}
+#include "cli_options.h"
 
 /* FLIGHTREC_OPTIONS from /proc/PID/environ, parsed by the runtime's own parser. */
 static int signal_from_environment(long pid, int *sig)
@@ -95,56 +82,94 @@ static int catches_signal(long pid, int sig)
     return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
 }
 
+/* ---------------------------------------------------------------- parse */
+
+struct snapshot_opts {
+    const char *sig_text;
+};
+
+static const fr_cli_opt snapshot_options[] = {
+    {.name = "signal", .arg = " SIG", .set = fr_cli_set_string,
+     .offset = offsetof(struct snapshot_opts, sig_text),
+     .help = "the signal to send (SIGUSR1, SIGUSR2, SIGRTMIN+N or a number),\n"
+             "when the process set snapshot_signal= through fr_init"},
+    {0},   /* -h, --help: taken, not listed */
+};
+
+const fr_cli_command fr_cmd_snapshot = {
+    .name = "snapshot",
+    .summary = "make a running traced process write a snapshot",
+    .run = cmd_snapshot,
+    .head = "usage: flightrec snapshot PID [--signal SIG]\n"
+            "Makes the traced process PID write a snapshot of its history (it goes on\n"
+            "recording): sends it the signal of its snapshot_signal= option, read from\n"
+            "FLIGHTREC_OPTIONS in its environment. The file is named by its snapshot_output=\n"
+            "option (default: its trace's name followed by .N).\n",
+    .options = snapshot_options,
+    .column = 17,
+    .tail = "Nothing is sent to a process that does not catch the signal (it would kill it).\n"
+            "Exit status: 0 sent, 1 no such process / no snapshot signal known or caught,\n"
+            "2 bad usage.\n",
+    .bad_option = fr_cli_bad_option_named,
+};
+
+/* ---------------------------------------------------------------- check */
+
+/* The signal to send: --signal's, else the process's snapshot_signal= option. 0, or an
+ * exit code after a message. */
+static int choose_signal(long pid, const char *sig_text, int *sig)
+{
+    const char *cmd = "snapshot";
+    *sig = 0;
+    if (sig_text) {
+        *sig = fr_options_signal(sig_text, strlen(sig_text));
+        if (!*sig)
+            return fr_cli_usage_error(cmd, "--signal %s: not SIGUSR1, SIGUSR2 or a real-time signal",
+                                      sig_text);
+        return 0;
+    }
+    int r = signal_from_environment(pid, sig);
+    if (r == -ENOENT || r == -ESRCH) {
+        fprintf(stderr, "flightrec snapshot: no process %ld\n", pid);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (r < 0) {
+        fprintf(stderr, "flightrec snapshot: cannot read the environment of process %ld: %s "
+                        "(pass --signal SIG)\n", pid, strerror(-r));
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (!*sig) {
+        fprintf(stderr, "flightrec snapshot: process %ld was not started with snapshot_signal= "
+                        "in FLIGHTREC_OPTIONS; nothing sent (pass --signal SIG if it set one "
+                        "through fr_init)\n", pid);
+        return FR_EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the command */
+
 int cmd_snapshot(int argc, char **argv)
 {
-    const char *cmd = "snapshot", *pid_text = NULL, *sig_text = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (fr_cli_is_help(argv[i])) {
-            usage(stdout);
-            return FR_EXIT_OK;
-        } else if ((r = fr_cli_option(cmd, argc, argv, &i, "--signal", &sig_text)) != 0) {
-            if (r < 0)
-                return FR_EXIT_USAGE;
-        } else if (argv[i][0] == '-') {
-            return fr_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        } else if (!pid_text) {
-            pid_text = argv[i];
-        } else {
-            return fr_cli_usage_error(cmd, "one process only ('%s' is extra)", argv[i]);
-        }
-    }
-    if (!pid_text)
+    const char *cmd = "snapshot";
+    struct snapshot_opts o = {0};
+    fr_cli_operands ops;
+    int rc = fr_cli_parse(&fr_cmd_snapshot, argc, argv, &o, &ops);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (ops.n > 1)
+        return fr_cli_usage_error(cmd, "one process only ('%s' is extra)", ops.v[1]);
+    if (ops.n < 1)
         return fr_cli_usage_error(cmd, "no process id given");
+    const char *pid_text = ops.v[0];
     char *end;
     errno = 0;
     long pid = strtol(pid_text, &end, 10);
     if (errno || *end || pid <= 0 || pid > 0x7fffffff)
         return fr_cli_usage_error(cmd, "'%s' is not a process id", pid_text);
-    int sig = 0;
-    if (sig_text) {
-        sig = fr_options_signal(sig_text, strlen(sig_text));
-        if (!sig)
-            return fr_cli_usage_error(cmd, "--signal %s: not SIGUSR1, SIGUSR2 or a real-time signal",
-                                      sig_text);
-    } else {
-        int r = signal_from_environment(pid, &sig);
-        if (r == -ENOENT || r == -ESRCH) {
-            fprintf(stderr, "flightrec snapshot: no process %ld\n", pid);
-            return FR_EXIT_BAD_INPUT;
-        }
-        if (r < 0) {
-            fprintf(stderr, "flightrec snapshot: cannot read the environment of process %ld: %s "
-                            "(pass --signal SIG)\n", pid, strerror(-r));
-            return FR_EXIT_BAD_INPUT;
-        }
-        if (!sig) {
-            fprintf(stderr, "flightrec snapshot: process %ld was not started with snapshot_signal= "
-                            "in FLIGHTREC_OPTIONS; nothing sent (pass --signal SIG if it set one "
-                            "through fr_init)\n", pid);
-            return FR_EXIT_BAD_INPUT;
-        }
-    }
+    int sig;
+    if ((rc = choose_signal(pid, o.sig_text, &sig)) != 0)
+        return rc;
     int caught = catches_signal(pid, sig);
     if (caught == -ENOENT || caught == -ESRCH) {
         fprintf(stderr, "flightrec snapshot: no process %ld\n", pid);

@@ -3,52 +3,14 @@
  * each with the number of calls that ran with exactly that stack and their total and
  * self time; as a table, folded stacks ("a;b;c VALUE", flamegraph.pl input) or JSON.
  */
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_cli.h"
+#include "cli_options.h"
 #include "text_escape.h"
 #include "commands.h"
-
-static const char usage_text[] =
-    "usage: flightrec stack FILE [FILE...] [options]\n"
-    "Unique call stacks in trace FILE with their calls, total and self time.\n"
-    "\n"
-    "  -s, --sort KEY      a column: total (default), self or calls, largest first\n"
-    "  --top N             only the first N stacks\n"
-    "  --max-stacks N      keep at most N distinct stacks in memory; calls whose stack\n"
-    "                      would be a new one once N exist are counted in an \"[other]\"\n"
-    "                      stack under the deepest known caller (memory bound: 2N+1 stacks)\n"
-    "  --max-depth N       keep at most N function frames of a stack (default 1024);\n"
-    "                      the calls below the N-th are counted in a \"[deeper]\" frame\n"
-    "                      under it (its calls: all of them; self: theirs; total: the\n"
-    "                      outermost ones'), so a runaway recursion stays N stacks\n"
-    "  -f, --format F      text (default), folded or json\n"
-    "  --value V           for folded: self (default, nanoseconds), total (nanoseconds)\n"
-    "                      or calls\n"
-    "  --binary BIN        take function names from BIN (else from the trace)\n"
-    "  --demangle=MODE     C++ names: full (default), simple (no template arguments nor\n"
-    "                      parameter lists: ns::Box::get) or no (mangled, as linked)\n"
-    "  --lines             each frame as \"name (file:line)\", file:line where the\n"
-    "                      function starts (from the binary's debug information)\n"
-    "  --tid TID[,TID...]  only these threads (repeatable)\n"
-    "  --thread-root       each stack starts with its thread (\"[thread 1234 NAME]\"):\n"
-    "                      one tree per thread; with several FILEs, under its\n"
-    "                      process's frame (\"[process PID NAME]\"), as in\n"
-    "                      `flightrec convert -f folded FILE...`\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n"
-    "  -v, --verbose       the calls/threads/unmatched summary on standard error even\n"
-    "                      when every call matched\n"
-    "  --color[=WHEN]      bold header: auto (default: on a terminal), always, never\n"
-    "  -h, --help          this text\n"
-    "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
-    "children it forked: FILE FILE.*) are analysed together: the same stack in\n"
-    "several of them is one stack (calls and times added), unless --thread-root.\n"
-    "\n"
-    "A stack's total is the time of the calls made with exactly that stack; its self time\n"
-    "excludes their traced callees, so folded self values add up to the traced time.\n"
-    "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
 
 enum key { BY_TOTAL, BY_SELF, BY_CALLS };
 
@@ -194,138 +156,144 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
         putc(']', out);
 }
 
-int cmd_stack(int argc, char **argv)
+/* ---------------------------------------------------------------- parse */
+
+struct stack_opts {
+    enum key     key;
+    uint64_t     top, max_stacks;
+    fr_acli_opts acli;      /* --max-depth, --tid, --thread-root */
+    const char  *format, *value, *binary, *output;
+    bool         lines, verbose;
+    int          color;
+};
+
+/* stack's word options say what they take without the "Try ... --help" line. */
+static int refuse(const char *command, const char *what, const char *value, const char *list)
 {
-    static const struct option options[] = {
-        {"sort", required_argument, NULL, 's'},
-        {"top", required_argument, NULL, 't'},
-        {"max-stacks", required_argument, NULL, 'm'},
-        {"max-depth", required_argument, NULL, 'D'},
-        {"format", required_argument, NULL, 'f'},
-        {"value", required_argument, NULL, 'w'},
-        {"binary", required_argument, NULL, 'b'},
-        {"demangle", required_argument, NULL, 'N'},
-        {"lines", no_argument, NULL, 'L'},
-        {"tid", required_argument, NULL, 'T'},
-        {"thread-root", no_argument, NULL, 'R'},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"color", optional_argument, NULL, 'c'},
-        {"colour", optional_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *format = "text", *value = "self", *binary = NULL, *output = NULL;
-    uint64_t top = UINT64_MAX, max_stacks = 0;
-    fr_acli_opts opts = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH};
-    bool verbose = false;
-    int color = FR_COLOR_AUTO;
-    enum key key = BY_TOTAL;
-    optind = 1;
-    g_lines = false;
-    opterr = 0;   /* our own message for bad options */
-    int opt;
-    while ((opt = getopt_long(argc, argv, "s:f:o:hv", options, NULL)) != -1) {
-        switch (opt) {
-        case 's':
-            if (!strcmp(optarg, "total")) key = BY_TOTAL;
-            else if (!strcmp(optarg, "self")) key = BY_SELF;
-            else if (!strcmp(optarg, "calls")) key = BY_CALLS;
-            else {
-                fprintf(stderr, "flightrec stack: unknown sort key '%s' (total, self, calls)\n", optarg);
-                return FR_EXIT_USAGE;
-            }
-            break;
-        case 't':
-            if (fr_acli_parse_count("stack", "--top", optarg, &top))
-                return FR_EXIT_USAGE;
-            break;
-        case 'm':
-            if (fr_acli_parse_count("stack", "--max-stacks", optarg, &max_stacks))
-                return FR_EXIT_USAGE;
-            if (max_stacks == 0)
-                return fr_cli_usage_error("stack", "--max-stacks must be at least 1");
-            break;
-        case 'D':
-            if (fr_acli_parse_max_depth("stack", optarg, &opts.max_depth))
-                return FR_EXIT_USAGE;
-            break;
-        case 'f': format = optarg; break;
-        case 'w': value = optarg; break;
-        case 'b': binary = optarg; break;
-        case 'N':
-            if (fr_cli_parse_demangle("stack", optarg))
-                return FR_EXIT_USAGE;
-            break;
-        case 'L': g_lines = true; break;
-        case 'T':
-            if (fr_cli_parse_tids("stack", optarg, &opts.tids))
-                return FR_EXIT_USAGE;
-            break;
-        case 'R': opts.thread_roots = true; break;
-        case 'o': output = optarg; break;
-        case 'v': verbose = true; break;
-        case 'c':
-            if (fr_cli_parse_color("stack", optarg, &color))
-                return FR_EXIT_USAGE;
-            break;
-        case 'h': fputs(usage_text, stdout); return FR_EXIT_OK;
-        default:
-            return fr_cli_usage_error("stack", "bad option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (strcmp(format, "text") && strcmp(format, "folded") && strcmp(format, "json")) {
-        fprintf(stderr, "flightrec stack: unknown format '%s' (text, folded, json)\n", format);
-        return FR_EXIT_USAGE;
-    }
-    if (strcmp(value, "self") && strcmp(value, "total") && strcmp(value, "calls")) {
-        fprintf(stderr, "flightrec stack: unknown value '%s' (self, total, calls)\n", value);
-        return FR_EXIT_USAGE;
-    }
-    if (optind >= argc)
-        return fr_cli_usage_error("stack", "no trace FILE given");
-    const char *const *paths = (const char *const *)argv + optind;
-    size_t n_paths = (size_t)(argc - optind);
+    fprintf(stderr, "flightrec %s: unknown %s '%s' (%s)\n", command, what, value, list);
+    return FR_EXIT_USAGE;
+}
 
-    fr_acli c;
-    opts.max_stacks = max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)max_stacks;
-    int rc = fr_acli_run_files(&c, "stack", paths, n_paths, binary, FR_ANALYZE_STACKS, &opts);
-    if (rc) {
-        fr_acli_done(&c);
-        return rc;
-    }
-    c.verbose = verbose;
-    const fr_stack_agg *sa = c.analysis->stacks;
-    size_t n = 0;
-    /* a path: the calls' frames, and a process's and a thread's root nodes */
-    uint32_t max_depth = fr_analysis_stats(c.analysis)->max_depth + 2;
-    struct ranked *order = rank_nodes(sa, key, top, &n);
-    uint32_t *ids = malloc(max_depth * sizeof *ids);
-    FILE *out = order && ids ? fr_acli_open_output("stack", output) : NULL;
-    if (!out) {
-        if (!order || !ids)
-            fprintf(stderr, "flightrec stack: out of memory\n");
-        free(order);
-        free(ids);
-        fr_acli_done(&c);
-        return FR_EXIT_BAD_INPUT;
-    }
-    if (fr_stack_agg_merged_calls(sa))
-        fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
-                (unsigned long long)max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
-    fr_acli_report_deeper(sa, "stack", opts.max_depth);
+static int set_sort(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    (void)o;
+    if (!strcmp(value, "total")) *(enum key *)field = BY_TOTAL;
+    else if (!strcmp(value, "self")) *(enum key *)field = BY_SELF;
+    else if (!strcmp(value, "calls")) *(enum key *)field = BY_CALLS;
+    else return refuse(command, "sort key", value, "total, self, calls");
+    return 0;
+}
 
+static int set_format(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    if (!fr_cli_is_choice(o, value))
+        return refuse(command, "format", value, "text, folded, json");
+    *(const char **)field = value;
+    return 0;
+}
+
+static int set_value(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    if (!fr_cli_is_choice(o, value))
+        return refuse(command, "value", value, "self, total, calls");
+    *(const char **)field = value;
+    return 0;
+}
+
+static int set_max_stacks(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    if (fr_cli_set_count(command, o, value, field))
+        return FR_EXIT_USAGE;
+    if (*(uint64_t *)field == 0)
+        return fr_cli_usage_error(command, "--max-stacks must be at least 1");
+    return 0;
+}
+
+static int set_max_depth(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    (void)o;
+    return fr_acli_parse_max_depth(command, value, field) ? FR_EXIT_USAGE : 0;
+}
+
+static const fr_cli_opt stack_options[] = {
+    {.name = "sort", .letter = 's', .arg = " KEY", .set = set_sort,
+     .offset = offsetof(struct stack_opts, key),
+     .help = "a column: total (default), self or calls, largest first"},
+    {.name = "top", .arg = " N", .set = fr_cli_set_count, .offset = offsetof(struct stack_opts, top),
+     .help = "only the first N stacks"},
+    {.name = "max-stacks", .arg = " N", .set = set_max_stacks,
+     .offset = offsetof(struct stack_opts, max_stacks),
+     .help = "keep at most N distinct stacks in memory; calls whose stack\n"
+             "would be a new one once N exist are counted in an \"[other]\"\n"
+             "stack under the deepest known caller (memory bound: 2N+1 stacks)"},
+    {.name = "max-depth", .arg = " N", .set = set_max_depth,
+     .offset = offsetof(struct stack_opts, acli.max_depth),
+     .help = "keep at most N function frames of a stack (default 1024);\n"
+             "the calls below the N-th are counted in a \"[deeper]\" frame\n"
+             "under it (its calls: all of them; self: theirs; total: the\n"
+             "outermost ones'), so a runaway recursion stays N stacks"},
+    {.name = "format", .letter = 'f', .arg = " F", .set = set_format,
+     .offset = offsetof(struct stack_opts, format), .choices = "text|folded|json",
+     .help = "text (default), folded or json"},
+    {.name = "value", .arg = " V", .set = set_value, .offset = offsetof(struct stack_opts, value),
+     .choices = "self|total|calls",
+     .help = "for folded: self (default, nanoseconds), total (nanoseconds)\n"
+             "or calls"},
+    FR_CLI_OPT_BINARY(struct stack_opts, binary, "take function names from BIN (else from the trace)"),
+    FR_CLI_OPT_DEMANGLE(FR_CLI_HELP_DEMANGLE),
+    FR_CLI_OPT_FLAG("lines", 0, struct stack_opts, lines,
+                    "each frame as \"name (file:line)\", file:line where the\n"
+                    "function starts (from the binary's debug information)"),
+    FR_CLI_OPT_TIDS(struct stack_opts, acli.tids, " TID[,TID...]", "only these threads (repeatable)"),
+    FR_CLI_OPT_FLAG("thread-root", 0, struct stack_opts, acli.thread_roots,
+                    "each stack starts with its thread (\"[thread 1234 NAME]\"):\n"
+                    "one tree per thread; with several FILEs, under its\n"
+                    "process's frame (\"[process PID NAME]\"), as in\n"
+                    "`flightrec convert -f folded FILE...`"),
+    FR_CLI_OPT_OUTPUT(struct stack_opts, output, " FILE", "write to FILE instead of standard output"),
+    FR_CLI_OPT_FLAG("verbose", 'v', struct stack_opts, verbose, FR_CLI_HELP_VERBOSE),
+    FR_CLI_OPT_COLOR(struct stack_opts, color, "bold header: auto (default: on a terminal), always, never"),
+    FR_CLI_OPT_HELP("this text"),
+    {0},
+};
+
+const fr_cli_command fr_cmd_stack = {
+    .name = "stack",
+    .summary = "unique call stacks with counts and time",
+    .run = cmd_stack,
+    .head = "usage: flightrec stack FILE [FILE...] [options]\n"
+            "Unique call stacks in trace FILE with their calls, total and self time.\n"
+            "\n",
+    .options = stack_options,
+    .column = 22,
+    .tail = "FILE '-' reads the trace from standard input. Several FILEs (a process and the\n"
+            "children it forked: FILE FILE.*) are analysed together: the same stack in\n"
+            "several of them is one stack (calls and times added), unless --thread-root.\n"
+            "\n"
+            "A stack's total is the time of the calls made with exactly that stack; its self time\n"
+            "excludes their traced callees, so folded self values add up to the traced time.\n"
+            "Exit status: 0 ok, 1 bad input, 2 bad usage.\n",
+};
+
+/* ---------------------------------------------------------------- report */
+
+/* The first n ranked stacks in the asked format. */
+static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
+                         const struct ranked *order, size_t n, uint32_t *ids, uint32_t max_depth)
+{
+    const fr_stack_agg *sa = c->analysis->stacks;
+    const char *format = o->format, *value = o->value;
     if (!strcmp(format, "text")) {
-        fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(color, out));
+        fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(o->color, out));
         fprintf(out, "%s%10s %10s %10s  %s%s\n", co.bold, "calls", "total", "self",
                 "stack (root first)", co.reset);
         for (size_t k = 0; k < n; k++) {
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             char total[32], self[32];
-            fr_acli_format_duration(&c, s->total_ticks, total, sizeof total);
-            fr_acli_format_duration(&c, s->self_ticks, self, sizeof self);
+            fr_acli_format_duration(c, s->total_ticks, total, sizeof total);
+            fr_acli_format_duration(c, s->self_ticks, self, sizeof self);
             fprintf(out, "%10" PRIu64 " %10s %10s  ", s->calls, total, self);
-            print_path(&c, out, order[k].node, ids, max_depth, " > ", 0);
+            print_path(c, out, order[k].node, ids, max_depth, " > ", 0);
             putc('\n', out);
         }
     } else if (!strcmp(format, "folded")) {
@@ -333,20 +301,20 @@ int cmd_stack(int argc, char **argv)
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             uint64_t v = !strcmp(value, "calls") ? s->calls
                        : (uint64_t)fr_cli_ticks_to_ns((int64_t)(!strcmp(value, "total")
-                                                    ? s->total_ticks : s->self_ticks), c.ticks_per_second);
+                                                    ? s->total_ticks : s->self_ticks), c->ticks_per_second);
             if (!v)
                 continue;
-            print_path(&c, out, order[k].node, ids, max_depth, ";", 0);
+            print_path(c, out, order[k].node, ids, max_depth, ";", 0);
             fprintf(out, " %" PRIu64 "\n", v);
         }
     } else {
         fprintf(out, "{");
-        fr_acli_json_header(&c, out);
+        fr_acli_json_header(c, out);
         fprintf(out, ",\n \"stacks\": [");
         for (size_t k = 0; k < n; k++) {
             const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
             fprintf(out, "%s\n  {\"stack\": ", k ? "," : "");
-            print_path(&c, out, order[k].node, ids, max_depth, NULL, 1);
+            print_path(c, out, order[k].node, ids, max_depth, NULL, 1);
             fprintf(out, ", \"ids\": [");
             uint32_t len = fr_stack_agg_path(sa, order[k].node, ids, max_depth);
             for (uint32_t d = 0; d < len; d++)
@@ -354,15 +322,65 @@ int cmd_stack(int argc, char **argv)
             char total[48], self[48];
             fprintf(out, "], \"calls\": %" PRIu64 ", \"total_ns\": %s, \"self_ns\": %s"
                          ", \"total_ticks\": %" PRIu64 ", \"self_ticks\": %" PRIu64 "}",
-                    s->calls, fr_acli_ns(&c, s->total_ticks, total, sizeof total),
-                    fr_acli_ns(&c, s->self_ticks, self, sizeof self), s->total_ticks, s->self_ticks);
+                    s->calls, fr_acli_ns(c, s->total_ticks, total, sizeof total),
+                    fr_acli_ns(c, s->self_ticks, self, sizeof self), s->total_ticks, s->self_ticks);
         }
         fprintf(out, "\n ]}\n");
     }
-    rc = fr_acli_close_output("stack", output, out);
-    fr_acli_report_unmatched(&c);
+}
+
+/* Ranks the stacks and writes them to -o (or stdout); the exit status. */
+static int report(fr_acli *c, const struct stack_opts *o)
+{
+    const fr_stack_agg *sa = c->analysis->stacks;
+    size_t n = 0;
+    /* a path: the calls' frames, and a process's and a thread's root nodes */
+    uint32_t max_depth = fr_analysis_stats(c->analysis)->max_depth + 2;
+    struct ranked *order = rank_nodes(sa, o->key, o->top, &n);
+    uint32_t *ids = malloc(max_depth * sizeof *ids);
+    FILE *out = order && ids ? fr_acli_open_output("stack", o->output) : NULL;
+    if (!out) {
+        if (!order || !ids)
+            fprintf(stderr, "flightrec stack: out of memory\n");
+        free(order);
+        free(ids);
+        return FR_EXIT_BAD_INPUT;
+    }
+    if (fr_stack_agg_merged_calls(sa))
+        fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
+                (unsigned long long)o->max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
+    fr_acli_report_deeper(sa, "stack", o->acli.max_depth);
+    print_stacks(c, out, o, order, n, ids, max_depth);
+    int rc = fr_acli_close_output("stack", o->output, out);
+    fr_acli_report_unmatched(c);
     free(order);
     free(ids);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_stack(int argc, char **argv)
+{
+    struct stack_opts o = {.key = BY_TOTAL, .top = UINT64_MAX, .format = "text", .value = "self",
+                           .acli = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH},
+                           .color = FR_COLOR_AUTO};
+    fr_cli_operands files;
+    int rc = fr_cli_parse(&fr_cmd_stack, argc, argv, &o, &files);
+    if (rc)
+        return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
+    if (files.n < 1)
+        return fr_cli_usage_error("stack", "no trace FILE given");
+    g_lines = o.lines;
+
+    fr_acli c;
+    o.acli.max_stacks = o.max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)o.max_stacks;
+    rc = fr_acli_run_files(&c, "stack", (const char *const *)files.v, (size_t)files.n, o.binary,
+                           FR_ANALYZE_STACKS, &o.acli);
+    if (!rc) {
+        c.verbose = o.verbose;
+        rc = report(&c, &o);
+    }
     int drc = fr_acli_done(&c);
     return rc ? rc : drc;
 }
