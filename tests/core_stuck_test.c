@@ -64,7 +64,7 @@ static void test_stop_leaves_a_writer_inside_a_record(void **state)
     sem_init(&release_it, 0, 0);
     sem_init(&resumed, 0, 0);
     sem_init(&go_on, 0, 0);
-    start("one.fr", "buffers=8 buffer_size=4k");
+    start("one.fr", "buffers=8 buffer_size=8k");   /* its 100 records fit its first (small) buffer */
     pthread_t th;
     pthread_create(&th, NULL, worker, NULL);
     sem_wait(&held);

@@ -15,4 +15,5 @@ for t in 1 2 8 32 64 256; do
   "$prog" live "$t" 8 "$opts" 85 || status=1
 done
 "$prog" live 1024 8 "$opts" 70 || status=1
+"$prog" short 20000 22 "$opts" 85 || status=1
 exit $status

@@ -26,10 +26,17 @@
 #include "fr_format.h"
 
 #define FR_BACKING_MAGIC        "FRBACKv1"   /* 8 bytes, no NUL (every version) */
-/* 2: the event sites region (sites_off, sites_cap, sites_len). A reader takes version 1
- * too: its header is version 2's up to `exe` (FR_BACKING_HEADER_V1_SIZE bytes), no sites. */
-#define FR_BACKING_VERSION      2
+/* 2: the event sites region (sites_off, sites_cap, sites_len). 3: small buffers
+ * (small_per_buffer, small_size: descriptors after the buffers' own, bytes inside the
+ * buffer lent to them; a lent buffer's state is FR_BACKING_BUF_PACK), up to 32768 thread
+ * slots and 4194304 buffers. A reader takes versions 1 and 2 too: their headers are
+ * version 3's up to `exe` (FR_BACKING_HEADER_V1_SIZE bytes, no sites) or up to
+ * `small_per_buffer` (FR_BACKING_HEADER_V2_SIZE, no small buffers). */
+#define FR_BACKING_VERSION      3
 #define FR_BACKING_HEADER_V1_SIZE 1168u
+#define FR_BACKING_HEADER_V2_SIZE 1192u
+#define FR_BACKING_MAX_BUFFERS  (1u << 22)
+#define FR_BACKING_MAX_THREADS  32768u
 #define FR_BACKING_HEADER_SIZE  4096u
 /* The pool starts 2 MiB into the file, so that it can sit on 2 MiB pages (file offset
  * and address both aligned); the bytes between the header and the pool hold the event
@@ -78,6 +85,10 @@ struct fr_backing_header {
     uint64_t sites_off;         /* in the mapped part, between the header and the pool */
     uint64_t sites_cap;         /* bytes there for them */
     uint64_t sites_len;         /* bytes of whole records */
+    /* Version 3. Small buffers: descriptor buffers + b * small_per_buffer + k describes
+     * the bytes [k * small_size, +small_size) of buffer b (0: none). */
+    uint32_t small_per_buffer;
+    uint32_t small_size;
 };   /* natural alignment, no padding before `exe` (the offsets are asserted) */
 _Static_assert(sizeof(struct fr_backing_header) <= FR_BACKING_HEADER_SIZE, "backing header");
 _Static_assert(offsetof(struct fr_backing_header, map_size) == 16, "backing map_size");
@@ -89,7 +100,9 @@ _Static_assert(offsetof(struct fr_backing_header, exe) == 138, "backing exe");
 _Static_assert(offsetof(struct fr_backing_header, sites_off) == FR_BACKING_HEADER_V1_SIZE,
                "backing sites_off: version 1's header is a prefix of version 2's");
 _Static_assert(offsetof(struct fr_backing_header, sites_len) == 1184, "backing sites_len");
-_Static_assert(sizeof(struct fr_backing_header) == 1192, "backing header v2");
+_Static_assert(offsetof(struct fr_backing_header, small_per_buffer) == FR_BACKING_HEADER_V2_SIZE,
+               "backing small_per_buffer: version 2's header is a prefix of version 3's");
+_Static_assert(sizeof(struct fr_backing_header) == 1200, "backing header v3");
 
 /* A buffer's descriptor (the runtime's struct fr_buffer_desc, docs/BUFFERS.md). `used`
  * and `records` are exact for FULL and RETIRED buffers; a CURRENT buffer's length lives
@@ -106,7 +119,8 @@ _Static_assert(sizeof(struct fr_backing_buffer_desc) == 32, "backing buffer desc
 #define FR_BACKING_OWN_SLOT(w)  ((uint32_t)(((w) >> 8) & 0xffffff))
 enum { FR_BACKING_BUF_FREE = 0, FR_BACKING_BUF_CURRENT = 1, FR_BACKING_BUF_FULL = 2,
        FR_BACKING_BUF_RETIRED = 3, FR_BACKING_BUF_WRITING = 4 /* stream=1: complete, being
-                                                                 appended to the output */ };
+                                                                 appended to the output */,
+       FR_BACKING_BUF_PACK = 5 /* lent to small buffers: no records of its own */ };
 
 /* A thread slot (the runtime's struct fr_thread_desc). A live thread publishes its
  * counters and name here each time it changes buffers (with backing= only), an exited

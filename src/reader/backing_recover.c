@@ -224,16 +224,38 @@ static bool fits(uint64_t a, uint64_t b, uint64_t c, uint64_t limit)
     return a + b * c <= limit;
 }
 
+/* Descriptors in the file: the buffers', then their small buffers' (version 3). */
+static uint64_t ndesc_of(const struct fr_backing_header *h)
+{
+    return (uint64_t)h->buffers * (1 + h->small_per_buffer);
+}
+
+/* Where descriptor i's bytes are, and how many it can hold. */
+static uint64_t desc_off(const struct fr_backing_header *h, uint64_t i)
+{
+    if (i < h->buffers)
+        return h->data_off + i * h->buffer_size;
+    uint64_t s = i - h->buffers;
+    return h->data_off + s / h->small_per_buffer * h->buffer_size + s % h->small_per_buffer * h->small_size;
+}
+
+static uint64_t desc_cap(const struct fr_backing_header *h, uint64_t i)
+{
+    return i < h->buffers ? h->buffer_size : h->small_size;
+}
+
 static const char *header_problem(const struct fr_backing_header *h, uint64_t size)
 {
     if (memcmp(h->magic, FR_BACKING_MAGIC, 8) != 0)
         return "not a flightrec backing file (no FRBACKv1 magic; an init that had not "
                "finished, or another file)";
     if (!(h->version == FR_BACKING_VERSION && h->header_size == sizeof *h) &&
+        !(h->version == 2 && h->header_size == FR_BACKING_HEADER_V2_SIZE) &&
         !(h->version == 1 && h->header_size == FR_BACKING_HEADER_V1_SIZE))
         return "backing file of an unknown version";
     if (h->buffer_size < 1024 || h->buffer_size > (1ull << 30) || h->buffer_size % 8 ||
-        h->buffers < 1 || h->buffers > 65536 || h->max_threads < 1 || h->max_threads > 4096 ||
+        h->buffers < 1 || h->buffers > FR_BACKING_MAX_BUFFERS || h->max_threads < 1 ||
+        h->max_threads > FR_BACKING_MAX_THREADS ||
         h->buffer_desc_size != sizeof(struct fr_backing_buffer_desc) ||
         h->thread_desc_size != sizeof(struct fr_backing_thread_desc) || h->policy > 1)
         return "inconsistent header (pool geometry)";
@@ -241,8 +263,12 @@ static const char *header_problem(const struct fr_backing_header *h, uint64_t si
         return "inconsistent header (clock frequency 0)";
     if (h->map_size > size)
         return "truncated: the file is shorter than the pool its header describes";
+    if (h->small_per_buffer > 64 || (h->small_per_buffer &&
+        (h->small_size < 128 || h->small_size % 8 ||
+         (uint64_t)h->small_size * h->small_per_buffer > h->buffer_size)))
+        return "inconsistent header (small buffers)";
     if (!fits(h->data_off, h->buffers, h->buffer_size, h->map_size) ||
-        !fits(h->bufs_off, h->buffers, sizeof(struct fr_backing_buffer_desc), h->map_size) ||
+        !fits(h->bufs_off, ndesc_of(h), sizeof(struct fr_backing_buffer_desc), h->map_size) ||
         !fits(h->threads_off, h->max_threads, sizeof(struct fr_backing_thread_desc), h->map_size) ||
         h->data_off < FR_BACKING_HEADER_SIZE || h->bufs_off < FR_BACKING_HEADER_SIZE ||
         h->threads_off < FR_BACKING_HEADER_SIZE)
@@ -305,12 +331,12 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
 {
     const struct fr_backing_buffer_desc *d = &j->bd[i];
     uint32_t st = FR_BACKING_OWN_STATE(d->own), slot = FR_BACKING_OWN_SLOT(d->own);
-    if (st == FR_BACKING_BUF_FREE)
-        return 0;
+    if (st == FR_BACKING_BUF_FREE || st == FR_BACKING_BUF_PACK)
+        return 0;   /* nothing, or a buffer lent to small ones (their own descriptors) */
     uint64_t claimed = st == FR_BACKING_BUF_CURRENT ? 0 : d->records;
     bool slot_ok = slot < j->h.max_threads && j->td[slot].state && j->td[slot].state <= 2;
     if (st > FR_BACKING_BUF_WRITING || !slot_ok ||
-        (st != FR_BACKING_BUF_CURRENT && (d->used < 64 || d->used > j->h.buffer_size))) {
+        (st != FR_BACKING_BUF_CURRENT && (d->used < 64 || d->used > desc_cap(&j->h, i)))) {
         j->rep->bad_buffers++;
         j->rep->lost_records += claimed;
         if (slot_ok)
@@ -320,9 +346,9 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
         return 0;
     }
     int32_t tid = j->td[slot].tid;
-    if (rd(j, j->h.data_off + (uint64_t)i * j->h.buffer_size, j->buf, j->h.buffer_size) < 0)
+    size_t size = (size_t)desc_cap(&j->h, i);
+    if (rd(j, desc_off(&j->h, i), j->buf, size) < 0)
         return -1;
-    size_t size = (size_t)j->h.buffer_size;
     if (st == FR_BACKING_BUF_CURRENT && all_zero(j->buf, 64))
         return 0;   /* taken, nothing written yet */
     if (!preamble_ok(j->buf, tid)) {
@@ -549,8 +575,7 @@ static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t 
     size += 2 * MD + sizeof(struct fr_te_envelope) + sizeof(struct fr_te_block_start);
     out_md(out, FR_MD_BUFFER_EXTENTS, &size, 8);
     for (uint32_t i = 0; i < n; i++) {
-        if (rd(j, j->h.data_off + (uint64_t)bufs[i].idx * j->h.buffer_size, j->buf,
-               bufs[i].len) < 0)
+        if (rd(j, desc_off(&j->h, bufs[i].idx), j->buf, bufs[i].len) < 0)
             return -1;
         uint8_t *b = j->buf;
         if (bufs[i].run_at)   /* a run cut back to its whole entries */
@@ -612,6 +637,9 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
     if (j.h.version == 1)   /* no sites region; what follows its header is not ours */
         memset((uint8_t *)&j.h + FR_BACKING_HEADER_V1_SIZE, 0,
                sizeof j.h - FR_BACKING_HEADER_V1_SIZE);
+    else if (j.h.version == 2)   /* no small buffers */
+        memset((uint8_t *)&j.h + FR_BACKING_HEADER_V2_SIZE, 0,
+               sizeof j.h - FR_BACKING_HEADER_V2_SIZE);
     const char *why = header_problem(&j.h, in->size);
     if (why) {
         fail(err, errcap, why);
@@ -622,10 +650,11 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
     rep->state = h->state;
     memcpy(rep->exe, h->exe, h->exe_len);
     rep->exe[h->exe_len] = 0;
-    j.bd = calloc(h->buffers, sizeof *j.bd);
+    const uint64_t ndesc = ndesc_of(h);
+    j.bd = calloc(ndesc, sizeof *j.bd);
     j.td = calloc(h->max_threads, sizeof *j.td);
     j.buf = malloc((size_t)h->buffer_size);
-    j.used = calloc(h->buffers, sizeof *j.used);
+    j.used = calloc(ndesc, sizeof *j.used);
     j.lost_of = calloc(h->max_threads, sizeof *j.lost_of);
     j.kept_of = calloc(h->max_threads, sizeof *j.kept_of);
     if (!j.bd || !j.td || !j.buf || !j.used || !j.lost_of || !j.kept_of) {
@@ -634,7 +663,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         rc = FR_RECOVER_IO;
         goto done;
     }
-    if (rd(&j, h->bufs_off, j.bd, h->buffers * sizeof *j.bd) < 0 ||
+    if (rd(&j, h->bufs_off, j.bd, ndesc * sizeof *j.bd) < 0 ||
         rd(&j, h->threads_off, j.td, h->max_threads * sizeof *j.td) < 0)
         goto read_error;
     for (uint32_t s = 0; s < h->max_threads; s++)
@@ -671,7 +700,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
         sites_len = meta_prefix(sites, (size_t)h->sites_len, FR_TE_EVENT_SITE, &rep->sites);
         rep->sites_ignored = h->sites_len - sites_len;
     }
-    for (uint32_t i = 0; i < h->buffers; i++) {
+    for (uint32_t i = 0; i < ndesc; i++) {
         int r = scan_buffer(&j, i, &j.used[j.nused]);
         if (r < 0)
             goto read_error;

@@ -50,7 +50,8 @@ static struct {
     pid_t    pid;       /* the process that created it: only it removes it */
     uint32_t gen;       /* the set of event sites the file holds (fr_backing_generation) */
     uint64_t carried;   /* fork child: bytes of event sites copied from the parent's file */
-    size_t   data_size; /* the pool's buffers: reserved by fr_backing_reserve */
+    size_t   data_size; /* the pool's buffers and thread slots: reserved by fr_backing_reserve */
+    size_t   threads_off, threads_len;
     uint64_t reserved[RESERVE_WORDS];   /* bit per RESERVE_STEP of data: reserved (atomic) */
 } bk;
 static uint32_t last_gen;
@@ -113,7 +114,7 @@ static int reserve_range(int fd, uint64_t off, uint64_t len)
 }
 
 void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t data_size,
-                        int force_pid, void *fixed)
+                        size_t threads_off, size_t threads_len, int force_pid, void *fixed)
 {
     char path[FR_OPTIONS_PATH_MAX];
     if (fr_expand_output(path, sizeof path, o->backing, (int32_t)getpid(), force_pid) < 0) {
@@ -138,10 +139,14 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
     fr_write_signals_block(&sigs);
     if (!err)
         err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
-    if (!err)   /* the header and sites, and the descriptors after the data */
+    /* the header and sites, and the buffer descriptors, queues and scratch; the buffers'
+     * data and the thread slots come as they are first used (fr_backing_reserve) */
+    if (!err)
         err = reserve_range(fd, 0, huge);
-    if (!err && pool_size > data_size)
-        err = reserve_range(fd, huge + data_size, pool_size - data_size);
+    if (!err && threads_off > data_size)
+        err = reserve_range(fd, huge + data_size, threads_off - data_size);
+    if (!err && pool_size > threads_off + threads_len)
+        err = reserve_range(fd, huge + threads_off + threads_len, pool_size - threads_off - threads_len);
     fr_write_signals_restore(&sigs);
     /* A fork child's file holds the parent's event sites (the child's compact events
      * name them; nothing registers them again here): copied before our mapping replaces
@@ -203,6 +208,8 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
     bk.gen = gen;
     bk.carried = carried;
     bk.data_size = data_size;
+    bk.threads_off = threads_off;
+    bk.threads_len = threads_len;
     memset(bk.reserved, 0, sizeof bk.reserved);
     memcpy(fr_backing_path, used, sizeof used);
     return m + huge;
@@ -218,7 +225,8 @@ int fr_backing_reserve(uint64_t off, uint64_t len)
             continue;
         /* Two threads may both reserve a step: fallocate of reserved space is a no-op. */
         uint64_t at = step * RESERVE_STEP;
-        uint64_t n = at + RESERVE_STEP <= bk.data_size ? RESERVE_STEP : bk.data_size - at;
+        uint64_t pool = bk.size - FR_BACKING_POOL_OFFSET;
+        uint64_t n = at + RESERVE_STEP <= pool ? RESERVE_STEP : pool - at;
         int fd = fr_fd_reopen(fr_backing_path, O_WRONLY, bk.dev, bk.ino);
         int err = fd < 0 ? errno : reserve_range(fd, FR_BACKING_POOL_OFFSET + at, n);
         if (fd >= 0)
@@ -267,6 +275,8 @@ void fr_backing_fill_header(uint32_t session)
     memcpy(h->exe, fr_process.exe, h->exe_len);
     h->sites_off = SITES_OFF;
     h->sites_cap = SITES_CAP;
+    h->small_per_buffer = fr_pool.small_per;
+    h->small_size = (uint32_t)fr_pool.small_size;
     h->sites_len = bk.carried;
     /* the magic last: a reader that sees it sees a whole header */
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -379,7 +389,8 @@ int fr_backing_fork_child(int want_file)
     bk.base = NULL;
     fr_backing_path[0] = 0;
     if (want_file && fr_backing_create(&fr_opts, old_size - FR_BACKING_POOL_OFFSET, bk.data_size,
-                                       1, old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
+                                       bk.threads_off, bk.threads_len, 1,
+                                       old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
         return 0;
     /* Never keep writing into the parent's file: zero pages of our own instead. */
     if (mmap(old, old_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |

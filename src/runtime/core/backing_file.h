@@ -17,15 +17,18 @@
 extern FR_HIDDEN char fr_backing_path[FR_OPTIONS_PATH_MAX];
 
 /* Creates the file for a pool of `pool_size` bytes whose first `data_size` are the
- * buffers' data, reserved later by fr_backing_reserve (o->backing with %p expanded to this
+ * buffers' data and [threads_off, +threads_len) the thread slots, both reserved later,
+ * as they are first used, by fr_backing_reserve (o->backing with %p expanded to this
  * process's pid; ".PID" appended when `force_pid` and the pattern has no %p) and maps
  * it. `fixed`: the address to map the pool at (a fork child replaces its parent's
  * mapping), or NULL. Returns the pool's address (2 MiB aligned) or MAP_FAILED after
  * saying why on stderr. Async-signal-safe enough for a fork child (no malloc, no stdio). */
 FR_HIDDEN void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t data_size,
-                                  int force_pid, void *fixed);
-/* Reserves the file's space for the pool's data bytes [off, off + len) (2 MiB steps, each
- * once): called as the pool hands out a buffer for the first time. 0, or -1 after saying
+                                  size_t threads_off, size_t threads_len, int force_pid,
+                                  void *fixed);
+/* Reserves the file's space for the pool's bytes [off, off + len) (offsets from the
+ * pool's start; 2 MiB steps, each once): called as the pool hands out a buffer or a
+ * thread slot for the first time. 0, or -1 after saying
  * once on stderr why the file cannot grow (full file system, the file renamed). Lock-free,
  * async-signal-safe (system calls only). */
 FR_HIDDEN int fr_backing_reserve(uint64_t off, uint64_t len);

@@ -13,6 +13,7 @@
 #include "core/backing_file.h"
 #include "core/buffer_pool.h"
 #include "core/chunk_queue.h"
+#include "core/index_sort.h"
 #include "core/pool_budget.h"
 #include "core/session.h"
 #include "core/text_out.h"
@@ -90,7 +91,8 @@ int fr_pool_create(const struct fr_options *o)
      * (take_fresh) and touched by their writers, so a program that records little costs
      * little whatever the pool's size (a backing file's space is reserved the same way:
      * backing_file.c). */
-    void *m = o->backing[0] ? fr_backing_create(o, total, data_r, 0, NULL) : map_pool(total);
+    void *m = o->backing[0] ? fr_backing_create(o, total, data_r, data_r + l.bufs, l.threads, 0, NULL)
+                            : map_pool(total);
     if (m == MAP_FAILED)
         return errno = EIO, -1;
     memset(&fr_pool, 0, sizeof fr_pool);
@@ -100,6 +102,9 @@ int fr_pool_create(const struct fr_options *o)
     fr_pool.data = m;
     fr_pool.buffer_size = o->buffer_size;
     fr_pool.nbuf = o->buffers;
+    fr_pool.small_per = fr_pool_small_per(o->buffer_size);
+    fr_pool.small_size = fr_pool.small_per ? (o->buffer_size / fr_pool.small_per) & ~(size_t)7 : 0;
+    fr_pool.ndesc = o->buffers * (1 + fr_pool.small_per);
     fr_pool.policy = o->policy;
     fr_pool.stream = o->stream;
     fr_pool.bufs = (struct fr_buffer_desc *)((uint8_t *)m + data_r);
@@ -138,12 +143,13 @@ void fr_pool_clear(void)
 {
     clear_queue(&fr_pool.done_q);
     clear_queue(&fr_pool.free_q);
-    memset(fr_pool.bufs, 0, (size_t)fr_pool.nbuf * sizeof *fr_pool.bufs);
+    memset(fr_pool.bufs, 0, (size_t)fr_pool.ndesc * sizeof *fr_pool.bufs);
     memset(fr_pool.threads, 0, FR_MAX_THREADS * sizeof *fr_pool.threads);
     fr_pool.nthreads = 0;
     fr_pool.live_threads = 0;
     fr_pool.slot_hint = 0;
     fr_pool.fresh = 0;
+    fr_pool.pack = 0;
     fr_pool.next_seq = 0;
     fr_pool.stuck = 0;
     fr_pool.recycled_threads = 0;
@@ -185,6 +191,10 @@ static int take_slot(uint32_t s, int32_t tid, uint64_t pthread)
     /* An EXITED slot with no reference stays so: nobody takes a reference on it. */
     if (st == FR_THREAD_LIVE || (st == FR_THREAD_EXITED && LOAD(&d->refs) != 0))
         return 0;
+    /* a backing file's slot pages are reserved as slots are first used (take_fresh) */
+    if (fr_pool.backed && st == FR_THREAD_UNUSED &&
+        fr_backing_reserve((uint64_t)((uint8_t *)d - fr_pool.data), sizeof *d) != 0)
+        return 0;
     if (!__atomic_compare_exchange_n(&d->state, &st, FR_THREAD_LIVE, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return 0;
@@ -221,7 +231,7 @@ int fr_pool_claim_slot(int32_t tid, uint64_t pthread)
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return -1;
     uint32_t owner;
-    for (uint32_t n = 0; n < fr_pool.nbuf && evict_oldest(&owner) == 0; n++)
+    for (uint32_t n = 0; n < fr_pool.ndesc && evict_oldest(&owner) == 0; n++)
         if (LOAD(&fr_pool.threads[owner].state) == FR_THREAD_EXITED &&
             take_slot(owner, tid, pthread))
             return (int)owner;
@@ -238,20 +248,10 @@ void fr_pool_unref_slot(uint32_t slot)
     __atomic_fetch_sub(&fr_pool.threads[slot].refs, 1, __ATOMIC_ACQ_REL);
 }
 
+/* The thread's older buffers stay FULL: the policy and every writer treat FULL and
+ * RETIRED alike (no scan of the descriptors at each thread's exit). */
 void fr_pool_retire_slot(uint32_t slot)
 {
-    uint32_t n = LOAD_R(&fr_pool.fresh);   /* buffers past it were never handed out */
-    if (n > fr_pool.nbuf)
-        n = fr_pool.nbuf;
-    for (uint32_t i = 0; i < n; i++) {
-        struct fr_buffer_desc *b = &fr_pool.bufs[i];
-        uint64_t w = LOAD(&b->own);
-        /* A thief may take a FULL buffer meanwhile: then the CAS fails and it is not ours. */
-        while (FR_OWN_STATE(w) == FR_BUF_FULL && FR_OWN_SLOT(w) == slot &&
-               !__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_RETIRED, slot, FR_OWN_GEN(w)),
-                                            0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            ;
-    }
     STORE(&fr_pool.threads[slot].state, FR_THREAD_EXITED);
     __atomic_fetch_sub(&fr_pool.live_threads, 1, __ATOMIC_RELAXED);
     fr_pool_unref_slot(slot);
@@ -290,7 +290,8 @@ static void stamp(uint32_t idx)
     struct fr_buffer_desc *b = &fr_pool.bufs[idx];
     if (fr_pool.backed && FR_OWN_GEN(LOAD_R(&b->own)) > 1) {
         uint64_t used = LOAD_R(&b->used);
-        memset(fr_pool_buffer(idx), 0, used && used <= fr_pool.buffer_size ? used : fr_pool.buffer_size);
+        size_t cap = fr_pool_capacity(idx);
+        memset(fr_pool_buffer(idx), 0, used && used <= cap ? used : cap);
     }
     STORE_R(&b->seq, ADD_R(&fr_pool.next_seq, 1));
     STORE_R(&b->used, 0);
@@ -345,7 +346,8 @@ static int take_fresh(uint32_t slot, struct fr_hold *h)
     return took_free(idx, slot);
 }
 
-/* A buffer given back FREE (by the stream writer): from the free queue, else found by a
+/* A buffer given back FREE (by the stream writer, freed for a thread slot, or whose
+ * small buffers are all free again): from the free queue, else (streaming) found by a
  * scan (an entry not yet published, or a queue that overflowed). Fresh buffers (gen 0)
  * are take_fresh's alone: the scan leaves them. */
 static int take_given_back(uint32_t slot, struct fr_hold *h)
@@ -359,7 +361,7 @@ static int take_given_back(uint32_t slot, struct fr_hold *h)
             return took_free(idx, slot);
     }
     if (!fr_pool.stream)
-        return -1;   /* only the stream writer gives buffers back */
+        return -1;   /* without the stream writer no entry is stale: the queue never fills */
     uint32_t n = fr_pool.nbuf;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t w = LOAD_R(&fr_pool.bufs[i].own);
@@ -373,13 +375,18 @@ static int take_given_back(uint32_t slot, struct fr_hold *h)
  * (lost at the start of that thread's history, which may be this thread's own) before
  * anything else, so that a backing file never shows the buffer taken and its records
  * neither there nor counted (docs/BACKING.md: the window is these two stores). */
-static void took_complete(uint32_t idx, uint64_t w, uint32_t slot)
+static void charge(uint32_t idx, uint64_t w)
 {
     struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-    uint32_t owner = FR_OWN_SLOT(w);
-    struct fr_thread_desc *d = &fr_pool.threads[owner];
+    struct fr_thread_desc *d = &fr_pool.threads[FR_OWN_SLOT(w)];
     ADD_R(&d->taken_records, LOAD_R(&b->records));
     ADD_R(&d->taken_bytes, body_bytes(b));
+}
+
+static void took_complete(uint32_t idx, uint64_t w, uint32_t slot)
+{
+    charge(idx, w);
+    uint32_t owner = FR_OWN_SLOT(w);
     if (owner != slot) {
         ref_slot(slot);
         fr_pool_unref_slot(owner);
@@ -387,17 +394,87 @@ static void took_complete(uint32_t idx, uint64_t w, uint32_t slot)
     stamp(idx);
 }
 
+/* A lent buffer's `records` counts its small buffers handed out and not FREE again,
+ * plus one while it is the buffer small ones come from (fr_pool.pack): at 0 the buffer
+ * is FREE again. */
+static void unref_lent(uint32_t parent)
+{
+    struct fr_buffer_desc *p = &fr_pool.bufs[parent];
+    if (__atomic_sub_fetch(&p->records, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    uint64_t w = LOAD(&p->own);
+    if (FR_OWN_STATE(w) == FR_BUF_PACK)
+        fr_pool_give_back(parent, FR_OWN_GEN(w));
+}
+
+static uint32_t parent_of(uint32_t idx) { return (idx - fr_pool.nbuf) / fr_pool.small_per; }
+
+/* A small buffer is FREE again. */
+static void small_freed(uint32_t idx)
+{
+    unref_lent(parent_of(idx));
+}
+
+/* The oldest history is being overwritten and a small buffer of the lent buffer that
+ * small ones come from now was part of it: that buffer lends no more (the small buffers
+ * it has not handed out are given up), so that it comes back whole once those it handed
+ * out are gone, instead of idling until seven new threads come. */
+static void close_pack(uint32_t parent)
+{
+    uint64_t p = LOAD(&fr_pool.pack);
+    while ((uint32_t)p == parent + 1 && (uint32_t)(p >> 32) < fr_pool.small_per)
+        if (__atomic_compare_exchange_n(&fr_pool.pack, &p, 0, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            unref_lent(parent);   /* the reference of "small ones come from it" */
+            return;
+        }
+}
+
+/* Entry e of the completion queue, if its descriptor is still complete at that
+ * generation, freed: its records charged to its owner (*owner), a buffer FREE to the
+ * free queue, a small one FREE (its buffer freed with the last of them). 1 freed, 0
+ * stale. */
+static int free_entry(uint64_t e, uint32_t *owner)
+{
+    uint32_t idx = entry_idx(e);
+    if (idx >= fr_pool.ndesc)
+        return 0;
+    struct fr_buffer_desc *b = &fr_pool.bufs[idx];
+    uint64_t w = LOAD_R(&b->own);
+    if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_GEN(w) != entry_gen(e) ||
+        FR_OWN_SLOT(w) >= FR_MAX_THREADS ||
+        !__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_FREE, 0, entry_gen(e)), 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return 0;
+    charge(idx, w);
+    *owner = FR_OWN_SLOT(w);
+    if (idx < fr_pool.nbuf) {
+        fr_queue_push(&fr_pool.free_q, e);   /* full: take_given_back's scan finds it */
+    } else {
+        close_pack(parent_of(idx));
+        small_freed(idx);
+    }
+    fr_pool_unref_slot(*owner);
+    return 1;
+}
+
 /* The complete buffer whose newest record is the oldest in the pool, whoever wrote it:
  * the head of the completion queue. Entries of buffers that changed hands since (the
- * stream writer wrote them) are skipped. When the queue has nothing usable, a scan
- * takes the oldest complete buffer by hand-out order. */
+ * stream writer wrote them) are skipped; a small buffer at the head is freed (its
+ * buffer comes back once its seven neighbours have gone the same way, through the free
+ * queue). When the queue has nothing usable, a scan takes the oldest complete buffer
+ * by hand-out order. */
 static int take_oldest(uint32_t slot, struct fr_hold *h)
 {
     uint64_t e;
+    uint32_t owner;
     while (fr_queue_pop(&fr_pool.done_q, &e) == 0) {
         uint32_t idx = entry_idx(e);
-        if (idx >= fr_pool.nbuf)
+        if (idx >= fr_pool.nbuf) {
+            if (free_entry(e, &owner) && take_given_back(slot, h) == 0)
+                return 0;
             continue;
+        }
         uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
         if (is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e) &&
             FR_OWN_SLOT(w) < FR_MAX_THREADS && win(idx, w, slot, h)) {
@@ -429,30 +506,71 @@ static int take_oldest(uint32_t slot, struct fr_hold *h)
     }
 }
 
-/* Frees the complete buffer that completed first (for a thread slot: fr_pool_claim_slot):
- * its records are charged to its owner (*owner), it goes FREE to the free queue. 0, or
- * -1 when the completion queue has none. */
+/* Frees the oldest complete buffer or small buffer (for a thread slot:
+ * fr_pool_claim_slot); its owner in *owner. 0, or -1 when the completion queue has none. */
 static int evict_oldest(uint32_t *owner)
 {
     uint64_t e;
-    while (fr_queue_pop(&fr_pool.done_q, &e) == 0) {
-        uint32_t idx = entry_idx(e);
-        if (idx >= fr_pool.nbuf)
-            continue;
-        struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-        uint64_t w = LOAD_R(&b->own);
-        if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_GEN(w) != entry_gen(e) ||
-            FR_OWN_SLOT(w) >= FR_MAX_THREADS ||
-            !__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_FREE, 0, entry_gen(e)), 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            continue;
-        *owner = FR_OWN_SLOT(w);
-        struct fr_thread_desc *d = &fr_pool.threads[*owner];
-        ADD_R(&d->taken_records, LOAD_R(&b->records));
-        ADD_R(&d->taken_bytes, body_bytes(b));
-        fr_queue_push(&fr_pool.free_q, e);   /* full: take_given_back's scan finds it */
-        fr_pool_unref_slot(*owner);
+    while (fr_queue_pop(&fr_pool.done_q, &e) == 0)
+        if (free_entry(e, owner))
+            return 0;
+    return -1;
+}
+
+/* A whole buffer for `slot`: never used, given back, or (overwrite) the oldest. */
+static int take_whole(uint32_t slot, struct fr_hold *h)
+{
+    if (take_fresh(slot, h) == 0 || take_given_back(slot, h) == 0)
         return 0;
+    return fr_pool.policy == FR_POLICY_OVERWRITE ? take_oldest(slot, h) : -1;
+}
+
+/* A small buffer: the next of the buffer lent to small buffers now; when that one has
+ * none left, a whole buffer is taken (as any thread takes one) and lent: PACK, its
+ * `records` counting its small buffers not yet FREE again. */
+static int take_small(uint32_t slot, struct fr_hold *h)
+{
+    const uint32_t per = fr_pool.small_per;
+    for (int tries = 0; tries < 64; tries++) {
+        uint64_t p = LOAD(&fr_pool.pack);
+        uint32_t c1 = (uint32_t)p, k = (uint32_t)(p >> 32);
+        if (c1 && k < per) {
+            if (!__atomic_compare_exchange_n(&fr_pool.pack, &p, (uint64_t)(k + 1) << 32 | c1, 0,
+                                             __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                continue;
+            /* The word was ours to move: the lent buffer still holds the pack reference,
+             * so it cannot be freed under us. Ours counts before it can be freed; the
+             * last one takes the pack reference over. */
+            if (k + 1 < per)
+                ADD_R(&fr_pool.bufs[c1 - 1].records, 1);
+            uint32_t idx = fr_pool.nbuf + (c1 - 1) * per + k;
+            uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
+            if (FR_OWN_STATE(w) == FR_BUF_FREE && win(idx, w, slot, h))
+                return took_free(idx, slot);
+            small_freed(idx);   /* cannot happen: a lent buffer's small ones are FREE */
+            continue;
+        }
+        struct fr_hold whole = { -1, 0 };
+        if (take_whole(slot, &whole) < 0)
+            return -1;
+        uint32_t c = (uint32_t)whole.idx;
+        struct fr_buffer_desc *b = &fr_pool.bufs[c];
+        STORE_R(&b->used, 0);
+        STORE_R(&b->records, 2);   /* the pack reference and our small buffer */
+        STORE(&b->own, FR_OWN(FR_BUF_PACK, 0, whole.gen));
+        fr_pool_unref_slot(slot);
+        /* ours is its first small buffer; another thread may have lent one meanwhile */
+        if (!__atomic_compare_exchange_n(&fr_pool.pack, &p, (uint64_t)1 << 32 | (c + 1), 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            STORE_R(&b->records, 0);
+            fr_pool_give_back(c, whole.gen);
+            continue;
+        }
+        uint32_t idx = fr_pool.nbuf + c * per;
+        uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
+        if (FR_OWN_STATE(w) == FR_BUF_FREE && win(idx, w, slot, h))
+            return took_free(idx, slot);
+        small_freed(idx);
     }
     return -1;
 }
@@ -460,7 +578,7 @@ static int evict_oldest(uint32_t *owner)
 static int still_complete(uint64_t e)
 {
     uint32_t idx = entry_idx(e);
-    if (idx >= fr_pool.nbuf)
+    if (idx >= fr_pool.ndesc)
         return 0;
     uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
     return is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e);
@@ -486,7 +604,10 @@ static void completed(uint32_t idx, uint32_t gen)
 void fr_pool_give_back(uint32_t idx, uint32_t gen)
 {
     STORE(&fr_pool.bufs[idx].own, FR_OWN(FR_BUF_FREE, 0, gen));   /* release: our reads came first */
-    fr_queue_push(&fr_pool.free_q, entry_of(idx, gen));   /* full: take_given_back's scan finds it */
+    if (idx >= fr_pool.nbuf)
+        small_freed(idx);
+    else
+        fr_queue_push(&fr_pool.free_q, entry_of(idx, gen));   /* full: take_given_back's scan finds it */
 }
 
 int fr_pool_leave(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records, int retire)
@@ -510,16 +631,14 @@ int fr_pool_leave(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t reco
     return ok ? 0 : -1;
 }
 
-int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records)
+int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records, int small)
 {
     fr_pool_leave(slot, h, used, records, 0);
     /* Memory that holds nothing first, whatever the policy: no buffer idles while a
      * thread overwrites history. */
-    if (take_fresh(slot, h) == 0 || take_given_back(slot, h) == 0)
+    if (small && fr_pool.small_per && take_small(slot, h) == 0)
         return 0;
-    if (fr_pool.policy == FR_POLICY_DISCARD)
-        return -1;
-    return take_oldest(slot, h);
+    return take_whole(slot, h);
 }
 
 /* ------------------------------------------------------------------ readers */
@@ -550,26 +669,71 @@ int fr_pool_view(uint32_t idx, struct fr_buffer_view *v)
     return v->used >= FR_BUFFER_PREAMBLE;
 }
 
-uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out)
+static int32_t desc_tid(uint32_t i)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
-        struct fr_buffer_desc *b = &fr_pool.bufs[i];
-        uint64_t w = LOAD(&b->own);
-        uint32_t st = FR_OWN_STATE(w);
-        if (st != FR_BUF_FULL && st != FR_BUF_RETIRED)
-            continue;
-        if (fr_pool.threads[FR_OWN_SLOT(w)].tid != tid || LOAD_R(&b->used) < FR_BUFFER_PREAMBLE)
-            continue;
-        /* insertion sort by seq: a thread holds few buffers */
-        uint32_t j = n++;
-        while (j > 0 && fr_pool.bufs[out[j - 1]].seq > b->seq) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = i;
+    return fr_pool.threads[FR_OWN_SLOT(LOAD(&fr_pool.bufs[i].own))].tid;
+}
+
+static int buffer_before(uint32_t a, uint32_t b)
+{
+    int32_t ta = desc_tid(a), tb = desc_tid(b);
+    return ta != tb ? ta < tb : LOAD_R(&fr_pool.bufs[a].seq) < LOAD_R(&fr_pool.bufs[b].seq);
+}
+
+static int slot_before(uint32_t a, uint32_t b)
+{
+    int32_t ta = fr_pool.threads[a].tid, tb = fr_pool.threads[b].tid;
+    return ta != tb ? ta < tb : a < b;
+}
+
+uint32_t fr_pool_sort_for_file(uint32_t nthreads, uint32_t *nslots)
+{
+    uint32_t *out = fr_pool.scratch, n = 0;
+    for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
+        uint64_t w = LOAD(&fr_pool.bufs[i].own);
+        if (is_complete(FR_OWN_STATE(w)) && FR_OWN_SLOT(w) < FR_MAX_THREADS &&
+            LOAD_R(&fr_pool.bufs[i].used) >= FR_BUFFER_PREAMBLE)
+            out[n++] = i;
     }
+    fr_index_sort(out, n, buffer_before);
+    uint32_t *slots = out + fr_pool.ndesc, m = 0;
+    for (uint32_t s = 0; s < nthreads && s < FR_MAX_THREADS; s++)
+        if (LOAD(&fr_pool.threads[s].state) != FR_THREAD_UNUSED)
+            slots[m++] = s;
+    fr_index_sort(slots, m, slot_before);
+    *nslots = m;
     return n;
+}
+
+/* The first of a[0, n) (sorted by tid through tid_of) with this tid, *count of them. */
+static uint32_t run_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count,
+                       int32_t (*tid_of)(uint32_t))
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tid_of(a[mid]) < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t end = lo;
+    while (end < n && tid_of(a[end]) == tid)
+        end++;
+    *count = end - lo;
+    return lo;
+}
+
+static int32_t slot_tid(uint32_t s) { return fr_pool.threads[s].tid; }
+
+uint32_t fr_pool_buffers_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count)
+{
+    return run_of(a, n, tid, count, desc_tid);
+}
+
+uint32_t fr_pool_slots_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count)
+{
+    return run_of(a, n, tid, count, slot_tid);
 }
 
 void fr_pool_thread_figures(uint32_t slot, uint64_t *written, uint64_t dropped[FR_DROP_NCAUSES],
@@ -577,7 +741,7 @@ void fr_pool_thread_figures(uint32_t slot, uint64_t *written, uint64_t dropped[F
 {
     struct fr_thread_desc *d = &fr_pool.threads[slot];
     uint64_t n = 0;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+    for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint64_t w = LOAD(&b->own);
         uint32_t st = FR_OWN_STATE(w);

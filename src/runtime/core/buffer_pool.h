@@ -29,7 +29,7 @@
 
 #define FR_BUFFER_PREAMBLE   64  /* NewBuffer + WalltimeMarker + Pid + NewCPUId */
 #define FR_BUFFER_HEAD_SKIP  48  /* bytes a later buffer of a thread's block leaves out */
-#define FR_MAX_THREADS       4096 /* thread slots: live threads, plus exited ones whose
+#define FR_MAX_THREADS       32768 /* thread slots: live threads, plus exited ones whose
                                      records are still in the pool */
 #define FR_CACHE_LINE        64
 
@@ -41,7 +41,20 @@ enum fr_buffer_state {
     FR_BUF_RETIRED = 3, /* its owner exited: complete, kept for the file */
     FR_BUF_WRITING = 4, /* stream=1: the stream writer is appending it to the file; no
                            thread may take it; FREE once written (stream_writer.c) */
+    FR_BUF_PACK    = 5, /* a buffer whose space is lent to FR_SMALL_PER_BUFFER small
+                           buffers (descriptors of their own); FREE when they all are */
 };
+
+/* Small buffers: a thread's first buffer is an eighth of a buffer (its own descriptor,
+ * its own preamble), so that a short thread costs what it wrote, not a whole buffer
+ * (docs/BUFFERS.md, "Small first buffers"). None when an eighth is below FR_SMALL_MIN. */
+#define FR_SMALL_PER_BUFFER 8
+#define FR_SMALL_MIN        256
+
+static inline uint32_t fr_pool_small_per(size_t buffer_size)
+{
+    return ((buffer_size / FR_SMALL_PER_BUFFER) & ~(size_t)7) >= FR_SMALL_MIN ? FR_SMALL_PER_BUFFER : 0;
+}
 
 /* Ownership word: state | owner slot << 8 | generation << 32. The generation counts
  * hand-outs of this buffer: a thread holds (index, generation), so a word that changed
@@ -98,6 +111,11 @@ struct fr_pool {
     uint8_t *data;              /* nbuf * buffer_size bytes */
     size_t   buffer_size;
     uint32_t nbuf;
+    uint32_t ndesc;             /* descriptors: nbuf buffers, then small_per per buffer */
+    uint32_t small_per;         /* small buffers per buffer (0: none) */
+    size_t   small_size;        /* their bytes */
+    uint64_t pack;              /* atomic: the buffer small ones come from now, index + 1
+                                   (0: none), | the next small one's number << 32 */
     int      policy;
     int      stream;            /* stream=1: FULL buffers go to the file and come back FREE */
     struct fr_buffer_desc *bufs;
@@ -136,9 +154,21 @@ FR_HIDDEN void fr_pool_destroy(void);
 /* Forgets every buffer and thread (fork child): memory stays mapped. */
 FR_HIDDEN void fr_pool_clear(void);
 
+/* Where descriptor idx's bytes are: a buffer's, or a small buffer's inside the buffer
+ * it was lent from (descriptor nbuf + buffer * small_per + k: the k-th eighth). */
 static inline uint8_t *fr_pool_buffer(uint32_t idx)
 {
-    return fr_pool.data + (size_t)idx * fr_pool.buffer_size;
+    if (idx < fr_pool.nbuf)
+        return fr_pool.data + (size_t)idx * fr_pool.buffer_size;
+    uint32_t s = idx - fr_pool.nbuf;
+    return fr_pool.data + (size_t)(s / fr_pool.small_per) * fr_pool.buffer_size +
+           (size_t)(s % fr_pool.small_per) * fr_pool.small_size;
+}
+
+/* Bytes descriptor idx can hold. */
+static inline size_t fr_pool_capacity(uint32_t idx)
+{
+    return idx < fr_pool.nbuf ? fr_pool.buffer_size : fr_pool.small_size;
 }
 
 /* ---- threads */
@@ -172,8 +202,10 @@ struct fr_hold {
  * (possibly the same index, restarted), or -1 with h->idx = -1 (no buffer: drop).
  * A buffer never used or given back first; else, under overwrite, the complete buffer
  * that completed first, whoever wrote it, its records charged to its owner's
- * taken_records. See docs/BUFFERS.md for the rule. */
-FR_HIDDEN int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records);
+ * taken_records. `small`: a small buffer will do (a thread's first). See
+ * docs/BUFFERS.md for the rule. */
+FR_HIDDEN int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t records,
+                           int small);
 /* The stream writer wrote buffer idx (generation gen): FREE again, for any thread. */
 FR_HIDDEN void fr_pool_give_back(uint32_t idx, uint32_t gen);
 /* Leaves the current buffer (CURRENT -> FULL, or RETIRED when `retire`) publishing its
@@ -198,14 +230,20 @@ struct fr_buffer_view {
  * preamble), 0 otherwise. For a CURRENT buffer the owner's live position is read
  * through a pin (fr_pool_pin): the bytes before it are whole records, as the writer
  * advances its position only after a record's bytes are stored (docs/BUFFERS.md). For
- * a crash dump: enumerate idx in [0, fr_pool.nbuf) and sort by (tid, seq). Records the
+ * a crash dump: enumerate idx in [0, fr_pool.ndesc) and sort by (tid, seq). Records the
  * owner writes after the view are not in it. */
 FR_HIDDEN int fr_pool_view(uint32_t idx, struct fr_buffer_view *v);
 
-/* Buffers that hold data (not FREE, used >= preamble) of every thread slot with this
- * tid (one, unless the kernel reused a tid), oldest first, into out[] (fr_pool.scratch
- * is big enough); returns how many. For the file writer, after finalize. */
-FR_HIDDEN uint32_t fr_pool_tid_buffers(int32_t tid, uint32_t *out);
+/* For the file writer, after the threads stopped: the complete buffers that hold data
+ * (FULL or RETIRED, used >= preamble), sorted by their thread's tid, oldest first, into
+ * fr_pool.scratch; and the used thread slots sorted by (tid, slot) after them. Returns
+ * how many buffers; *nslots the slots. Once per file: O(n log n) (a process that ran
+ * tens of thousands of threads must not cost a scan of the pool per thread). */
+FR_HIDDEN uint32_t fr_pool_sort_for_file(uint32_t nthreads, uint32_t *nslots);
+/* The run of sorted (buffers or slots) entries of thread `tid`: its first position in
+ * a[0, n), *count set; n when none. */
+FR_HIDDEN uint32_t fr_pool_buffers_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count);
+FR_HIDDEN uint32_t fr_pool_slots_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count);
 
 /* Per-thread figures for the metadata: records kept in the pool, drops by cause
  * (taken-by-others counted as overwritten), bytes dropped. */

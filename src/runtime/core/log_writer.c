@@ -214,17 +214,17 @@ static void write_metadata_block(struct fr_out *o, const struct fr_meta_figures_
     fr_out_patch(o, extents_at + 1, &n, 8);
 }
 
-/* Records overwritten or reclaimed before the oldest buffer kept: a gap at the start. */
-static uint64_t lost_at_start(int32_t tid, uint32_t nthreads)
+/* Records overwritten or reclaimed before the oldest buffer kept: a gap at the start.
+ * slots[0, nslots): the thread slots of the tid. */
+static uint64_t lost_at_start(const uint32_t *slots, uint32_t nslots)
 {
     uint64_t n = 0;
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return 0;
-    for (uint32_t s = 0; s < nthreads; s++) {
-        const struct fr_thread_desc *d = &fr_pool.threads[s];
-        if (d->tid == tid)
-            n += __atomic_load_n(&d->dropped[FR_DROP_OVERWRITTEN], __ATOMIC_RELAXED) +
-                 __atomic_load_n(&d->taken_records, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < nslots; i++) {
+        const struct fr_thread_desc *d = &fr_pool.threads[slots[i]];
+        n += __atomic_load_n(&d->dropped[FR_DROP_OVERWRITTEN], __ATOMIC_RELAXED) +
+             __atomic_load_n(&d->taken_records, __ATOMIC_RELAXED);
     }
     return n;
 }
@@ -234,12 +234,11 @@ static uint64_t buf_used(uint32_t i)
     return __atomic_load_n(&fr_pool.bufs[i].used, __ATOMIC_RELAXED);
 }
 
-/* The block of thread `tid`: all its buffers, oldest first. */
-static void write_thread_block(struct fr_out *o, int32_t tid, uint32_t nthreads)
+/* The block of thread `tid`: its buffers idx[0, n), oldest first; its slots. */
+static void write_thread_block(struct fr_out *o, int32_t tid, const uint32_t *idx, uint32_t n,
+                               const uint32_t *slots, uint32_t nslots)
 {
-    uint32_t *idx = fr_pool.scratch;
-    uint32_t n = fr_pool_tid_buffers(tid, idx);
-    uint64_t lost = lost_at_start(tid, nthreads);
+    uint64_t lost = lost_at_start(slots, nslots);
     uint8_t empty[FR_BUFFER_PREAMBLE];
     const uint8_t *first;
     uint64_t used0;
@@ -408,18 +407,21 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
         nthreads = FR_MAX_THREADS;
     /* One block per tid, in registration order (a tid the kernel reused joins the block
      * of its first thread: llvm-xray mis-sorts two blocks of one tid). */
+    uint32_t nslots, nsorted = fr_pool_sort_for_file(nthreads, &nslots);
+    const uint32_t *sorted = fr_pool.scratch, *slots = fr_pool.scratch + fr_pool.ndesc;
     for (uint32_t s = 0; s < nthreads; s++) {
         if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
             continue;
         int32_t tid = fr_pool.threads[s].tid;
-        uint32_t earlier = 0;
-        while (earlier < s && !(fr_pool.threads[earlier].tid == tid &&
-                                __atomic_load_n(&fr_pool.threads[earlier].state, __ATOMIC_ACQUIRE)))
-            earlier++;
-        if (earlier == s && job && job->thread_block)
+        uint32_t ns, first = fr_pool_slots_of(slots, nslots, tid, &ns);
+        if (!ns || slots[first] != s)
+            continue;   /* not the tid's first slot */
+        if (job && job->thread_block) {
             job->thread_block(&o, tid, nthreads, job->ctx);
-        else if (earlier == s)
-            write_thread_block(&o, tid, nthreads);
+        } else {
+            uint32_t nb, at = fr_pool_buffers_of(sorted, nsorted, tid, &nb);
+            write_thread_block(&o, tid, sorted + at, nb, slots + first, ns);
+        }
     }
     fr_out_flush(&o);
     if (job && job->prefix) {

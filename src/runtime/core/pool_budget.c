@@ -23,14 +23,16 @@ int fr_pool_layout_of(const struct fr_options *o, struct fr_pool_layout *l)
     if (o->buffers && data / o->buffers != o->buffer_size)
         return -1;
     l->data = round_up(data, page);
-    l->bufs = round_up((size_t)o->buffers * sizeof(struct fr_buffer_desc), page);
+    uint64_t ndesc = (uint64_t)o->buffers * (1 + fr_pool_small_per(o->buffer_size));
+    l->bufs = round_up((size_t)ndesc * sizeof(struct fr_buffer_desc), page);
     l->threads = round_up(FR_MAX_THREADS * sizeof(struct fr_thread_desc), page);
-    l->scratch = round_up((size_t)o->buffers * sizeof(uint32_t), page);
-    /* The completion queue may hold stale entries besides one per buffer (buffers the
-     * stream writer took from under it): twice the room. */
-    uint64_t cells = fr_queue_cells_for((uint64_t)o->buffers);
-    l->done_q = round_up((size_t)(2 * cells) * sizeof(struct fr_queue_cell), page);
-    l->free_q = round_up((size_t)(2 * cells) * sizeof(struct fr_queue_cell), page);
+    /* the file writer's sorted buffers, then sorted thread slots (fr_pool_sort_for_file) */
+    l->scratch = round_up((size_t)(ndesc + FR_MAX_THREADS) * sizeof(uint32_t), page);
+    /* The completion queue (buffers and small ones) may hold stale entries besides one
+     * per descriptor (buffers the stream writer took from under it): twice the room. */
+    l->done_q = round_up((size_t)(2 * fr_queue_cells_for(ndesc)) * sizeof(struct fr_queue_cell), page);
+    l->free_q = round_up((size_t)(2 * fr_queue_cells_for(o->buffers)) * sizeof(struct fr_queue_cell),
+                         page);
     l->total = l->data + l->bufs + l->threads + l->scratch + l->done_q + l->free_q;
     return l->data < data || l->total < l->data ? -1 : 0;
 }

@@ -91,7 +91,7 @@ static size_t round_page(size_t n) { return (n + 4095) & ~(size_t)4095; }
 
 static int snapshot_map(struct snapshot *s)
 {
-    size_t nbuf = fr_pool.nbuf;
+    size_t nbuf = fr_pool.ndesc;   /* buffers and small buffers */
     size_t stage = round_page(fr_pool.buffer_size);
     size_t per_buf = 3 * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct snap_buf);
     size_t slots = round_page((size_t)FR_MAX_THREADS * sizeof(struct snap_slot));
@@ -135,7 +135,7 @@ static void capture_current_buffers(struct snapshot *s)
     s->seq_limit = __atomic_load_n(&fr_pool.next_seq, __ATOMIC_SEQ_CST);
     uint32_t n = LOAD(&fr_pool.nthreads);
     s->nslots = n > FR_MAX_THREADS ? FR_MAX_THREADS : n;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+    for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
         uint64_t own = LOAD(&fr_pool.bufs[i].own);
         uint32_t slot = FR_OWN_SLOT(own);
         if (FR_OWN_STATE(own) != FR_BUF_CURRENT || slot >= s->nslots)
@@ -217,7 +217,7 @@ static int select_buffer(const struct snapshot *s, uint32_t i, uint64_t own, str
         info->used = LOAD_R(&b->used);
         info->records = LOAD_R(&b->records);
     }
-    if (info->used < FR_BUFFER_PREAMBLE || info->used > fr_pool.buffer_size)
+    if (info->used < FR_BUFFER_PREAMBLE || info->used > fr_pool_capacity(i))
         return SKIP;
     return TAKE;
 }
@@ -261,7 +261,7 @@ static void plan_counts(struct snapshot *s)
     s->totals.bytes += LOAD_R(&fr_pool.recycled_bytes);
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
         s->totals.dropped[c] += LOAD_R(&fr_pool.recycled[c]);
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+    for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
         uint64_t own = LOAD(&fr_pool.bufs[i].own);
         struct snap_buf info;
         int64_t slot = counted_slot(s, own);
@@ -311,7 +311,7 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
 {
     struct snapshot *s = ctx;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+    for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
         struct fr_buffer_desc *b = &fr_pool.bufs[i];
         uint64_t own = LOAD(&b->own);
         if (FR_OWN_STATE(own) == FR_BUF_FREE)

@@ -519,7 +519,7 @@ static int write_buffer(const struct entry *e)
         return 0;   /* taken by a thread meanwhile (overwrite policy): counted there */
     uint64_t used = LOAD_R(&b->used), records = LOAD_R(&b->records);
     int err = 0;
-    if (used >= FR_BUFFER_PREAMBLE && used <= fr_pool.buffer_size)
+    if (used >= FR_BUFFER_PREAMBLE && used <= fr_pool_capacity(e->idx))
         err = append_block(fr_pool_buffer(e->idx), slot, fr_pool.threads[slot].tid, used);
     else
         records = 0;
@@ -588,7 +588,7 @@ static void sort_by_seq(struct entry *a, uint32_t n)
  * the finisher (does not look at `stop`). 0 or the first write error. */
 static int pass(int finishing)
 {
-    uint32_t n = 0, nbuf = fr_pool.nbuf;
+    uint32_t n = 0, nbuf = fr_pool.ndesc;
     for (uint32_t i = 0; i < nbuf; i++) {
         uint64_t w = LOAD(&fr_pool.bufs[i].own);
         if (!is_done(w))
@@ -729,7 +729,7 @@ static int create(const char *path)
     st.hold = st.in_pass = 0;
     st.broken = st.uncut = st.error = 0;
     st.write_errors = st.offset = st.blocks = 0;
-    if (!st.map && map_work(fr_pool.nbuf) < 0) {
+    if (!st.map && map_work(fr_pool.ndesc) < 0) {
         say("cannot start streaming to", ENOMEM);
         return -2;
     }

@@ -120,7 +120,8 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
     /* compiler-rt's FDR mode moves to a new buffer when a function record and a metadata
      * record no longer both fit: its buffers end 16 bytes short. An xray-fdr session's
      * buffers do the same, so that they fill as compiler-rt's (xray_layout.h). */
-    t->end = start + fr_pool.buffer_size - (fr_xray_layout_on() ? FR_XRAY_METADATA_SIZE : 0);
+    t->end = start + fr_pool_capacity((uint32_t)t->hold.idx) -
+             (fr_xray_layout_on() ? FR_XRAY_METADATA_SIZE : 0);
     t->last_tsc = tsc;
     t->cpu = cpu;
     t->records = 0;
@@ -131,11 +132,16 @@ static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 static void publish_counters(struct fr_thread *t, struct fr_thread_desc *d);
 
 /* Leaves the current buffer and starts the one the pool's policy gives; 0 or -1 (no
- * buffer: caller drops). */
-static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
+ * buffer: caller drops). A thread's first buffer is a small one when the record that
+ * asks (`need` bytes, a metadata record besides) fits in it: a short thread then costs
+ * an eighth of a buffer. */
+static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu, size_t need)
 {
     int left = t->hold.idx >= 0;
-    int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records);
+    /* (not in an xray-fdr session: its buffers are compiler-rt's, all of one size) */
+    int small = !t->had_buffer && fr_pool.small_size && !fr_xray_layout_on() &&
+                need + FR_XRAY_METADATA_SIZE + FR_BUFFER_PREAMBLE <= fr_pool.small_size;
+    int r = fr_pool_next((uint32_t)t->slot, &t->hold, used_of(t), t->records, small);
     if (fr_pool.stream && left)
         fr_stream_kick();   /* a FULL buffer for the stream writer */
     if (fr_pool.backed) {
@@ -155,6 +161,7 @@ static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
             t->retry_countdown = RETRY_AFTER_DROPS;
         return -1;
     }
+    t->had_buffer = 1;
     start_buffer(t, tsc, cpu);
     return 0;
 }
@@ -365,7 +372,7 @@ void fr_writer_position(const struct fr_thread *t, uint32_t idx, uint32_t gen, u
         return;
     uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
     uint8_t *start = fr_pool_buffer(idx);
-    if (pos >= start + FR_BUFFER_PREAMBLE && pos <= start + fr_pool.buffer_size) {
+    if (pos >= start + FR_BUFFER_PREAMBLE && pos <= start + fr_pool_capacity(idx)) {
         *used = (uint64_t)(pos - start);
         *records = __atomic_load_n(&t->records, __ATOMIC_RELAXED);
     }
@@ -437,14 +444,14 @@ static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, si
             drop(t, no_buffer_cause(), need);
             return NULL;
         }
-        if (switch_buffer(t, tsc, cpu) < 0) {
+        if (switch_buffer(t, tsc, cpu, need) < 0) {
             drop(t, no_buffer_cause(), need);
             return NULL;
         }
     }
     size_t extra = (cpu != t->cpu || tsc - t->last_tsc > max_delta) ? FR_XRAY_METADATA_SIZE : 0;
     if ((intptr_t)((uintptr_t)t->end - (uintptr_t)t->pos) < (intptr_t)(need + extra)) {
-        if (switch_buffer(t, tsc, cpu) < 0) {
+        if (switch_buffer(t, tsc, cpu, need) < 0) {
             drop(t, no_buffer_cause(), need);
             return NULL;
         }

@@ -40,6 +40,7 @@ struct fr_thread {
     int32_t  slot;           /* thread descriptor index, -1 unregistered, -2 no slot */
     struct fr_hold hold;     /* the current buffer (index, generation) */
     uint32_t exhausted;      /* discard policy: no buffer left, drop everything */
+    uint32_t had_buffer;     /* the thread had its first (small) buffer this session */
     uint32_t exited;         /* thread-exit destructor ran: record nothing more */
     uint32_t key_set;        /* pthread_setspecific done (exit destructor armed) */
     uint32_t retry_countdown;/* records to drop before asking for a buffer/slot again */
