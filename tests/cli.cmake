@@ -49,3 +49,16 @@ endif()
 # run -> report functions), by a brace-matching scan of the sources.
 add_test(NAME cli_function_length COMMAND ${PYTHON3}
   ${CMAKE_SOURCE_DIR}/scripts/check_function_length.py 150 ${CMAKE_SOURCE_DIR}/src/cli)
+# doctor on programs that link libflightrec.a (which defines __cyg_profile_func_enter):
+# hooks only where the code calls it (issue 22).
+add_executable(doctor_static_plain ${CMAKE_CURRENT_SOURCE_DIR}/progs/doctor_static.c)
+target_link_libraries(doctor_static_plain PRIVATE flightrec_static)
+add_executable(doctor_static_hooks ${CMAKE_CURRENT_SOURCE_DIR}/progs/doctor_static.c)
+target_compile_options(doctor_static_hooks PRIVATE -finstrument-functions)
+target_link_libraries(doctor_static_hooks PRIVATE flightrec_static)
+add_executable(doctor_static_hooks_noplt ${CMAKE_CURRENT_SOURCE_DIR}/progs/doctor_static.c)
+target_compile_options(doctor_static_hooks_noplt PRIVATE -finstrument-functions -fno-plt)
+target_link_libraries(doctor_static_hooks_noplt PRIVATE flightrec_static)
+add_test(NAME cli_doctor_static COMMAND ${CMAKE_SOURCE_DIR}/tests/cli_doctor_static.sh
+  $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:doctor_static_plain> $<TARGET_FILE:doctor_static_hooks>
+  $<TARGET_FILE:doctor_static_hooks_noplt> ${CMAKE_CURRENT_BINARY_DIR}/cli_doctor_static_work)

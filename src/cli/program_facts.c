@@ -34,7 +34,7 @@ static bool reserved_cxx_name(const char *name)
 }
 
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f,
-                         bool *defines_xray_patch)
+                         bool *defines_xray_patch, GElf_Addr *cyg_enter_defined)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     if (!data || sh->sh_entsize == 0)
@@ -49,8 +49,10 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts
             continue;
         if (!strcmp(name, "fr_init") && sym.st_shndx != SHN_UNDEF)
             f->links_flightrec = true;
-        else if (!strcmp(name, "__cyg_profile_func_enter"))
-            f->has_cyg_hooks = true;
+        else if (!strcmp(name, "__cyg_profile_func_enter") && sym.st_shndx == SHN_UNDEF)
+            f->has_cyg_hooks = true;   /* taken from a shared library: the code calls it */
+        else if (!strcmp(name, "__cyg_profile_func_enter") && sym.st_value)
+            *cyg_enter_defined = sym.st_value;   /* ours, linked in from libflightrec.a */
         else if (!strcmp(name, "__xray_patch") && sym.st_shndx != SHN_UNDEF)
             *defines_xray_patch = true;
         if (sh->sh_type == SHT_SYMTAB && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
@@ -91,6 +93,33 @@ static void count_sleds(Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
     }
 }
 
+/* Whether the code calls the function at `target`: an x86 `call rel32` (e8, also the
+ * `addr32 call` (67 e8) a linker makes of -fno-plt's `call *GOT`) in an executable
+ * section that lands on it. libflightrec.a defines __cyg_profile_func_enter in every
+ * program that links it statically, built with -finstrument-functions or not, so there
+ * the definition says nothing: only calls to it do. */
+static bool calls_address(Elf *elf, GElf_Addr target)
+{
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf)
+            continue;
+        const unsigned char *p = data->d_buf;
+        for (size_t i = 0; i + 5 <= data->d_size; i++) {
+            if (p[i] != 0xe8)
+                continue;
+            int32_t rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
+                                    (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
+            if (sh.sh_addr + i + 5 + (GElf_Addr)(int64_t)rel == target)
+                return true;
+        }
+    }
+    return false;
+}
+
 int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
@@ -126,6 +155,7 @@ int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t 
                 f->dynamic = true;
         }
     bool defines_xray_patch = false;
+    GElf_Addr cyg_enter_defined = 0;
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
         for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
@@ -136,12 +166,18 @@ int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t 
             if (name && !strcmp(name, "xray_instr_map"))
                 count_sleds(scn, &sh, f);
             if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-                scan_symbols(elf, scn, &sh, f, &defines_xray_patch);
+                scan_symbols(elf, scn, &sh, f, &defines_xray_patch, &cyg_enter_defined);
             else if (sh.sh_type == SHT_DYNAMIC)
                 scan_dynamic(elf, scn, &sh, f);
         }
     }
     f->xray_runtime = defines_xray_patch && !f->links_flightrec;
+    if (!f->has_cyg_hooks && cyg_enter_defined) {
+        GElf_Ehdr eh;
+        bool x86 = gelf_getehdr(elf, &eh) && (eh.e_machine == EM_X86_64 || eh.e_machine == EM_386);
+        /* (the runtime has no other CPU port; elsewhere the definition is taken as a sign) */
+        f->has_cyg_hooks = x86 ? calls_address(elf, cyg_enter_defined) : true;
+    }
     elf_end(elf);
     close(fd);
     return 0;

@@ -20,8 +20,9 @@ typedef struct fr_program_facts {
     uint64_t program_functions; /* global functions defined in .symtab, without ours
                                   (fr_*, __xray_*, __cyg_*), weak ones and C runtime
                                   names (_x but not _Z): to compare with sled_functions */
-    bool     has_cyg_hooks;    /* references __cyg_profile_func_enter (gcc/clang
-                                  -finstrument-functions) */
+    bool     has_cyg_hooks;    /* calls __cyg_profile_func_enter (gcc/clang
+                                  -finstrument-functions): an undefined reference, or
+                                  calls to the definition libflightrec.a linked in */
     bool     xray_runtime;     /* compiler-rt's XRay runtime linked in (__xray_patch
                                   defined, fr_init not) */
     bool     setid;            /* set-user-ID or set-group-ID: the loader ignores
