@@ -19,30 +19,7 @@
 #include "program_facts.h"
 #include "text_escape.h"
 #include "cli_options.h"
-
-static const char *const user_events_paths[] = {
-    "/sys/kernel/tracing/user_events_data",
-    "/sys/kernel/debug/tracing/user_events_data",
-};
-
-/* "available: PATH" or "unavailable: why". */
-static void user_events_state(char *buf, size_t n, int *available)
-{
-    *available = 0;
-    int first_errno = 0;
-    for (size_t i = 0; i < sizeof user_events_paths / sizeof *user_events_paths; i++) {
-        if (access(user_events_paths[i], W_OK) == 0) {
-            snprintf(buf, n, "%s", user_events_paths[i]);
-            *available = 1;
-            return;
-        }
-        if (!first_errno)
-            first_errno = errno;
-    }
-    snprintf(buf, n, "%s: %s (a Linux 6.4+ kernel with CONFIG_USER_EVENTS and tracefs "
-             "mounted is needed; the flight recorder works without it)",
-             user_events_paths[0], strerror(first_errno));
-}
+#include "user_events_probe.h"
 
 static void kernel_clocksource(char *buf, size_t n)
 {
@@ -79,8 +56,9 @@ const fr_cli_command fr_cmd_doctor = {
             "its instrumentation (XRay sleds and how many functions have them, or gcc's\n"
             "-finstrument-functions hooks), the runtime it links (libflightrec, compiler-rt's\n"
             "XRay, none: then record preloads libflightrec.so), static or dynamic linking, and on\n"
-            "this machine whether the kernel has Linux user_events and which clock the recorder\n"
-            "would use.\n"
+            "this machine whether its structured events would reach Linux user_events (and if\n"
+            "not, why: permissions, tracefs not mounted, a kernel without CONFIG_USER_EVENTS)\n"
+            "and which clock the recorder would use.\n"
             "\n"
             "options:\n",
     .options = doctor_options,
@@ -158,9 +136,8 @@ int cmd_doctor(int argc, char **argv)
     } else {
         verdict = "can be traced: flightrec record -- PROGRAM";
     }
-    int ue_available;
     char ue[512], clocksource[64];
-    user_events_state(ue, sizeof ue, &ue_available);
+    int ue_available = fr_user_events_probe(ue, sizeof ue);
     kernel_clocksource(clocksource, sizeof clocksource);
     int tsc = fr_arch_tsc_invariant();
     const char *clock = tsc ? "tsc (the CPU's TSC is invariant)"
