@@ -8,6 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+# The kernel tests (ctest -L kernel, docs/KERNEL_TESTS.md) boot the kernel image beside the
+# tree when there is one; without it they build one from Debian's linux-source, once.
+if [ -z "${FLIGHTREC_TEST_KERNEL:-}" ] && [ -f ../shared/kernel/bzImage ]; then
+  FLIGHTREC_TEST_KERNEL=$(cd ../shared/kernel && pwd)/bzImage
+  export FLIGHTREC_TEST_KERNEL
+fi
 export CC=${FLIGHTREC_TEST_CC:-clang} CXX=${FLIGHTREC_TEST_CXX:-clang++}
 jobs=$(nproc)
 
