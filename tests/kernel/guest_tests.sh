@@ -166,11 +166,24 @@ t_perf_record() {
   p_quit 1
 }
 
-# The README's workflow: perf record -e user_events:... -- PROGRAM (the tracepoint must
-# exist when perf starts: program 1 holds it).
+# The README's workflow: perf record -e user_events:... -- PROGRAM. perf looks the name up
+# when it starts, before PROGRAM registers anything: with no tracepoint of that name it
+# refuses (absent.log); a tracepoint created beforehand through dynamic_events or held by
+# another process running the program serves (perf_dyn.data, perf.data). The one made
+# through dynamic_events stays after its users (after_dyn.txt) until deleted, by its name
+# and fields (after_delete.txt; "!u:NAME" alone does not match it).
+FORMAT="u8 eventheader_flags; u8 version; u16 id; u16 tag; u8 opcode; u8 level"
 t_perf_record_cmd() {
-  p_start 1
   printf 'pid\nwaitbit Alpha\nalpha 1000\nquit\n' >cmds.txt
+  perf record -q -o absent.data -e "user_events:$L4K1" -- ue_prog <cmds.txt >absent.out 2>absent.log
+  echo "perf exit $?" >>absent.log
+  echo "u:$L4K1 $FORMAT" >>"$TRACING/dynamic_events" || die "dynamic_events"
+  perf record -q -o perf_dyn.data -e "user_events:$L4K1" -- ue_prog <cmds.txt >p_dyn.out 2>perf_dyn.log
+  echo "perf exit $?" >>perf_dyn.log
+  tracepoints >after_dyn.txt
+  echo "!u:$L4K1 $FORMAT" >>"$TRACING/dynamic_events" || die "deleting the dynamic event"
+  tracepoints >after_delete.txt
+  p_start 1
   perf record -q -o perf.data -e "user_events:$L4K1" -- ue_prog <cmds.txt >p2.out 2>perf.log
   echo "perf exit $?" >>perf.log
   p_quit 1

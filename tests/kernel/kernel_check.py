@@ -4,7 +4,8 @@
 that tests/kernel/vm.py ran: the program's answers (pN.out: "bit NAME TRACEPOINT 0xWORD"
 lines, "done N" after each command), the collector's samples (*.jsonl, decoded in the
 guest by flightrec's EventHeader decoder), perf.data files (decoded here: perfdata.py for
-the samples, `flightrec decode-dat` for their EventHeader bytes), tracefs listings.
+the samples, `flightrec decode-dat` for their EventHeader bytes; and `flightrec
+decode-perf`, which must read the same events), tracefs listings.
 Every value an event carries is checked against what ue_prog.c wrote (values_expected
 computes the same functions of seq). Exit 0, or 1 naming every failed check.
 """
@@ -121,6 +122,25 @@ def perf_events(path, tracepoint, flightrec, work):
         s["event"] = e
         s["common_pid"] = struct.unpack_from("<i", s["raw"], 4)[0]
     return samples
+
+
+def check_decode_perf(path, fr, samples, what):
+    """flightrec decode-perf reads the same perf.data file to the same events, with each
+    sample's time, cpu, pid and tid first in its meta."""
+    r = frtest.run(fr, "decode-perf", "--object", path)
+    if not check(r.returncode == 0, f"{what}: decode-perf exit {r.returncode}: {r.stderr.strip()[:300]}"):
+        return
+    got = sorted(list(json.loads(r.stdout).values())[0], key=lambda e: e["meta"]["time"])
+    want = sorted(samples, key=lambda s: s["time"])
+    check(len(got) == len(want), f"{what}: decode-perf printed {len(got)} events, expected {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        meta = dict(g["meta"])
+        place = {k: meta.pop(k, None) for k in ("time", "cpu", "pid", "tid")}
+        ok = (place["cpu"] == w["cpu"] and place["pid"] == w["pid"] and place["tid"] == w["tid"] and
+              abs(place["time"] - w["time"] / 1e9) < 1e-6 and dict(g, meta=meta) == w["event"])
+        if not check(ok, f"{what}: decode-perf event {i}: {json.dumps(g)}, expected {json.dumps(w['event'])} "
+                         f"at {w['time']} ns, cpu {w['cpu']}, pid {w['pid']}"):
+            break
 
 
 def uuid_text(b):
@@ -283,19 +303,30 @@ def t_perf_record(d, fr, tj):
     check_alpha(events, range(5000), "perf record")
     check_values(events, 50, pid, "perf record")
     check_spans(events, 20, "perf record")
+    check_decode_perf(f"{d}/perf.data", fr, ev, "perf record")
     finish("ok: perf record captured all 5,000 events, 50 of every field type and 20 rounds "
-           "of spans, each value decoded back")
+           "of spans, each value decoded back (here and by flightrec decode-perf)")
 
 
 def t_perf_record_cmd(d, fr, tj):
-    out = lines(f"{d}/p2.out")
-    check("waitbit Alpha 0" in out, f"the enable bit was not set at registration: {out}")
-    pid = program_pid(f"{d}/p2.out")
-    check("perf exit 0" in lines(f"{d}/perf.log"), f"perf: {lines(f'{d}/perf.log')}")
-    ev = perf_events(f"{d}/perf.data", L4K1, fr, d)
-    check(all(s["pid"] == pid for s in ev), "a sample of another process")
-    check_alpha([s["event"] for s in sorted(ev, key=lambda s: s["time"])], range(1000), "perf record --")
-    finish("ok: perf record -e user_events:FrKtest_L4K1 -- PROGRAM captured all 1,000 events")
+    absent = lines(f"{d}/absent.log")
+    check(absent[-1:] != ["perf exit 0"] and any("unknown tracepoint" in l for l in absent),
+          f"perf record of a tracepoint nobody registered: {absent[-3:]}")
+    for out, log, data in (("p_dyn.out", "perf_dyn.log", "perf_dyn.data"), ("p2.out", "perf.log", "perf.data")):
+        got = lines(f"{d}/{out}")
+        check("waitbit Alpha 0" in got or "waitbit Alpha 1" in got,
+              f"{out}: the enable bit was not set at registration: {got}")
+        pid = program_pid(f"{d}/{out}")
+        check(lines(f"{d}/{log}")[-1:] == ["perf exit 0"], f"{log}: {lines(f'{d}/{log}')}")
+        ev = perf_events(f"{d}/{data}", L4K1, fr, d)
+        check(all(s["pid"] == pid for s in ev), f"{data}: a sample of another process")
+        check_alpha([s["event"] for s in sorted(ev, key=lambda s: s["time"])], range(1000), data)
+        check_decode_perf(f"{d}/{data}", fr, ev, data)
+    check(lines(f"{d}/after_dyn.txt") == [L4K1], f"the dynamic_events tracepoint after its users: {lines(f'{d}/after_dyn.txt')}")
+    check(lines(f"{d}/after_delete.txt") == [], f"the dynamic_events tracepoint deleted: {lines(f'{d}/after_delete.txt')}")
+    finish("ok: perf record -e user_events:FrKtest_L4K1 -- PROGRAM: refused while no tracepoint "
+           "has the name; with one made through dynamic_events, or held by another process, "
+           "all 1,000 events captured")
 
 
 def t_no_syscall(d, fr, tj):
