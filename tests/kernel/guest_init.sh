@@ -30,7 +30,9 @@ for t in ${only:-$ALL_TESTS}; do
 done
 dmesg >/results/dmesg.txt
 echo "guest: sending results"
-tar -c -C /results . | gzip -1 | base64 >/dev/ttyS1
+# Framed, so that the host tells a cut from damage; closing the port waits until the
+# UART has sent it all.
+{ echo RESULTS-BEGIN; tar -c -C /results . | gzip -1 | base64; echo RESULTS-END; } >/dev/ttyS1
 sync
 echo "FLIGHTREC-GUEST-END"
 reboot -f

@@ -28,8 +28,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+WORK = None   # the work folder, once known: a failure's report is kept there
+
+
 def fail(msg):
     print(f"kernel vm: FAIL: {msg}", file=sys.stderr)
+    if WORK:
+        # kept past the next run (which rewrites console.log): why the last failure was
+        with open(os.path.join(WORK, "failure.txt"), "w") as f:
+            f.write(time.strftime("%Y-%m-%d %H:%M:%S ") + msg + "\n")
+        console = os.path.join(WORK, "console.log")
+        if os.path.exists(console):
+            shutil.copy(console, os.path.join(WORK, "console.failed.log"))
     sys.exit(1)
 
 
@@ -136,6 +146,8 @@ def main():
     if not qemu:
         fail("no qemu-system-x86_64: install qemu-system-x86 (scripts/deps.sh)")
     os.makedirs(a.work, exist_ok=True)
+    global WORK
+    WORK = a.work
     kernel, origin = kernel_image(a.work)
     initramfs = build_initramfs(a.work, bins, find_busybox())
     console = os.path.join(a.work, "console.log")
@@ -161,11 +173,17 @@ def main():
     text = open(console, errors="replace").read() if os.path.exists(console) else ""
     sys.stdout.write("".join(l + "\n" for l in text.splitlines() if l.startswith("guest:")))
     if proc.returncode != 0:
-        fail(f"qemu exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
+        fail(f"qemu exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}"
+             f"\nconsole:\n{text[-3000:]}")
     if "FLIGHTREC-GUEST-END" not in text:
         fail(f"the guest did not finish (kernel panic, /init failed?); console:\n{text[-3000:]}")
+    raw = open(data, "rb").read() if os.path.exists(data) else b""
+    begin, end = raw.find(b"RESULTS-BEGIN"), raw.find(b"RESULTS-END")
+    if begin < 0 or end < begin:
+        fail(f"the results came back incomplete ({len(raw)} bytes, begin at {begin}, end at "
+             f"{end}); console:\n{text[-3000:]}")
     try:
-        blob = base64.b64decode(open(data, "rb").read())
+        blob = base64.b64decode(raw[begin + len(b"RESULTS-BEGIN"):end])
         shutil.rmtree(a.results, ignore_errors=True)
         os.makedirs(a.results)
         with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
