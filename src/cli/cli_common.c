@@ -73,32 +73,6 @@ int fr_cli_input_error(const char *command, const char *fmt, ...)
     return FR_EXIT_BAD_INPUT;
 }
 
-bool fr_cli_is_help(const char *arg)
-{
-    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
-}
-
-int fr_cli_option(const char *command, int argc, char **argv, int *i, const char *name,
-                  const char **value)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
-    }
-    if (a[n])
-        return 0;
-    if (*i + 1 >= argc) {
-        fr_cli_usage_error(command, "option %s needs a value", name);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
 /* ------------------------------------------------------------------ outputs */
 
 FILE *fr_cli_open_output(const char *command, const char *path)

@@ -1,8 +1,9 @@
 /*
  * cli_common.h - what every `flightrec` subcommand that reads a trace shares:
  * opening a trace with its metadata and symbols, reading records (with a progress line
- * on a terminal), exact tick -> time conversion, option parsing helpers, and one style
- * of error message and exit code (commands.h: 0 ok, 1 bad input, 2 bad usage).
+ * on a terminal), exact tick -> time conversion, option value helpers (the option parser
+ * is cli_options.h), and one style of error message and exit code (commands.h: 0 ok,
+ * 1 bad input, 2 bad usage).
  *
  * Typical use:
  *     fr_cli_trace t;
@@ -139,19 +140,12 @@ static inline int64_t fr_cli_rel(const fr_cli_trace *t, uint64_t tsc)
 int  fr_cli_parse_duration(const char *s, uint64_t ticks_per_second, int64_t *ticks);
 
 /* ------------------------------------------------------------------ options and messages */
-/* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; on a match stores VALUE, advances *i
- * past it and returns 1. Returns 0 if argv[*i] is another option, -1 (message printed) if
- * the value is missing. */
-int  fr_cli_option(const char *command, int argc, char **argv, int *i, const char *name,
-                   const char **value);
 /* "flightrec COMMAND: message" + "Try 'flightrec COMMAND --help'." Returns FR_EXIT_USAGE. */
 int  fr_cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* "flightrec COMMAND: message". Returns FR_EXIT_BAD_INPUT. */
 int  fr_cli_input_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* True for "-h" / "--help". */
-bool fr_cli_is_help(const char *arg);
 
 /* ------------------------------------------------------------------ outputs
  * -o FILE: stdout when path is NULL or "-". Returns NULL after printing why (the caller

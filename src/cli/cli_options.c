@@ -176,6 +176,16 @@ int fr_cli_parse(const fr_cli_command *cmd, int argc, char **argv, void *opts,
     return 0;
 }
 
+int fr_cli_one_operand(const char *command, const fr_cli_operands *ops, const char *what,
+                       const char *none)
+{
+    if (ops->n > 1)
+        return fr_cli_usage_error(command, "one %s only ('%s' is extra)", what, ops->v[1]);
+    if (ops->n < 1)
+        return fr_cli_usage_error(command, "%s", none);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ setters */
 
 int fr_cli_set_flag(const char *command, const fr_cli_opt *o, const char *value, void *field)

@@ -82,6 +82,10 @@ typedef struct fr_cli_operands {
 enum { FR_CLI_HELP_SHOWN = -1 };
 int  fr_cli_parse(const fr_cli_command *cmd, int argc, char **argv, void *opts,
                   fr_cli_operands *ops);
+/* A command of one operand: 0 when there is one, else FR_EXIT_USAGE after "one WHAT only
+ * ('X' is extra)" or the message NONE. */
+int  fr_cli_one_operand(const char *command, const fr_cli_operands *ops, const char *what,
+                        const char *none);
 /* The command's whole --help text. */
 void fr_cli_print_help(const fr_cli_command *cmd, FILE *out);
 /* The tag of an option as the help shows it: "-o, --output FILE". */

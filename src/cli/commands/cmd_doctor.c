@@ -78,10 +78,8 @@ int cmd_doctor(int argc, char **argv)
     int prc = fr_cli_parse(&fr_cmd_doctor, argc, argv, &o, &ops);
     if (prc)
         return prc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : prc;
-    if (ops.n > 1)
-        return fr_cli_usage_error(cmd, "one program only ('%s' is extra)", ops.v[1]);
-    if (ops.n < 1)
-        return fr_cli_usage_error(cmd, "no program given");
+    if ((prc = fr_cli_one_operand(cmd, &ops, "program", "no program given")) != 0)
+        return prc;
     const char *path = ops.v[0], *output = o.output;
     bool json = !strcmp(o.format, "json");
 

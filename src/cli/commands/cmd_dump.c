@@ -386,10 +386,8 @@ int cmd_dump(int argc, char **argv)
     int rc = fr_cli_parse(&fr_cmd_dump, argc, argv, &o, &files);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if (files.n > 1)
-        return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", files.v[1]);
-    if (files.n < 1)
-        return fr_cli_usage_error(cmd, "no trace file given");
+    if ((rc = fr_cli_one_operand(cmd, &files, "trace file", "no trace file given")) != 0)
+        return rc;
 
     fr_cli_trace t;
     rc = fr_cli_open(&t, cmd, files.v[0], o.binary);

@@ -146,6 +146,7 @@ struct info_counts {
     uint64_t     count[FR_REC_BLOCK + 1], meta_events, structured, lost;
     uint64_t     meta_by_type[FR_TE_LAST - FR_TE_FIRST + 1];
     uint64_t     first, last;     /* timestamps (first > last: none) */
+    uint64_t     functions;       /* function records: enter, enter-arg, exit, tail-exit */
     thread_table threads;
     /* the threads sorted by (pid, tid), with the writer's counts (collect_threads) */
     thread_info *list;
@@ -224,19 +225,19 @@ static void collect_threads(struct info_counts *ic, const fr_trace_meta *m)
         qsort(list, n, sizeof *list, by_pid_tid);
     ic->n = n;
     ic->without_records = without_records;
+    ic->functions = ic->count[FR_REC_ENTER] + ic->count[FR_REC_EXIT] +
+                    ic->count[FR_REC_TAIL_EXIT] + ic->count[FR_REC_ENTER_ARG];
 }
 
 /* ---------------------------------------------------------------- report */
 
-static void print_json(FILE *out, fr_cli_trace *tr, const struct info_counts *ic)
+static void print_json(FILE *out, const fr_cli_trace *t, const struct info_counts *ic)
 {
-    const fr_cli_trace *t = tr;
     const fr_trace_info *h = t->info;
     const fr_trace_meta *m = &t->meta;
     const uint64_t *count = ic->count;
     uint64_t tps = t->ticks_per_second, first = ic->first, last = ic->last;
-    uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
-                         count[FR_REC_ENTER_ARG];
+    uint64_t functions = ic->functions;
     char b1[48], b2[48];
         fputs("{\"file\": ", out);
         fr_cli_json_string(out, t->path);
@@ -333,15 +334,13 @@ static void print_json(FILE *out, fr_cli_trace *tr, const struct info_counts *ic
         fputs("\n ]}\n", out);
 }
 
-static void print_text(FILE *out, fr_cli_trace *tr, const struct info_counts *ic)
+static void print_text(FILE *out, const fr_cli_trace *t, const struct info_counts *ic)
 {
-    const fr_cli_trace *t = tr;
     const fr_trace_info *h = t->info;
     const fr_trace_meta *m = &t->meta;
     const uint64_t *count = ic->count;
     uint64_t tps = t->ticks_per_second, first = ic->first, last = ic->last;
-    uint64_t functions = count[FR_REC_ENTER] + count[FR_REC_EXIT] + count[FR_REC_TAIL_EXIT] +
-                         count[FR_REC_ENTER_ARG];
+    uint64_t functions = ic->functions;
     char b1[48], b2[48];
     fr_text_buf e = {0};   /* strings from the trace (and the path) shown escaped */
     fprintf(out, "file: %s\n", fr_text_escape(&e, t->path));   /* "<stdin>" for "-", as in JSON */
@@ -481,10 +480,8 @@ int cmd_info(int argc, char **argv)
     int rc = fr_cli_parse(&fr_cmd_info, argc, argv, &o, &files);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if (files.n > 1)
-        return fr_cli_usage_error(cmd, "one trace file only ('%s' is extra)", files.v[1]);
-    if (files.n < 1)
-        return fr_cli_usage_error(cmd, "no trace file given");
+    if ((rc = fr_cli_one_operand(cmd, &files, "trace file", "no trace file given")) != 0)
+        return rc;
 
     fr_cli_trace t;
     rc = fr_cli_open(&t, cmd, files.v[0], o.binary);

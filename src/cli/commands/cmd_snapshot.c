@@ -157,10 +157,8 @@ int cmd_snapshot(int argc, char **argv)
     int rc = fr_cli_parse(&fr_cmd_snapshot, argc, argv, &o, &ops);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if (ops.n > 1)
-        return fr_cli_usage_error(cmd, "one process only ('%s' is extra)", ops.v[1]);
-    if (ops.n < 1)
-        return fr_cli_usage_error(cmd, "no process id given");
+    if ((rc = fr_cli_one_operand(cmd, &ops, "process", "no process id given")) != 0)
+        return rc;
     const char *pid_text = ops.v[0];
     char *end;
     errno = 0;
