@@ -18,7 +18,7 @@ target_compile_definitions(fuzz_perf PRIVATE
   FLIGHTREC_VERSION="${PROJECT_VERSION}")
 target_compile_options(fuzz_perf PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
 target_link_options(fuzz_perf PRIVATE -fsanitize=fuzzer,address,undefined)
-target_link_libraries(fuzz_perf PRIVATE ${LIBDW} ${LIBELF} m stdc++)
+target_link_libraries(fuzz_perf PRIVATE ${LIBDW} ${LIBELF} ZLIB::ZLIB m stdc++)
 
 if(FLIGHTREC_TESTS)
   set(FR_FUZZ_PERF_WORK ${CMAKE_CURRENT_BINARY_DIR}/fuzz_perf_run)
