@@ -21,7 +21,7 @@ only=$(sed -n 's/.*fr_tests=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
 for t in ${only:-$ALL_TESTS}; do
   mkdir -p "/results/$t"
   start=$(date +%s)
-  ( cd "/results/$t" && timeout "${FR_GUEST_TIMEOUT:-120}" sh -c ". /tests.sh; cd /results/$t; t_$t" \
+  ( cd "/results/$t" && timeout "${FR_GUEST_TIMEOUT:-300}" sh -c ". /tests.sh; cd /results/$t; t_$t" \
       >log.txt 2>&1 )
   rc=$?
   echo "$rc" >"/results/$t/rc"

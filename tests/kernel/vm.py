@@ -134,7 +134,7 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--bin", action="append", default=[], help="NAME=PATH")
     ap.add_argument("--tests", default="")
-    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--timeout", type=int, default=1800)
     a = ap.parse_args()
     bins = {}
     for b in a.bin:
