@@ -1,9 +1,9 @@
 /*
  * fr_format.h - the bytes of a flightrec trace file.
  *
- * One file format: XRay FDR version 5 (so llvm-xray reads every file we write), plus
- * typed events with type ids of our own (FR_TE_*) that carry what XRay has no record
- * for. Shared by the runtime (writer) and the reader library; nothing here allocates.
+ * One file format: XRay FDR version 5 (so llvm-xray reads every file we write: its
+ * records are fdr_records.h), plus records of our own (FR_TE_*) that carry what XRay has
+ * no record for; how they are laid out in buffers and blocks is fr_block.h. Shared by the runtime (writer) and the reader library; nothing here allocates.
  * All multi-byte fields are little-endian and unaligned: read them with memcpy (or into
  * the packed structs below). docs/FORMAT.md describes every record and payload; this
  * header is the same description in C, with static asserts on every offset.
@@ -13,60 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* ------------------------------------------------------------------ file header */
-#define FR_XRAY_HEADER_SIZE      32
-#define FR_XRAY_VERSION_FDR      5   /* what we write; readers accept 1..5 */
-#define FR_XRAY_TYPE_NAIVE       0   /* compiler-rt "basic" mode */
-#define FR_XRAY_TYPE_FDR         1
-#define FR_XRAY_FLAG_CONSTANT_TSC 0x1u
-#define FR_XRAY_FLAG_NONSTOP_TSC  0x2u
-
-/* u16 version; u16 type; u32 flags; u64 cycle_frequency; u64 buffer_size; u8 pad[8] */
-struct fr_xray_file_header {
-    uint16_t version;
-    uint16_t type;
-    uint32_t flags;
-    uint64_t cycle_frequency;
-    uint64_t buffer_size;
-    uint8_t  padding[8];
-} __attribute__((packed));
-_Static_assert(sizeof(struct fr_xray_file_header) == FR_XRAY_HEADER_SIZE, "header size");
-_Static_assert(offsetof(struct fr_xray_file_header, flags) == 4, "header flags");
-_Static_assert(offsetof(struct fr_xray_file_header, cycle_frequency) == 8, "header frequency");
-_Static_assert(offsetof(struct fr_xray_file_header, buffer_size) == 16, "header buffer size");
-
-/* ------------------------------------------------------------------ metadata records
- * 16 bytes: byte 0 = (kind << 1) | 1, payload in bytes 1..15. */
-#define FR_XRAY_METADATA_SIZE 16
-enum fr_xray_metadata_kind {
-    FR_MD_NEW_BUFFER        = 0, /* i32 tid */
-    FR_MD_END_OF_BUFFER     = 1, /* pre-v2 files only */
-    FR_MD_NEW_CPU_ID        = 2, /* u16 cpu, u64 tsc */
-    FR_MD_TSC_WRAP          = 3, /* u64 tsc */
-    FR_MD_WALLTIME_MARKER   = 4, /* i64 seconds, i32 microseconds */
-    FR_MD_CUSTOM_EVENT      = 5, /* i32 size, i32 tsc delta (v5), then `size` payload bytes */
-    FR_MD_CALL_ARGUMENT     = 6, /* u64 argument of the preceding enter-with-argument */
-    FR_MD_BUFFER_EXTENTS    = 7, /* u64 number of bytes that follow in this block */
-    FR_MD_TYPED_EVENT       = 8, /* i32 size, i32 tsc delta, u16 type, then payload */
-    FR_MD_PID               = 9, /* i32 pid */
-};
-#define FR_MD_BYTE0(kind) ((uint8_t)(((kind) << 1) | 1))
-
-/* ------------------------------------------------------------------ function records
- * 8 bytes: u32 = 0 (bit0) | kind << 1 (3 bits) | function id << 4 (28 bits); u32 tsc delta. */
-#define FR_XRAY_FUNCTION_RECORD_SIZE 8
-enum fr_xray_function_kind {
-    FR_FN_ENTER      = 0,
-    FR_FN_EXIT       = 1,
-    FR_FN_TAIL_EXIT  = 2,
-    FR_FN_ENTER_ARG  = 3,
-};
-#define FR_XRAY_MAX_FUNCTION_ID ((1u << 28) - 1)
-static inline uint32_t fr_function_record_word(uint32_t id, unsigned kind)
-{
-    return (id << 4) | ((uint32_t)kind << 1);
-}
+#include "fdr_records.h"   /* XRay's records: header, metadata, function records */
 
 /* ------------------------------------------------------------------ flightrec records
  * What XRay has no record for (clock, process, drop counts, object and function tables,
@@ -109,6 +56,21 @@ struct fr_te_envelope {
 } __attribute__((packed));
 _Static_assert(sizeof(struct fr_te_envelope) == 12, "envelope size");
 _Static_assert(offsetof(struct fr_te_envelope, type) == 10, "envelope type");
+
+/* A record of ours up to its payload: the custom event's metadata record and the
+ * envelope; the whole record is FR_ENVELOPED_SIZE(payload bytes). */
+#define FR_ENVELOPED_HEADER_SIZE (FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope))
+#define FR_ENVELOPED_SIZE(payload) (FR_ENVELOPED_HEADER_SIZE + (payload))
+/* Writes that header for a record of `type` with `size` payload bytes (which follow it)
+ * at tsc delta `delta` (0 for every record but the runtime's own events). */
+static inline void fr_te_header_put(uint8_t hdr[FR_ENVELOPED_HEADER_SIZE], uint16_t type, size_t size,
+                                    int32_t delta)
+{
+    fr_md_put_custom_event(hdr, (struct fr_md_custom_event){
+        .size = (int32_t)(sizeof(struct fr_te_envelope) + size), .tsc_delta = delta });
+    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
+    __builtin_memcpy(hdr + FR_XRAY_METADATA_SIZE, &e, sizeof e);
+}
 
 /* FR_TE_CLOCK: how to turn file timestamps into time. */
 struct fr_te_clock {

@@ -29,7 +29,7 @@
 
 #include "backing_recover.h"
 #include "fr_backing.h"
-#include "fr_format.h"
+#include "fr_block.h"
 
 #define MD FR_XRAY_METADATA_SIZE
 
@@ -67,22 +67,12 @@ static void put(bytes *b, const void *data, size_t len)
     b->len += len;
 }
 
-static void put_md(bytes *b, unsigned kind, const void *payload, size_t len)
-{
-    uint8_t rec[MD] = { FR_MD_BYTE0(kind) };
-    memcpy(rec + 1, payload, len);
-    put(b, rec, sizeof rec);
-}
-
 static void put_te(bytes *b, uint16_t type, const void *payload, size_t len, const char *str,
                    size_t slen)
 {
-    uint8_t hdr[MD] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
-    int32_t total = (int32_t)(sizeof(struct fr_te_envelope) + len + (str ? 2 + slen : 0));
-    memcpy(hdr + 1, &total, 4);
+    uint8_t hdr[FR_ENVELOPED_HEADER_SIZE];
+    fr_te_header_put(hdr, type, len + (str ? 2 + slen : 0), 0);
     put(b, hdr, sizeof hdr);
-    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
-    put(b, &e, sizeof e);
     put(b, payload, len);
     if (str) {
         uint16_t n = (uint16_t)slen;
@@ -99,17 +89,6 @@ static bool all_zero(const uint8_t *p, size_t n)
         if (p[i])
             return false;
     return true;
-}
-
-/* The block preamble every buffer starts with: NewBuffer(tid), WalltimeMarker, Pid,
- * NewCPUId. */
-static bool preamble_ok(const uint8_t *b, int32_t tid)
-{
-    int32_t t;
-    memcpy(&t, b + 1, 4);
-    return b[0] == FR_MD_BYTE0(FR_MD_NEW_BUFFER) && t == tid &&
-           b[16] == FR_MD_BYTE0(FR_MD_WALLTIME_MARKER) && b[32] == FR_MD_BYTE0(FR_MD_PID) &&
-           b[48] == FR_MD_BYTE0(FR_MD_NEW_CPU_ID);
 }
 
 /* Entries of an FR_TE_EVENT_RUN whose payload is p[0, n) (after the envelope): the
@@ -140,39 +119,40 @@ typedef struct parsed {
     uint64_t last_entries; /* ... its records: the entries of a run, else 1 */
 } parsed;
 
-/* Whole records in b[from, limit). `zero_ends`: 8 zero bytes at a record boundary end
- * the records (a CURRENT buffer's unwritten part). */
+/* Whole records in b[from, limit). `zero_ends`: a record's worth of zero bytes (the
+ * smallest record's, a function record's) at a record boundary end the records (a
+ * CURRENT buffer's unwritten part). */
 static parsed parse_records(const uint8_t *b, size_t from, size_t limit, bool zero_ends)
 {
     parsed r = { .end = from, .last = from };
     size_t off = from;
-    while (limit - off >= 8) {
+    while (limit - off >= FR_XRAY_FUNCTION_RECORD_SIZE) {
         const uint8_t *p = b + off;
-        if (zero_ends && all_zero(p, 8))
+        if (zero_ends && all_zero(p, FR_XRAY_FUNCTION_RECORD_SIZE))
             break;
         size_t size;
         uint64_t counts = 1;
         bool event = false;
-        if (!(p[0] & 1)) {
-            unsigned kind = (p[0] >> 1) & 7;
+        if (!fr_is_metadata(p[0])) {
+            unsigned kind = fr_fn_kind(fr_fn_get(p).word);
             if (kind > FR_FN_ENTER_ARG)
                 break;
-            size = 8;
+            size = FR_XRAY_FUNCTION_RECORD_SIZE;
             if (kind == FR_FN_ENTER_ARG) {
-                if (limit - off < 8 + MD || p[8] != FR_MD_BYTE0(FR_MD_CALL_ARGUMENT))
+                if (limit - off < FR_XRAY_ENTER_ARG_SIZE ||
+                    p[FR_XRAY_FUNCTION_RECORD_SIZE] != FR_MD_BYTE0(FR_MD_CALL_ARGUMENT))
                     break;
-                size = 8 + MD;
+                size = FR_XRAY_ENTER_ARG_SIZE;
             }
         } else {
             if (limit - off < MD)
                 break;
-            unsigned kind = p[0] >> 1;
+            unsigned kind = fr_md_kind(p[0]);
             if (kind == FR_MD_NEW_CPU_ID || kind == FR_MD_TSC_WRAP) {
                 size = MD;
                 counts = 0;
             } else if (kind == FR_MD_CUSTOM_EVENT || kind == FR_MD_TYPED_EVENT) {
-                int32_t n;
-                memcpy(&n, p + 1, 4);
+                int32_t n = fr_md_get_event_size(p);
                 if (n <= 0 || (uint64_t)n > limit - off - MD)
                     break;
                 size = MD + (size_t)n;
@@ -288,8 +268,7 @@ static size_t meta_prefix(const uint8_t *m, size_t len, uint16_t only, uint64_t 
 {
     size_t off = 0;
     while (len - off >= MD + sizeof(struct fr_te_envelope)) {
-        int32_t n;
-        memcpy(&n, m + off + 1, 4);
+        int32_t n = fr_md_get_event_size(m + off);
         uint16_t type = 0;
         if (m[off] != FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) || n < (int32_t)sizeof(struct fr_te_envelope) ||
             (uint64_t)n > len - off - MD || !(type = fr_te_enveloped_type(m + off + MD, (size_t)n)) ||
@@ -336,7 +315,7 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
     uint64_t claimed = st == FR_BACKING_BUF_CURRENT ? 0 : d->records;
     bool slot_ok = slot < j->h.max_threads && j->td[slot].state && j->td[slot].state <= 2;
     if (st > FR_BACKING_BUF_WRITING || !slot_ok ||
-        (st != FR_BACKING_BUF_CURRENT && (d->used < 64 || d->used > desc_cap(&j->h, i)))) {
+        (st != FR_BACKING_BUF_CURRENT && (d->used < FR_BUFFER_PREAMBLE || d->used > desc_cap(&j->h, i)))) {
         j->rep->bad_buffers++;
         j->rep->lost_records += claimed;
         if (slot_ok)
@@ -349,9 +328,9 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
     size_t size = (size_t)desc_cap(&j->h, i);
     if (rd(j, desc_off(&j->h, i), j->buf, size) < 0)
         return -1;
-    if (st == FR_BACKING_BUF_CURRENT && all_zero(j->buf, 64))
+    if (st == FR_BACKING_BUF_CURRENT && all_zero(j->buf, FR_BUFFER_PREAMBLE))
         return 0;   /* taken, nothing written yet */
-    if (!preamble_ok(j->buf, tid)) {
+    if (!fr_preamble_ok(j->buf, tid)) {
         j->rep->bad_buffers++;
         j->rep->lost_records += claimed;
         j->lost_of[slot] += claimed;
@@ -359,23 +338,19 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
     }
     const fr_recover_stream *sm = j->in->stream;
     if (sm) {   /* in the streamed file already (being appended, or its FREE not yet set) */
-        uint64_t first_tsc;
-        memcpy(&first_tsc, j->buf + 48 + 3, 8);
-        if (sm->has_block(sm->ctx, tid, first_tsc))
+        if (sm->has_block(sm->ctx, tid, fr_preamble_tsc(j->buf)))
             return 0;
     }
     parsed p;
     size_t run_at = 0;
     int32_t run_size = 0;
     if (st == FR_BACKING_BUF_CURRENT) {
-        p = parse_records(j->buf, 64, size, true);
+        p = parse_records(j->buf, FR_BUFFER_PREAMBLE, size, true);
         size_t hi = size;
         while (hi > p.end && !j->buf[hi - 1])
             hi--;
         bool torn = hi > p.end;   /* bytes of a record that was not finished */
-        int32_t n = 0;
-        if (p.last_event)
-            memcpy(&n, j->buf + p.last + 1, 4);
+        int32_t n = p.last_event ? fr_md_get_event_size(j->buf + p.last) : 0;
         const uint8_t *ev = j->buf + p.last + MD;
         size_t whole = 0;
         if (!torn && p.last_event && j->buf[p.last] == FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) &&
@@ -410,7 +385,7 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
         }
         j->rep->current_buffers++;
     } else {
-        p = parse_records(j->buf, 64, (size_t)d->used, false);
+        p = parse_records(j->buf, FR_BUFFER_PREAMBLE, (size_t)d->used, false);
         if (p.end < d->used) {
             j->rep->bytes_cut += d->used - p.end;
             uint64_t missing = d->records > p.records ? d->records - p.records : 0;
@@ -426,7 +401,7 @@ static int scan_buffer(job *j, uint32_t i, buf_info *bi)
     return 1;
 }
 
-static void walltime(const struct fr_backing_header *h, uint8_t wt[12])
+static struct fr_md_walltime walltime(const struct fr_backing_header *h)
 {
     int64_t ns = h->realtime_ns;
     int64_t sec = ns / 1000000000;
@@ -435,8 +410,7 @@ static void walltime(const struct fr_backing_header *h, uint8_t wt[12])
         sec--;
         usec += 1000000;
     }
-    memcpy(wt, &sec, 8);
-    memcpy(wt + 8, &usec, 4);
+    return (struct fr_md_walltime){ sec, usec };
 }
 
 /* Whether slot s is the first in use with its tid (a tid's records in a streamed file
@@ -454,15 +428,9 @@ static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
                       const uint8_t *sites, size_t sites_len)
 {
     const struct fr_backing_header *h = &j->h;
-    int32_t zero = 0, pid = (int32_t)h->pid;
-    uint8_t wt[12], nc[10] = {0};
-    uint64_t one = 1;
-    walltime(h, wt);
-    memcpy(nc + 2, &one, 8);
-    put_md(b, FR_MD_NEW_BUFFER, &zero, 4);
-    put_md(b, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
-    put_md(b, FR_MD_PID, &pid, 4);
-    put_md(b, FR_MD_NEW_CPU_ID, nc, sizeof nc);
+    uint8_t pre[FR_BUFFER_PREAMBLE];   /* tid 0, cpu 0, at timestamp 1 (log_writer.c's) */
+    fr_preamble_put(pre, 0, walltime(h), (int32_t)h->pid, 0, 1);
+    put(b, pre, sizeof pre);
     if (meta_len) {
         put(b, meta, meta_len);
     } else {
@@ -479,12 +447,9 @@ static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
         memcpy(tail + n, &exe, 2), n += 2;
         memcpy(tail + n, h->exe, exe), n += exe;
         memcpy(tail + n, &none, 2), n += 2;
-        uint8_t hdr[MD] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
-        int32_t total = (int32_t)(sizeof(struct fr_te_envelope) + sizeof p + n);
-        memcpy(hdr + 1, &total, 4);
+        uint8_t hdr[FR_ENVELOPED_HEADER_SIZE];
+        fr_te_header_put(hdr, FR_TE_PROCESS, sizeof p + n, 0);
         put(b, hdr, sizeof hdr);
-        struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_PROCESS };
-        put(b, &e, sizeof e);
         put(b, &p, sizeof p);
         put(b, tail, n);
     }
@@ -544,10 +509,10 @@ static int build_meta(job *j, bytes *b, const uint8_t *meta, size_t meta_len,
     return b->oom || oom ? -1 : 0;
 }
 
-static void out_md(FILE *out, unsigned kind, const void *payload, size_t len)
+static void out_extents(FILE *out, uint64_t n)
 {
-    uint8_t rec[MD] = { FR_MD_BYTE0(kind) };
-    memcpy(rec + 1, payload, len);
+    uint8_t rec[MD];
+    fr_md_put_buffer_extents(rec, (struct fr_md_buffer_extents){ n });
     fwrite(rec, 1, sizeof rec, out);
 }
 
@@ -567,53 +532,38 @@ static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t 
         uint64_t marked = sm->lost(sm->ctx, bufs[0].tid);
         lost = lost > marked ? lost - marked : 0;
     }
-    uint64_t size = bufs[0].len;
+    uint64_t size = FR_BLOCK_HEAD_EXTRA + bufs[0].len + (lost ? FR_LOST_RECORD_SIZE : 0);
     for (uint32_t i = 1; i < n; i++)
-        size += bufs[i].len - 48;
-    if (lost)
-        size += MD + sizeof(struct fr_te_envelope) + sizeof(struct fr_te_lost);
-    size += 2 * MD + sizeof(struct fr_te_envelope) + sizeof(struct fr_te_block_start);
-    out_md(out, FR_MD_BUFFER_EXTENTS, &size, 8);
+        size += bufs[i].len - FR_BUFFER_HEAD_SKIP;
+    out_extents(out, size);
     for (uint32_t i = 0; i < n; i++) {
         if (rd(j, desc_off(&j->h, bufs[i].idx), j->buf, bufs[i].len) < 0)
             return -1;
         uint8_t *b = j->buf;
         if (bufs[i].run_at)   /* a run cut back to its whole entries */
-            memcpy(b + bufs[i].run_at + 1, &bufs[i].run_size, 4);
+            fr_md_set_event_size(b + bufs[i].run_at, bufs[i].run_size);
         if (i) {
-            fwrite(b + 48, 1, bufs[i].len - 48, out);
+            fwrite(b + FR_BUFFER_HEAD_SKIP, 1, bufs[i].len - FR_BUFFER_HEAD_SKIP, out);
             continue;
         }
+        struct fr_md_walltime seq, *wt = NULL;
         if (sm) {   /* the stream's WalltimeMarker sequence (stream_writer.c append_block) */
-            int64_t sec = sm->base_sec + (int64_t)j->next_block;
-            int32_t usec = (int32_t)(j->next_block & 0x7fffffff);
-            memcpy(b + 17, &sec, 8);
-            memcpy(b + 25, &usec, 4);
+            seq = (struct fr_md_walltime){ sm->base_sec + (int64_t)j->next_block,
+                                           (int32_t)(j->next_block & 0x7fffffff) };
+            wt = &seq;
             j->next_block++;
         }
-        fwrite(b, 1, 48, out);   /* NewBuffer, WalltimeMarker, Pid */
-        uint8_t at_one[MD];
-        uint64_t one = 1;
-        memcpy(at_one, b + 48, MD);
-        memcpy(at_one + 3, &one, 8);
-        fwrite(at_one, 1, MD, out);
-        bytes t = {0};
-        struct fr_te_block_start bs;
-        memcpy(&bs.tsc, b + 48 + 3, 8);
-        put_te(&t, FR_TE_BLOCK_START, &bs, sizeof bs, NULL, 0);
-        put(&t, b + 48, MD);   /* the real NewCPUId */
+        uint8_t head[FR_BLOCK_HEAD_SIZE];
+        fr_block_head_put(head, b, wt);
+        fwrite(head, 1, sizeof head, out);
         if (lost) {
+            uint8_t rec[FR_LOST_RECORD_SIZE];
             struct fr_te_lost l = { .records = lost };
-            put_te(&t, FR_TE_LOST, &l, sizeof l, NULL, 0);
+            fr_te_header_put(rec, FR_TE_LOST, sizeof l, 0);
+            memcpy(rec + FR_ENVELOPED_HEADER_SIZE, &l, sizeof l);
+            fwrite(rec, 1, sizeof rec, out);
         }
-        if (t.oom) {
-            free(t.p);
-            errno = ENOMEM;
-            return -1;
-        }
-        fwrite(t.p, 1, t.len, out);
-        free(t.p);
-        fwrite(b + 64, 1, bufs[i].len - 64, out);
+        fwrite(b + FR_BUFFER_PREAMBLE, 1, bufs[i].len - FR_BUFFER_PREAMBLE, out);
     }
     return 0;
 }
@@ -719,7 +669,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
                                           .cycle_frequency = h->ticks_per_second,
                                           .buffer_size = h->buffer_size };
         fwrite(&fh, 1, sizeof fh, out);
-        out_md(out, FR_MD_BUFFER_EXTENTS, &n, 8);
+        out_extents(out, n);
         fwrite(mb.p, 1, mb.len, out);
     } else {
         j.next_block = in->stream->blocks;
@@ -749,7 +699,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
             goto read_error;
     }
     if (in->stream) {   /* the end of a streamed file: the totals last, as the runtime's */
-        out_md(out, FR_MD_BUFFER_EXTENTS, &n, 8);
+        out_extents(out, n);
         fwrite(mb.p, 1, mb.len, out);
     }
     if (fflush(out) != 0 || ferror(out)) {

@@ -21,6 +21,7 @@
  *    thread and process; an enter-with-argument record is followed by an argument record.
  */
 #include "fr_reader.h"
+#include "fr_block.h"
 #include "regular_file.h"
 
 #include <errno.h>
@@ -41,8 +42,7 @@
 /* A hidden metadata block (docs/FORMAT.md) is read whole: at most this many bytes (a
  * larger one is read as the NewCPUId records it is made of). */
 #define FR_READER_MAX_HIDDEN  (256ull * 1024u * 1024u)
-#define HIDDEN_PIECE          (FR_XRAY_METADATA_SIZE - 1)   /* carried bytes per record */
-#define FR_BASIC_RECORD_SIZE  32
+#define HIDDEN_PIECE          FR_MD_PAYLOAD_MAX   /* carried bytes per record: its payload */
 #define EVENTHEADER_SIZE      8     /* an EventHeader event's fixed header */
 
 enum block_state {
@@ -229,9 +229,6 @@ static const uint8_t *need(fr_reader *r, uint64_t off, size_t n)
     return r->win_len >= n ? r->win : NULL;
 }
 
-static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* ------------------------------------------------------------------ open / close */
 
@@ -277,8 +274,9 @@ static bool read_header(fr_reader *r)
             return false;
         }
         if (h.version == 1 && h.buffer_size < 3 * FR_XRAY_METADATA_SIZE) {
-            fail(r, 16, "expected a buffer size of at least 48 bytes in a version 1 file, found %llu",
-                 (unsigned long long)h.buffer_size);
+            fail(r, offsetof(struct fr_xray_file_header, buffer_size),
+                 "expected a buffer size of at least %d bytes in a version 1 file, found %llu",
+                 3 * FR_XRAY_METADATA_SIZE, (unsigned long long)h.buffer_size);
             return false;
         }
     } else if (h.type == FR_XRAY_TYPE_NAIVE) {
@@ -287,7 +285,8 @@ static bool read_header(fr_reader *r)
             return false;
         }
     } else {
-        fail(r, 2, "expected XRay file type 0 (basic) or 1 (FDR), found %u "
+        fail(r, offsetof(struct fr_xray_file_header, type),
+             "expected XRay file type 0 (basic) or 1 (FDR), found %u "
                    "(is this an XRay trace?)", h.type);
         return false;
     }
@@ -412,7 +411,7 @@ static void block_record(const fr_reader *r, fr_record *out)
 /* The carried byte k of a hidden block whose first carrier record is at p. */
 static uint8_t carried_byte(const uint8_t *p, uint64_t k)
 {
-    return p[(k / HIDDEN_PIECE) * FR_XRAY_METADATA_SIZE + 1 + k % HIDDEN_PIECE];
+    return p[(k / HIDDEN_PIECE) * FR_XRAY_METADATA_SIZE + FR_MD_PAYLOAD_AT + k % HIDDEN_PIECE];
 }
 
 /* A block of n bytes at body: if it is a hidden metadata block (thread 0's preamble, then
@@ -421,11 +420,11 @@ static uint8_t carried_byte(const uint8_t *p, uint64_t k)
  * -1 when out of memory). */
 static int hide_in_overlay(fr_reader *r, uint64_t body, uint64_t n)
 {
-    const size_t pre = 4 * FR_XRAY_METADATA_SIZE, probe = pre + 3 * FR_XRAY_METADATA_SIZE;
+    const size_t pre = FR_BUFFER_PREAMBLE, probe = pre + 3 * FR_XRAY_METADATA_SIZE;
     if (n < probe || (n - pre) % FR_XRAY_METADATA_SIZE || n > FR_READER_MAX_HIDDEN)
         return 0;
     const uint8_t *p = need(r, body, probe);
-    if (!p || p[0] != FR_MD_BYTE0(FR_MD_NEW_BUFFER) || rd32(p + 1) != 0)
+    if (!p || p[0] != FR_MD_BYTE0(FR_MD_NEW_BUFFER) || fr_md_get_new_buffer(p).tid != 0)
         return 0;
     const uint8_t *c = p + pre;
     for (size_t i = 0; i < 3; i++)
@@ -451,14 +450,15 @@ static int hide_in_overlay(fr_reader *r, uint64_t body, uint64_t n)
             free(ov);
             return 0;
         }
-        memcpy(ov + pre + i * HIDDEN_PIECE, c + i * FR_XRAY_METADATA_SIZE + 1, HIDDEN_PIECE);
+        memcpy(ov + pre + i * HIDDEN_PIECE, c + i * FR_XRAY_METADATA_SIZE + FR_MD_PAYLOAD_AT,
+               HIDDEN_PIECE);
     }
     /* The carried records are custom events; the zero padding of the last piece follows
      * them (a custom event begins with a nonzero byte). */
     uint64_t len = pre, total = pre + pieces * HIDDEN_PIECE;
     while (len < total && ov[len] == FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) &&
            total - len >= FR_XRAY_METADATA_SIZE) {
-        int32_t size = (int32_t)rd32(ov + len + 1);
+        int32_t size = fr_md_get_event_size(ov + len);
         if (size < 0 || (uint64_t)size > total - len - FR_XRAY_METADATA_SIZE)
             break;
         len += FR_XRAY_METADATA_SIZE + (uint64_t)size;
@@ -505,7 +505,7 @@ static int begin_block(fr_reader *r)
     p = need(r, off, FR_XRAY_METADATA_SIZE);
     if (!p)
         return cut_short(r, off, "a 16-byte BufferExtents record") == FR_READ_EOF ? 0 : -1;
-    uint64_t n = rd64(p + 1);
+    uint64_t n = fr_md_get_buffer_extents(p).size;
     uint64_t body = off + FR_XRAY_METADATA_SIZE;
     /* A block that passes the end of the file is a cut trace: its records are read up to
      * the cut (need() finds the end). Only a size no file can have is an error. */
@@ -673,7 +673,7 @@ static fr_read_status run_event(fr_reader *r, fr_record *out)
 static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *p, uint64_t off,
                                    bool *produced)
 {
-    unsigned kind = p[0] >> 1;
+    unsigned kind = fr_md_kind(p[0]);
     const enum block_state st = r->st;
     *produced = false;
 
@@ -682,7 +682,7 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         if (kind != FR_MD_NEW_BUFFER)
             return fail(r, off, "expected a NewBuffer record to begin the block, found %s",
                         metadata_name(kind));
-        r->tid = (int32_t)rd32(p + 1);
+        r->tid = fr_md_get_new_buffer(p).tid;
         r->st = WANT_WALLTIME;
         r->pos = off + FR_XRAY_METADATA_SIZE;
         return FR_READ_OK;
@@ -691,14 +691,15 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         if (kind != FR_MD_WALLTIME_MARKER)
             return fail(r, off, "expected a WalltimeMarker record after NewBuffer, found %s",
                         metadata_name(kind));
-        r->wall_sec = (int64_t)rd64(p + 1);
-        r->wall_usec = (int32_t)rd32(p + 9);
+        struct fr_md_walltime wt = fr_md_get_walltime(p);
+        r->wall_sec = wt.seconds;
+        r->wall_usec = wt.microseconds;
         r->st = WANT_PID_OR_CPU;
         r->pos = off + FR_XRAY_METADATA_SIZE;
         return FR_READ_OK;
     }
     if (st == WANT_PID_OR_CPU && kind == FR_MD_PID) {
-        r->pid = (int32_t)rd32(p + 1);
+        r->pid = fr_md_get_pid(p).pid;
         r->st = WANT_CPU;
         r->pos = off + FR_XRAY_METADATA_SIZE;
         return FR_READ_OK;
@@ -707,8 +708,9 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         if (kind != FR_MD_NEW_CPU_ID)
             return fail(r, off, "expected a %sNewCPUId record to end the block's preamble, found %s",
                         st == WANT_PID_OR_CPU ? "Pid or " : "", metadata_name(kind));
-        r->cpu = rd16(p + 1);
-        r->tsc = rd64(p + 3);
+        struct fr_md_new_cpu_id nc = fr_md_get_new_cpu_id(p);
+        r->cpu = nc.cpu;
+        r->tsc = nc.tsc;
         r->st = IN_BODY;
         r->pos = off + FR_XRAY_METADATA_SIZE;
         block_record(r, out);
@@ -721,12 +723,14 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
     r->after_function = false;
     uint64_t next = off + FR_XRAY_METADATA_SIZE;
     switch (kind) {
-    case FR_MD_NEW_CPU_ID:
-        r->cpu = rd16(p + 1);
-        r->tsc = rd64(p + 3);
+    case FR_MD_NEW_CPU_ID: {
+        struct fr_md_new_cpu_id nc = fr_md_get_new_cpu_id(p);
+        r->cpu = nc.cpu;
+        r->tsc = nc.tsc;
         break;
+    }
     case FR_MD_TSC_WRAP:
-        r->tsc = rd64(p + 1);
+        r->tsc = fr_md_get_tsc_wrap(p).tsc;
         break;
     case FR_MD_CALL_ARGUMENT:
         /* The argument of an enter-with-argument record is folded into it; compiler-rt
@@ -743,7 +747,7 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
         return FR_READ_OK;
     case FR_MD_CUSTOM_EVENT:
     case FR_MD_TYPED_EVENT: {
-        int32_t size = (int32_t)rd32(p + 1);
+        int32_t size = fr_md_get_event_size(p);
         if (size < 0)
             return fail(r, off, "expected a non-negative event size, found %d", size);
         if ((uint64_t)size > r->block_end - next)
@@ -755,15 +759,20 @@ static fr_read_status fdr_metadata(fr_reader *r, fr_record *out, const uint8_t *
                         FR_READER_MAX_PAYLOAD, size);
         uint64_t tsc;
         uint16_t cpu = r->cpu, type = 0;
-        if (kind == FR_MD_TYPED_EVENT || r->info.version >= 5) {
-            r->tsc += (uint64_t)(int64_t)(int32_t)rd32(p + 5);
+        if (kind == FR_MD_TYPED_EVENT) {
+            struct fr_md_typed_event ev = fr_md_get_typed_event(p);
+            r->tsc += (uint64_t)(int64_t)ev.tsc_delta;
             tsc = r->tsc;
-            if (kind == FR_MD_TYPED_EVENT)
-                type = rd16(p + 9);
+            type = ev.type;
+        } else if (r->info.version >= 5) {
+            r->tsc += (uint64_t)(int64_t)fr_md_get_custom_event(p).tsc_delta;
+            tsc = r->tsc;
         } else {
-            tsc = rd64(p + 5);  /* v1..v4: absolute, and the delta base is unchanged */
+            /* v1..v4: absolute, and the delta base is unchanged */
+            struct fr_md_custom_event_v4 ev = fr_md_get_custom_event_v4(p);
+            tsc = ev.tsc;
             if (r->info.version >= 4)
-                cpu = rd16(p + 13);
+                cpu = ev.cpu;
         }
         const uint8_t *data = need(r, next, (size_t)size);
         if (!data)
@@ -824,14 +833,14 @@ static fr_read_status fdr_function(fr_reader *r, fr_record *out, const uint8_t *
                                                     : "a NewCPUId record to end the block's preamble";
         return fail(r, off, "expected %s, found a function record", want);
     }
-    uint32_t word = rd32(p);
-    unsigned kind = (word >> 1) & 7;
+    uint32_t word = fr_fn_get_word(p);
+    unsigned kind = fr_fn_kind(word);
     if (kind > FR_FN_ENTER_ARG)
         return fail(r, off, "expected a function record kind 0..3, found %u", kind);
-    uint32_t delta = rd32(p + 4);   /* p may move with the window below */
+    uint32_t delta = fr_fn_get_delta(p);   /* p may move with the window below */
     r->tsc += delta;
     fill_thread(r, out, (fr_record_kind)kind, off);
-    out->function_id = word >> 4;
+    out->function_id = fr_fn_id(word);
     r->pos = off + FR_XRAY_FUNCTION_RECORD_SIZE;
     r->after_function = true;
     if (kind == FR_FN_ENTER_ARG && r->block_end - r->pos >= FR_XRAY_METADATA_SIZE) {
@@ -842,7 +851,7 @@ static fr_read_status fdr_function(fr_reader *r, fr_record *out, const uint8_t *
         else if (a)
             more = false;   /* another record follows: this enter has no argument */
         if (a && more) {
-            out->arg = rd64(a + 1);
+            out->arg = fr_md_get_call_argument(a).arg;
             r->pos += FR_XRAY_METADATA_SIZE;
         } else if (more) {
             /* The file ends in the argument, or right before it where the block says
@@ -888,7 +897,7 @@ static fr_read_status fdr_next(fr_reader *r, fr_record *out)
             return cut_short(r, off, r->st == IN_BODY ? "a block, between two records"
                                                        : "a block's preamble");
         }
-        bool metadata = p[0] & 1;
+        bool metadata = fr_is_metadata(p[0]);
         size_t size = metadata ? FR_XRAY_METADATA_SIZE : FR_XRAY_FUNCTION_RECORD_SIZE;
         if (r->block_end - off < size)
             return fail(r, off, "expected a %zu-byte %s record to fit in its block, which ends "
@@ -919,41 +928,44 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
         p = need(r, off, FR_BASIC_RECORD_SIZE);
         if (!p)
             return cut_short(r, off, "a 32-byte basic-mode record");
-        uint16_t rtype = rd16(p);
-        int32_t tid = (int32_t)rd32(p + 16), pid = (int32_t)rd32(p + 20);
-        if (rtype == 1) {
+        struct fr_basic_record rec;
+        memcpy(&rec, p, sizeof rec);
+        uint16_t rtype = rec.record_type;
+        int32_t tid = (int32_t)rec.tid, pid = (int32_t)rec.pid;
+        if (rtype == FR_BASIC_ARGUMENT) {
             /* An argument record not folded into its enter record: llvm-xray appends it to
              * the previous record's arguments; one argument is kept, others skipped. */
-            uint32_t fid = rd32(p + 4);
-            int32_t atid = (int32_t)rd32(p + 8);
-            if (!r->have_thread || fid != r->last_fid || atid != r->tid)
+            struct fr_basic_argument a;
+            memcpy(&a, p, sizeof a);
+            if (!r->have_thread || (uint32_t)a.function_id != r->last_fid || (int32_t)a.tid != r->tid)
                 return fail(r, off, "expected an argument record to follow a record of the "
                                     "same function and thread");
             r->pos = off + FR_BASIC_RECORD_SIZE;
             continue;
         }
-        if (rtype != 0)
+        if (rtype != FR_BASIC_FUNCTION)
             return fail(r, off, "expected a basic-mode record type 0 (function) or 1 "
                                 "(argument), found %u", rtype);
-        unsigned kind = p[3];
+        unsigned kind = rec.kind;
         if (kind > FR_FN_ENTER_ARG)
-            return fail(r, off + 3, "expected a function record kind 0..3, found %u", kind);
+            return fail(r, off + offsetof(struct fr_basic_record, kind),
+                        "expected a function record kind 0..3, found %u", kind);
         if (!r->block_announced && (!r->have_thread || tid != r->tid || pid != r->pid)) {
             /* Records of another thread begin: announce them as a block. */
             r->have_thread = true;
             r->tid = tid;
             r->pid = pid;
-            r->cpu = p[2];
-            r->tsc = rd64(p + 8);
+            r->cpu = rec.cpu;
+            r->tsc = rec.tsc;
             r->block_start = off;
             r->block_announced = true;
             block_record(r, out);
             return FR_READ_OK;
         }
         r->block_announced = false;
-        r->cpu = p[2];
-        r->tsc = rd64(p + 8);
-        r->last_fid = rd32(p + 4);
+        r->cpu = rec.cpu;
+        r->tsc = rec.tsc;
+        r->last_fid = (uint32_t)rec.function_id;
         fill_thread(r, out, (fr_record_kind)kind, off);
         out->function_id = r->last_fid & FR_XRAY_MAX_FUNCTION_ID;
         r->pos = off + FR_BASIC_RECORD_SIZE;
@@ -964,8 +976,12 @@ static fr_read_status basic_next(fr_reader *r, fr_record *out)
                 if (!a)   /* the file ends inside the next record, maybe the argument */
                     return cut_short(r, off, "an enter record and the record after it");
             }
-            if (a && rd16(a) == 1 && rd32(a + 4) == r->last_fid && (int32_t)rd32(a + 8) == tid) {
-                out->arg = rd64(a + 16);
+            struct fr_basic_argument arg;
+            if (a)
+                memcpy(&arg, a, sizeof arg);
+            if (a && arg.record_type == FR_BASIC_ARGUMENT &&
+                (uint32_t)arg.function_id == r->last_fid && (int32_t)arg.tid == tid) {
+                out->arg = arg.arg;
                 r->pos += FR_BASIC_RECORD_SIZE;
             }
         }
@@ -1003,13 +1019,13 @@ fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
     uint64_t off = r->pos;
     const uint8_t *p;
     if (r->st == IN_BODY && off < r->block_end && r->block_end - off >= FR_XRAY_FUNCTION_RECORD_SIZE &&
-        (p = peek(r, off, FR_XRAY_FUNCTION_RECORD_SIZE)) && !(p[0] & 1)) {
-        uint32_t word = rd32(p);
-        unsigned kind = (word >> 1) & 7;
+        (p = peek(r, off, FR_XRAY_FUNCTION_RECORD_SIZE)) && !fr_is_metadata(p[0])) {
+        uint32_t word = fr_fn_get_word(p);
+        unsigned kind = fr_fn_kind(word);
         if (kind <= FR_FN_TAIL_EXIT) {
-            r->tsc += rd32(p + 4);
+            r->tsc += fr_fn_get_delta(p);
             fill_thread(r, out, (fr_record_kind)kind, off);
-            out->function_id = word >> 4;
+            out->function_id = fr_fn_id(word);
             r->pos = off + FR_XRAY_FUNCTION_RECORD_SIZE;
             r->after_function = true;
             return FR_READ_OK;
@@ -1048,13 +1064,13 @@ size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t ma
     uint64_t tsc = r->tsc;
     size_t i = 0;
     for (; i < n; i++, p += FR_XRAY_FUNCTION_RECORD_SIZE) {
-        uint32_t word = rd32(p);
-        unsigned kind = (word >> 1) & 7;
-        if ((word & 1) || kind > FR_FN_TAIL_EXIT)   /* metadata, enter with argument, bad */
+        uint32_t word = fr_fn_get_word(p);
+        unsigned kind = fr_fn_kind(word);
+        if (fr_is_metadata((uint8_t)word) || kind > FR_FN_TAIL_EXIT)   /* metadata, enter with argument, bad */
             break;
-        tsc += rd32(p + 4);
+        tsc += fr_fn_get_delta(p);
         out[i].tsc = tsc;
-        out[i].function_id = word >> 4;
+        out[i].function_id = fr_fn_id(word);
         out[i].kind = kind;
     }
     if (i) {

@@ -173,8 +173,7 @@ fr_stream_tail *fr_stream_tail_scan(int fd, uint64_t size, char *err, size_t err
         if (size - off < sizeof md || pread_all(fd, md, sizeof md, off) < 0 ||
             md[0] != FR_MD_BYTE0(FR_MD_BUFFER_EXTENTS))
             break;
-        uint64_t n;
-        memcpy(&n, md + 1, 8);
+        uint64_t n = fr_md_get_buffer_extents(md).size;
         if (n > size - off - sizeof md)
             break;   /* torn: being appended when the process died */
         off += sizeof md + n;

@@ -296,22 +296,17 @@ int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
         return 1;
     struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
     uint64_t len = h->sites_len;   /* only we (under the caller's lock) change it */
-    uint64_t body = sizeof(struct fr_te_envelope) + sizeof(struct fr_te_event_site) + size;
+    struct fr_te_event_site fixed = { .site = id };
+    uint64_t record = FR_ENVELOPED_SIZE(sizeof fixed + size);
     uint64_t cap = sites_cap_for_test ? sites_cap_for_test : SITES_CAP;
-    if (len > cap || body + FR_XRAY_METADATA_SIZE > cap - len)
+    if (len > cap || record > cap - len)
         return -1;
     uint8_t *p = bk.base + SITES_OFF + len;
-    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
-    int32_t n = (int32_t)body;
-    memcpy(hdr + 1, &n, 4);
-    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_EVENT_SITE };
-    struct fr_te_event_site fixed = { .site = id };
-    memcpy(p, hdr, sizeof hdr);
-    memcpy(p + sizeof hdr, &e, sizeof e);
-    memcpy(p + sizeof hdr + sizeof e, &fixed, sizeof fixed);
-    memcpy(p + sizeof hdr + sizeof e + sizeof fixed, bytes, size);
+    fr_te_header_put(p, FR_TE_EVENT_SITE, sizeof fixed + size, 0);
+    memcpy(p + FR_ENVELOPED_HEADER_SIZE, &fixed, sizeof fixed);
+    memcpy(p + FR_ENVELOPED_HEADER_SIZE + sizeof fixed, bytes, size);
     /* the length after the bytes: a recovery never reads a record half written */
-    __atomic_store_n(&h->sites_len, len + sizeof hdr + body, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->sites_len, len + record, __ATOMIC_RELEASE);
     return 0;
 }
 

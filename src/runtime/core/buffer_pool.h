@@ -8,8 +8,8 @@
  * writer can run from a fatal-signal handler: nothing here needs malloc or a lock.
  *
  * Each buffer holds raw XRay FDR v5 records and starts with the block preamble
- * (NewBuffer, WalltimeMarker, Pid, NewCPUId: FR_BUFFER_PREAMBLE bytes), so a buffer is a
- * block's body as is; the writer adds BufferExtents.
+ * (NewBuffer, WalltimeMarker, Pid, NewCPUId: FR_BUFFER_PREAMBLE bytes, fr_block.h), so a
+ * buffer is a block's body as is; the writer adds BufferExtents.
  *
  * The protocol (states, who may write what, memory orderings) is docs/BUFFERS.md. In
  * short: a buffer's ownership is ONE atomic word (state, owner slot, generation) changed
@@ -25,10 +25,8 @@
 #include "core/chunk_queue.h"
 #include "core/options.h"
 #include "core/visibility.h"
-#include "fr_format.h"
+#include "fr_block.h"   /* FR_BUFFER_PREAMBLE, FR_BUFFER_HEAD_SKIP: a buffer's layout */
 
-#define FR_BUFFER_PREAMBLE   64  /* NewBuffer + WalltimeMarker + Pid + NewCPUId */
-#define FR_BUFFER_HEAD_SKIP  48  /* bytes a later buffer of a thread's block leaves out */
 #define FR_MAX_THREADS       32768 /* thread slots: live threads, plus exited ones whose
                                      records are still in the pool */
 #define FR_CACHE_LINE        64

@@ -53,8 +53,8 @@ static void emit_cause(fr_meta_writer *w, void *ctx)
         .inconsistent = c->inconsistent,
     };
     /* where `inconsistent` lands: after the record's header and envelope */
-    c->inconsistent_at = w->out->offset + FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) +
-                         offsetof(struct fr_te_dump_cause, inconsistent);
+    c->inconsistent_at = w->out->offset +
+                         FR_ENVELOPED_SIZE(offsetof(struct fr_te_dump_cause, inconsistent));
     fr_meta_emit(w, FR_TE_DUMP_CAUSE, &p, sizeof p);
 }
 

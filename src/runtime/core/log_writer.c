@@ -94,16 +94,11 @@ void fr_out_patch(struct fr_out *o, uint64_t offset, const void *data, size_t le
     }
 }
 
-static void put_metadata(struct fr_out *o, unsigned kind, const void *payload, size_t len)
-{
-    uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(kind) };
-    memcpy(rec + 1, payload, len);
-    fr_out_put(o, rec, sizeof rec);
-}
-
 static void put_extents(struct fr_out *o, uint64_t n)
 {
-    put_metadata(o, FR_MD_BUFFER_EXTENTS, &n, 8);
+    uint8_t rec[FR_XRAY_METADATA_SIZE];
+    fr_md_put_buffer_extents(rec, (struct fr_md_buffer_extents){ n });
+    fr_out_put(o, rec, sizeof rec);
 }
 
 void fr_out_extents(struct fr_out *o, uint64_t n)
@@ -115,12 +110,9 @@ void fr_out_extents(struct fr_out *o, uint64_t n)
  * event with delta 0 whose payload is the envelope then `size` bytes (which follow). */
 void fr_out_te_header(struct fr_out *o, uint16_t type, size_t size)
 {
-    uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
-    int32_t total = (int32_t)(sizeof(struct fr_te_envelope) + size);
-    memcpy(hdr + 1, &total, 4);
+    uint8_t hdr[FR_ENVELOPED_HEADER_SIZE];
+    fr_te_header_put(hdr, type, size, 0);
     fr_out_put(o, hdr, sizeof hdr);
-    struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = type };
-    fr_out_put(o, &e, sizeof e);
 }
 
 void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iovec *iov, int iovcnt)
@@ -163,20 +155,15 @@ static void write_header(struct fr_out *o)
     fr_out_put(o, &h, sizeof h);
 }
 
-static void write_block_preamble(struct fr_out *o, int32_t tid, uint16_t cpu, uint64_t rel_tsc)
+/* The metadata block's preamble: tid 0, cpu 0, at timestamp 1. */
+static void write_metadata_preamble(struct fr_out *o)
 {
     int64_t sec;
     int32_t usec;
-    fr_clock_walltime(rel_tsc, &sec, &usec);
-    uint8_t wt[12], nc[10];
-    memcpy(wt, &sec, 8);
-    memcpy(wt + 8, &usec, 4);
-    memcpy(nc, &cpu, 2);
-    memcpy(nc + 2, &rel_tsc, 8);
-    put_metadata(o, FR_MD_NEW_BUFFER, &tid, 4);
-    put_metadata(o, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
-    put_metadata(o, FR_MD_PID, &fr_pid, 4);
-    put_metadata(o, FR_MD_NEW_CPU_ID, nc, sizeof nc);
+    fr_clock_walltime(1, &sec, &usec);
+    uint8_t pre[FR_BUFFER_PREAMBLE];
+    fr_preamble_put(pre, 0, (struct fr_md_walltime){ sec, usec }, fr_pid, 0, 1);
+    fr_out_put(o, pre, sizeof pre);
 }
 
 void fr_out_header(struct fr_out *o)
@@ -193,11 +180,11 @@ void fr_out_metadata_block(struct fr_out *o, void (*emit)(struct fr_meta_writer 
     static uint8_t none[1];
     struct fr_out count = { .fd = -1, .buf = none, .offset = o->offset + FR_XRAY_METADATA_SIZE };
     uint64_t body = count.offset;
-    write_block_preamble(&count, 0, 0, 1);
+    write_metadata_preamble(&count);
     struct fr_meta_writer cw = { .out = &count };
     emit(&cw);
     put_extents(o, count.offset - body);
-    write_block_preamble(o, 0, 0, 1);
+    write_metadata_preamble(o);
     struct fr_meta_writer w = { .out = o };
     emit(&w);
 }
@@ -207,11 +194,11 @@ static void write_metadata_block(struct fr_out *o, const struct fr_meta_figures_
     uint64_t extents_at = o->offset;
     put_extents(o, 0);
     uint64_t body = o->offset;
-    write_block_preamble(o, 0, 0, 1);
+    write_metadata_preamble(o);
     struct fr_meta_writer w = { o, figures };
     fr_meta_emit_all(&w);
     uint64_t n = o->offset - body;
-    fr_out_patch(o, extents_at + 1, &n, 8);
+    fr_out_patch(o, extents_at + FR_MD_FIELD_AT(fr_md_buffer_extents, size), &n, sizeof n);
 }
 
 /* Records overwritten or reclaimed before the oldest buffer kept: a gap at the start.
@@ -254,27 +241,13 @@ static void write_thread_block(struct fr_out *o, int32_t tid, const uint32_t *id
     } else {
         return;
     }
-    uint64_t size = used0;
+    uint64_t size = FR_BLOCK_HEAD_EXTRA + used0 + (lost ? FR_LOST_RECORD_SIZE : 0);
     for (uint32_t i = 1; i < n; i++)
         size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
-    if (lost)
-        size += FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) + sizeof(struct fr_te_lost);
-    /* NewCPUId(cpu, 1), BLOCK_START */
-    size += 2 * FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) +
-            sizeof(struct fr_te_block_start);
     put_extents(o, size);
-    /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; the real NewCPUId */
-    fr_out_put(o, first, FR_BUFFER_HEAD_SKIP);
-    uint8_t at_one[FR_XRAY_METADATA_SIZE];
-    uint64_t one = 1;
-    memcpy(at_one, first + FR_BUFFER_HEAD_SKIP, sizeof at_one);
-    memcpy(at_one + 3, &one, 8);
-    fr_out_put(o, at_one, sizeof at_one);
-    struct fr_te_block_start bs;
-    memcpy(&bs.tsc, first + FR_BUFFER_HEAD_SKIP + 3, 8);
-    fr_out_te_header(o, FR_TE_BLOCK_START, sizeof bs);
-    fr_out_put(o, &bs, sizeof bs);
-    fr_out_put(o, first + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
+    uint8_t head[FR_BLOCK_HEAD_SIZE];
+    fr_block_head_put(head, first, NULL);
+    fr_out_put(o, head, sizeof head);
     if (lost) {
         struct fr_te_lost l = { .records = lost };
         fr_out_te_header(o, FR_TE_LOST, sizeof l);

@@ -158,7 +158,7 @@ static void emit_drops(struct fr_meta_writer *w, int32_t tid, const uint64_t cau
 /* Where a record's `written` count lands: after its header and envelope. */
 static uint64_t written_at(const struct fr_meta_writer *w, size_t field)
 {
-    return w->out->offset + FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope) + field;
+    return w->out->offset + FR_ENVELOPED_SIZE(field);
 }
 
 static void emit_summary(struct fr_meta_writer *w)

@@ -359,33 +359,22 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         if (s->cur_used[s->order[k]])   /* a current buffer: its last run may have grown */
             used = fr_buffer_whole_records(s->stage, used);
         if (!started) {
-            /* NewBuffer, WalltimeMarker, Pid; NewCPUId(cpu, 1), BLOCK_START; real NewCPUId */
+            struct fr_md_walltime seq, *wt = NULL;
             if (s->streamed) {
                 /* after the streamed blocks: the stream's sequence, not a time (FORMAT.md) */
-                uint8_t wt[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_WALLTIME_MARKER) };
-                int64_t sec = s->held.base_sec + (int64_t)s->held.blocks;
-                int32_t usec = (int32_t)(s->held.blocks & 0x7fffffff);
-                memcpy(wt + 1, &sec, 8);
-                memcpy(wt + 9, &usec, 4);
+                seq = (struct fr_md_walltime){
+                    .seconds = s->held.base_sec + (int64_t)s->held.blocks,
+                    .microseconds = (int32_t)(s->held.blocks & 0x7fffffff) };
                 s->held.blocks++;
-                fr_out_put(o, p, FR_XRAY_METADATA_SIZE);
-                fr_out_put(o, wt, sizeof wt);
-                fr_out_put(o, p + 2 * FR_XRAY_METADATA_SIZE, FR_XRAY_METADATA_SIZE);
-            } else {
-                fr_out_put(o, p, FR_BUFFER_HEAD_SKIP);
+                wt = &seq;
             }
-            uint8_t at_one[FR_XRAY_METADATA_SIZE];
-            uint64_t one = 1;
-            memcpy(at_one, p + FR_BUFFER_HEAD_SKIP, sizeof at_one);
-            memcpy(at_one + 3, &one, 8);
-            fr_out_put(o, at_one, sizeof at_one);
-            struct fr_te_block_start bs;
-            memcpy(&bs.tsc, p + FR_BUFFER_HEAD_SKIP + 3, 8);
-            fr_out_te_header(o, FR_TE_BLOCK_START, sizeof bs);
-            fr_out_put(o, &bs, sizeof bs);
+            uint8_t head[FR_BLOCK_HEAD_SIZE];
+            fr_block_head_put(head, p, wt);
+            fr_out_put(o, head, sizeof head);
             started = 1;
+        } else {   /* a later buffer: its NewCPUId restarts the delta chain */
+            fr_out_put(o, p + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
         }
-        fr_out_put(o, p + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
         if (gap)
             put_lost(o, gap);
         gap = 0;
@@ -402,7 +391,8 @@ static void snapshot_block(struct fr_out *o, int32_t tid, uint32_t nthreads, voi
         }
     } else {
         uint64_t size = o->offset - body;
-        fr_out_patch(o, extents_at + 1, &size, 8);
+        fr_out_patch(o, extents_at + FR_MD_FIELD_AT(fr_md_buffer_extents, size), &size,
+                     sizeof size);
     }
     correct_written(s, o, tid);
     if (s->cause.inconsistent_at && s->cause.inconsistent != s->inconsistent_written) {

@@ -376,13 +376,6 @@ int fr_stream_copy_held(const struct fr_stream_held *h, int fd)
 
 /* ------------------------------------------------------------------ one block */
 
-static void put_md(struct fr_out *o, unsigned kind, const void *payload, size_t len)
-{
-    uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(kind) };
-    memcpy(rec + 1, payload, len);
-    fr_out_put(o, rec, sizeof rec);
-}
-
 /* Records of `slot` overwritten or taken since its last FR_TE_LOST (overwrite policy). */
 static uint64_t new_losses(uint32_t slot, int32_t tid)
 {
@@ -424,31 +417,15 @@ static int append_block(const uint8_t *b, uint32_t slot, int32_t tid, uint64_t u
 /* The block of append_block at st.offset; st.offset past it, or an errno value. */
 static int write_block(const uint8_t *b, uint64_t used, uint64_t lost)
 {
-    uint64_t te = FR_XRAY_METADATA_SIZE + sizeof(struct fr_te_envelope);
-    uint64_t size = used + FR_XRAY_METADATA_SIZE + te + sizeof(struct fr_te_block_start) +
-                    (lost ? te + sizeof(struct fr_te_lost) : 0);
+    uint64_t size = FR_BLOCK_HEAD_EXTRA + used + (lost ? FR_LOST_RECORD_SIZE : 0);
     struct fr_out o = { .fd = st.fd, .buf = out_buffer, .cap = sizeof out_buffer,
                         .offset = st.offset };
-    put_md(&o, FR_MD_BUFFER_EXTENTS, &size, 8);
-    fr_out_put(&o, b, FR_XRAY_METADATA_SIZE);                       /* NewBuffer */
-    uint8_t wt[12];
-    int64_t sec = st.base_sec + (int64_t)st.blocks;
-    int32_t usec = (int32_t)(st.blocks & 0x7fffffff);
-    memcpy(wt, &sec, 8);
-    memcpy(wt + 8, &usec, 4);
-    put_md(&o, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
-    fr_out_put(&o, b + 32, FR_XRAY_METADATA_SIZE);                  /* Pid */
-    /* NewCPUId(cpu, 1), BLOCK_START, the real NewCPUId (FORMAT.md, point 3) */
-    uint8_t at_one[FR_XRAY_METADATA_SIZE];
-    uint64_t one = 1;
-    memcpy(at_one, b + FR_BUFFER_HEAD_SKIP, sizeof at_one);
-    memcpy(at_one + 3, &one, 8);
-    fr_out_put(&o, at_one, sizeof at_one);
-    struct fr_te_block_start bs;
-    memcpy(&bs.tsc, b + FR_BUFFER_HEAD_SKIP + 3, 8);
-    fr_out_te_header(&o, FR_TE_BLOCK_START, sizeof bs);
-    fr_out_put(&o, &bs, sizeof bs);
-    fr_out_put(&o, b + FR_BUFFER_HEAD_SKIP, FR_BUFFER_PREAMBLE - FR_BUFFER_HEAD_SKIP);
+    fr_out_extents(&o, size);
+    struct fr_md_walltime wt = { .seconds = st.base_sec + (int64_t)st.blocks,
+                                 .microseconds = (int32_t)(st.blocks & 0x7fffffff) };
+    uint8_t head[FR_BLOCK_HEAD_SIZE];
+    fr_block_head_put(head, b, &wt);
+    fr_out_put(&o, head, sizeof head);
     if (lost) {
         struct fr_te_lost l = { .records = lost };
         fr_out_te_header(&o, FR_TE_LOST, sizeof l);

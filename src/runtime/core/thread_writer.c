@@ -39,21 +39,6 @@ static pthread_key_t exit_key;
 
 static inline void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-static void put_metadata(uint8_t *p, unsigned kind, const void *payload, size_t len)
-{
-    uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(kind) };
-    memcpy(rec + 1, payload, len);
-    memcpy(p, rec, sizeof rec);
-}
-
-static void put_new_cpu(uint8_t *p, uint16_t cpu, uint64_t rel_tsc)
-{
-    uint8_t pl[10];
-    memcpy(pl, &cpu, 2);
-    memcpy(pl + 2, &rel_tsc, 8);
-    put_metadata(p, FR_MD_NEW_CPU_ID, pl, sizeof pl);
-}
-
 /* The four metadata records every buffer starts with (FR_BUFFER_PREAMBLE bytes). */
 void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
 {
@@ -61,13 +46,7 @@ void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
     int64_t sec;
     int32_t usec;
     fr_clock_walltime(rel, &sec, &usec);
-    uint8_t wt[12];
-    memcpy(wt, &sec, 8);
-    memcpy(wt + 8, &usec, 4);
-    put_metadata(p, FR_MD_NEW_BUFFER, &tid, 4);
-    put_metadata(p + 16, FR_MD_WALLTIME_MARKER, wt, sizeof wt);
-    put_metadata(p + 32, FR_MD_PID, &fr_pid, 4);
-    put_new_cpu(p + 48, cpu, rel);
+    fr_preamble_put(p, tid, (struct fr_md_walltime){ sec, usec }, fr_pid, cpu, rel);
 }
 
 /* ------------------------------------------------------------------ buffers */
@@ -107,8 +86,7 @@ static void detach(struct fr_thread *t)
 static void close_own_run(struct fr_thread *t)
 {
     if (t->run_hdr && t->run_end == t->pos) {
-        int32_t n = (int32_t)(t->pos - (t->run_hdr + FR_XRAY_METADATA_SIZE));
-        memcpy(t->run_hdr + 1, &n, 4);
+        fr_md_set_event_size(t->run_hdr, (int32_t)(t->pos - (t->run_hdr + FR_XRAY_METADATA_SIZE)));
     }
 }
 
@@ -458,14 +436,14 @@ static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, si
         return t->pos;
     }
     if (cpu != t->cpu) {
-        put_new_cpu(t->pos, fr_cpu_number(cpu), tsc - fr_clock.base_tsc);
+        fr_md_put_new_cpu_id(t->pos, (struct fr_md_new_cpu_id){ fr_cpu_number(cpu),
+                                                                tsc - fr_clock.base_tsc });
         t->pos += FR_XRAY_METADATA_SIZE;
         t->cpu = cpu;
         t->last_tsc = tsc;
         t->enter_run = 0;
     } else if (tsc - t->last_tsc > max_delta) {
-        uint64_t rel = tsc - fr_clock.base_tsc;
-        put_metadata(t->pos, FR_MD_TSC_WRAP, &rel, 8);
+        fr_md_put_tsc_wrap(t->pos, (struct fr_md_tsc_wrap){ tsc - fr_clock.base_tsc });
         t->pos += FR_XRAY_METADATA_SIZE;
         t->last_tsc = tsc;
         t->enter_run = 0;
@@ -510,13 +488,13 @@ static inline void guard_leave(struct fr_thread *t)
  * unwind one by one, as in compiler-rt's FDR mode. */
 static inline int try_rewind(struct fr_thread *t, uint32_t id, uint64_t tsc)
 {
-    uint64_t w;
-    memcpy(&w, t->pos - 8, 8);
+    uint64_t w;   /* the previous record as FR_FN_RECORD_U64 stored it: word, delta */
+    memcpy(&w, t->pos - FR_XRAY_FUNCTION_RECORD_SIZE, sizeof w);
     if ((uint32_t)w != fr_function_record_word(id, FR_FN_ENTER) ||
         tsc - t->last_tsc >= t->threshold_ticks)
         return 0;
-    t->pos -= 8;
-    memset(t->pos, 0, 8);   /* a backing file must not show the cancelled enter */
+    t->pos -= FR_XRAY_FUNCTION_RECORD_SIZE;
+    memset(t->pos, 0, FR_XRAY_FUNCTION_RECORD_SIZE);   /* a backing file must not show the cancelled enter */
     t->last_tsc -= w >> 32;
     t->records--;
     t->enter_run--;
@@ -532,7 +510,7 @@ static inline __attribute__((always_inline)) void
 put_function(struct fr_thread *t, uint8_t *p, uint32_t id, unsigned kind, uint64_t tsc,
              uint32_t run)
 {
-    put_u64(p, fr_function_record_word(id, kind) | (tsc - t->last_tsc) << 32);
+    put_u64(p, FR_FN_RECORD_U64(id, kind, tsc - t->last_tsc));
     /* The record's bytes before pos, in the compiler's order too (x86 keeps stores in
      * order): a snapshot from another thread copies up to pos. No instruction. */
     __atomic_signal_fence(__ATOMIC_RELEASE);
@@ -614,13 +592,13 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
         return;
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
-    uint8_t *p = reserve(t, tsc, cpu, 8 + FR_XRAY_METADATA_SIZE, UINT32_MAX, rec);
+    uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_ENTER_ARG_SIZE, UINT32_MAX, rec);
     if (p) {
         id &= FR_XRAY_MAX_FUNCTION_ID;
-        put_u64(p, fr_function_record_word(id, FR_FN_ENTER_ARG) | (tsc - t->last_tsc) << 32);
-        put_metadata(p + 8, FR_MD_CALL_ARGUMENT, &arg, 8);
+        put_u64(p, FR_FN_RECORD_U64(id, FR_FN_ENTER_ARG, tsc - t->last_tsc));
+        fr_md_put_call_argument(p + FR_XRAY_FUNCTION_RECORD_SIZE, (struct fr_md_call_argument){ arg });
         __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
-        t->pos = p + 8 + FR_XRAY_METADATA_SIZE;
+        t->pos = p + FR_XRAY_ENTER_ARG_SIZE;
         t->last_tsc = tsc;
         t->records++;
         t->enter_run = 0;
@@ -697,14 +675,11 @@ static void record_event(int typed, uint16_t type, const void *prefix, size_t pr
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
     if (p) {
-        uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(typed ? FR_MD_TYPED_EVENT : FR_MD_CUSTOM_EVENT) };
-        int32_t sz = (int32_t)size, delta = (int32_t)(tsc - t->last_tsc);
-        memcpy(hdr + 1, &sz, 4);
-        memcpy(hdr + 5, &delta, 4);
-        if (typed)
-            memcpy(hdr + 9, &type, 2);
-        memcpy(p, hdr, sizeof hdr);
-        uint8_t *q = p + sizeof hdr;
+        /* a custom event's header is a typed one's without the type */
+        struct fr_md_typed_event ev = { (int32_t)size, (int32_t)(tsc - t->last_tsc),
+                                        typed ? type : 0 };
+        fr_md_put(p, typed ? FR_MD_TYPED_EVENT : FR_MD_CUSTOM_EVENT, &ev, sizeof ev);
+        uint8_t *q = p + FR_XRAY_METADATA_SIZE;
         if (prefix_len)
             memcpy(q, prefix, prefix_len);
         q += prefix_len;
@@ -800,8 +775,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
         hn += fr_varint_put(head + hn, tsc - t->run_tsc);
         hn += fr_varint_put(head + hn, vsize);
         size_t need = hn + vsize;
-        int32_t size;
-        memcpy(&size, t->run_hdr + 1, 4);
+        int32_t size = fr_md_get_event_size(t->run_hdr);
         if (LIKELY((intptr_t)((uintptr_t)t->end - (uintptr_t)p) >= (intptr_t)need &&
                    need <= (size_t)(INT32_MAX - size))) {
             /* The size covers the entry before its bytes are written (a compiler fence,
@@ -810,8 +784,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
              * record; an entry inside the run whose first byte is still 0 is cut
              * (put_entry, backing_recover.c). Readers of pos cut a run back to it
              * (fr_buffer_whole_records, close_own_run). */
-            size += (int32_t)need;
-            memcpy(t->run_hdr + 1, &size, 4);
+            fr_md_set_event_size(t->run_hdr, size + (int32_t)need);
             __atomic_signal_fence(__ATOMIC_RELEASE);
             uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
             /* release: a snapshot reading pos from another thread sees the entry */
@@ -835,14 +808,9 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
     }
     p = reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
     if (p) {
-        uint8_t hdr[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_CUSTOM_EVENT) };
-        int32_t sz = (int32_t)size, delta = (int32_t)(tsc - t->last_tsc);
-        memcpy(hdr + 1, &sz, 4);
-        memcpy(hdr + 5, &delta, 4);
-        memcpy(p, hdr, sizeof hdr);
-        struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_EVENT_RUN };
-        memcpy(p + sizeof hdr, &e, sizeof e);
-        uint8_t *q = put_entry(p + sizeof hdr + sizeof e, head, hn, ext, ext_len, values, nvalues);
+        fr_te_header_put(p, FR_TE_EVENT_RUN, size - sizeof(struct fr_te_envelope),
+                         (int32_t)(tsc - t->last_tsc));
+        uint8_t *q = put_entry(p + FR_ENVELOPED_HEADER_SIZE, head, hn, ext, ext_len, values, nvalues);
         __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
         t->last_tsc = tsc;
         __atomic_store_n(&t->records, t->records + 1, __ATOMIC_RELAXED);
@@ -859,17 +827,16 @@ uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used)
     uint64_t off = FR_BUFFER_PREAMBLE;
     while (off < used) {
         uint8_t b = buf[off];
-        if (!(b & 1)) {
+        if (!fr_is_metadata(b)) {
             off += FR_XRAY_FUNCTION_RECORD_SIZE;
             continue;
         }
-        unsigned kind = b >> 1;
+        unsigned kind = fr_md_kind(b);
         if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT) {
             off += FR_XRAY_METADATA_SIZE;
             continue;
         }
-        int32_t sz;
-        memcpy(&sz, buf + off + 1, 4);
+        int32_t sz = fr_md_get_event_size(buf + off);
         uint64_t body = off + FR_XRAY_METADATA_SIZE;
         if (sz >= 0 && body + (uint64_t)sz <= used) {
             off = body + (uint64_t)sz;
@@ -878,8 +845,7 @@ uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used)
         /* A run still growing when `used` was read: keep the entries below used. */
         if (kind == FR_MD_CUSTOM_EVENT && body < used && used - body > sizeof(struct fr_te_envelope) &&
             fr_te_enveloped_type(buf + body, used - body) == FR_TE_EVENT_RUN) {
-            int32_t n = (int32_t)(used - body);
-            memcpy(buf + off + 1, &n, 4);
+            fr_md_set_event_size(buf + off, (int32_t)(used - body));
             return used;
         }
         return off;
@@ -908,17 +874,16 @@ uint64_t fr_buffer_count_records(const uint8_t *buf, uint64_t used)
     uint64_t n = 0, off = FR_BUFFER_PREAMBLE;
     while (off < used) {
         uint8_t b = buf[off];
-        if (!(b & 1)) {
+        if (!fr_is_metadata(b)) {
             n++;
             off += FR_XRAY_FUNCTION_RECORD_SIZE;
             continue;
         }
-        unsigned kind = b >> 1;
+        unsigned kind = fr_md_kind(b);
         off += FR_XRAY_METADATA_SIZE;
         if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT)
             continue;
-        int32_t sz;
-        memcpy(&sz, buf + off - FR_XRAY_METADATA_SIZE + 1, 4);
+        int32_t sz = fr_md_get_event_size(buf + off - FR_XRAY_METADATA_SIZE);
         if (sz < 0 || (uint64_t)sz > used - off)
             break;
         const uint8_t *body = buf + off;

@@ -32,7 +32,7 @@ static int layout_on;
 void fr_xray_layout_set(int on) { __atomic_store_n(&layout_on, on, __ATOMIC_RELEASE); }
 int fr_xray_layout_on(void) { return __atomic_load_n(&layout_on, __ATOMIC_ACQUIRE); }
 
-#define PIECE (FR_XRAY_METADATA_SIZE - 1)   /* carried bytes per NewCPUId record */
+#define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 
 static uint8_t meta_buf[16 * 1024];       /* the metadata's output buffer */
 static uint8_t carried[PIECE * 512];      /* read back, a whole number of pieces */
@@ -70,8 +70,9 @@ static void hidden_metadata_block(struct fr_out *o, const struct fr_meta_figures
             break;
         }
         for (size_t k = 0; k < (size_t)n; k += PIECE) {
-            uint8_t rec[FR_XRAY_METADATA_SIZE] = { FR_MD_BYTE0(FR_MD_NEW_CPU_ID) };
-            memcpy(rec + 1, carried + k, (size_t)n - k < PIECE ? (size_t)n - k : PIECE);
+            uint8_t rec[FR_XRAY_METADATA_SIZE];
+            fr_md_put(rec, FR_MD_NEW_CPU_ID, carried + k,
+                      (size_t)n - k < PIECE ? (size_t)n - k : PIECE);
             fr_out_put(o, rec, sizeof rec);
         }
         at += (uint64_t)n;
