@@ -13,3 +13,9 @@ add_test(NAME decodeperf_real
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_real.py $<TARGET_FILE:flightrec_cli>
           ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_real)
 set_tests_properties(decodeperf_real PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# A trace and a perf.data (perf record -k monotonic) on one timeline: convert --format
+# chrome and perfetto place every sample at its CLOCK_MONOTONIC time, inside the call it
+# happened in; a perf.data on perf's own clock is refused.
+add_test(NAME decodeperf_convert
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_convert.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_convert)

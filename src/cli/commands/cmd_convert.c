@@ -33,8 +33,19 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
         if (!strcmp(inputs[i], "-"))
             return usage_error("'%s' (standard input) cannot be one of several files here: "
                                "save it to a file first", inputs[i]);
-    /* Every input must have the anchor, checked before anything is written. */
+    /* Every input must have the anchor, checked before anything is written: a trace its
+     * clock event, a perf.data its CLOCK_MONOTONIC times (perf record -k monotonic). */
+    bool is_perf[MAX_INPUTS];
     for (size_t i = 0; i < n; i++) {
+        is_perf[i] = cv_is_perf_data(inputs[i]);
+        if (is_perf[i]) {
+            cv_perf_input *in;
+            int rc = cv_perf_open(inputs[i], &in);
+            if (rc)
+                return rc;
+            cv_perf_close(in);
+            continue;
+        }
         fr_cli_trace trace;
         int rc = cv_open_input(job, &trace, inputs[i]);
         if (rc)
@@ -60,6 +71,19 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     cv_chrome *c = chrome ? cv_chrome_begin(out, true) : NULL;
     int rc = FR_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
+        if (is_perf[i]) {
+            cv_perf_input *in;
+            int orc = cv_perf_open(inputs[i], &in);
+            if (orc) {
+                rc = orc;
+                continue;
+            }
+            int arc = chrome ? cv_chrome_add_perf(c, in) : cv_perfetto_add_perf(p, in);
+            cv_perf_close(in);
+            if (!rc)
+                rc = arc;
+            continue;
+        }
         fr_cli_trace trace;
         int orc = cv_open_input(job, &trace, inputs[i]);
         if (orc) {
@@ -127,13 +151,16 @@ const fr_cli_command fr_cmd_convert = {
     .run = cmd_convert,
     .head = "usage: flightrec convert FILE --format FORMAT [-o OUT] [options]\n"
             "       flightrec convert FILE FILE... --format perfetto|chrome|folded|svg [-o OUT] [options]\n"
+            "       flightrec convert TRACE PERF.DATA --format perfetto|chrome [-o OUT]\n"
             "\n"
             "Converts a trace, reading it once and writing as it reads. Several traces (a\n"
             "process and its children: FILE FILE.*) go into one Perfetto or Chrome JSON file\n"
             "on one clock (CLOCK_MONOTONIC, from each file's clock event), each process under\n"
             "its own pid, or into one set of folded stacks or one flame graph, every stack\n"
             "under its process's frame (\"[process PID NAME]\"), the processes in the order\n"
-            "of the files; yaml converts one file.\n"
+            "of the files; yaml converts one file. A perf.data file among them (perf record\n"
+            "-k monotonic, so that its times are CLOCK_MONOTONIC too) puts its tracepoint\n"
+            "samples, user_events decoded, on the same Perfetto or Chrome timeline.\n"
             "\n"
             "formats:\n"
             "  chrome   Chrome trace_event JSON (Perfetto UI, chrome://tracing): calls as\n"
@@ -231,7 +258,13 @@ int cmd_convert(int argc, char **argv)
     int drc = fr_cli_check_distinct("convert", inputs, n_inputs);
     if (drc)
         return drc;
-    if (n_inputs > 1 && (convert == cv_convert_perfetto || convert == cv_convert_chrome)) {
+    bool any_perf = false;
+    for (size_t i = 0; i < n_inputs; i++)
+        any_perf |= cv_is_perf_data(inputs[i]);
+    if (any_perf && convert != cv_convert_perfetto && convert != cv_convert_chrome)
+        return usage_error("a perf.data input goes on the timeline of --format perfetto or chrome, "
+                           "not '%s' (flightrec decode-perf prints its events)", o.format);
+    if ((n_inputs > 1 || any_perf) && (convert == cv_convert_perfetto || convert == cv_convert_chrome)) {
         rc = merge(&job, convert == cv_convert_chrome, inputs, n_inputs, out_path);
         return rc ? rc : fr_cli_tids_matched("convert", &job.tids, job.tid_records);
     }

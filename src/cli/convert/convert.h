@@ -97,6 +97,37 @@ cv_chrome *cv_chrome_begin(FILE *out, bool monotonic);
 int cv_chrome_add(cv_chrome *c, cv_job *job);
 int cv_chrome_end(cv_chrome *c, const char *out_path);
 
+/* ------------------------------------------------------------------ perf.data inputs
+ * A perf.data file among the inputs of perfetto or chrome (convert_perf.c): its
+ * tracepoint samples on the same timeline as the traces, as their structured events are
+ * shown (EventHeader user_events as instants or activity slices, other tracepoints as
+ * instants with their fields). It must have been recorded with `perf record -k
+ * monotonic` (its times are then CLOCK_MONOTONIC, the clock the traces' clock events
+ * anchor them to); cv_perf_open refuses it otherwise. */
+#include "eventheader_decode.h"
+typedef struct cv_perf_input cv_perf_input;
+typedef struct cv_perf_event {
+    int32_t  pid, tid;          /* -1 when the sample has none */
+    uint64_t ns;                /* CLOCK_MONOTONIC */
+    bool     eventheader;       /* ev is decoded; else name and category say what it is */
+    fr_eh_event ev;
+    const char *name, *category;
+    const char *fields;         /* JSON members ("a": 1, "b": "x"), NULL: undecodable */
+    size_t   fields_len;
+    char     err[256];          /* why, when fields is NULL */
+} cv_perf_event;
+/* True when path is a regular file starting with perf.data's magic. */
+bool cv_is_perf_data(const char *path);
+/* Opens path and checks its clock. Returns 0, or an exit code after a message. */
+int  cv_perf_open(const char *path, cv_perf_input **in);
+/* The next sample: 1, 0 at the end, -1 after a message (a damaged or cut file). The
+ * event's pointers hold until the next call. */
+int  cv_perf_next(cv_perf_input *in, cv_perf_event *e);
+const char *cv_perf_path(const cv_perf_input *in);
+void cv_perf_close(cv_perf_input *in);
+int  cv_chrome_add_perf(cv_chrome *c, cv_perf_input *in);
+int  cv_perfetto_add_perf(cv_perfetto *p, cv_perf_input *in);
+
 /* Reads the next record, every one including flightrec's metadata records (errors are
  * reported by cli_common). Returns FR_READ_OK, FR_READ_EOF or FR_READ_ERROR. */
 static inline int cv_next(cv_job *job, fr_record *rec) { return fr_cli_next(job->trace, rec); }

@@ -315,32 +315,24 @@ static struct open_span *find_span(struct cv_chrome *c, const uint8_t id[16])
     return NULL;
 }
 
-static void structured_event(struct cv_chrome *c, const fr_record *rec, struct thread_slot *t)
+/* An EventHeader event at ns on thread tid of pid: an instant, or an activity's async
+ * begin/end. fields: its members as JSON (NULL: undecodable, err says why). */
+static void eh_event_out(struct cv_chrome *c, const fr_eh_event *ev, const char *fields,
+                         size_t flen, const char *err, int32_t pid, int32_t tid, int64_t ns)
 {
-    const uint8_t *nul = memchr(rec->data, 0, rec->size);
-    char err[256];
-    fr_eh_event ev;
-    if (!nul || fr_eh_decode((const char *)rec->data, nul + 1, rec->size - (size_t)(nul + 1 - rec->data),
-                             &ev, err, sizeof err)) {
-        c->undecodable++;
-        instant_bytes(c, rec, t, "undecodable event", FR_TE_EVENT);
-        return;
-    }
-    size_t flen = 0;
-    char *fields = fields_json(&ev, err, sizeof err, &flen);
-    const char *name = ev.name ? ev.name : "event";
+    const char *name = ev->name ? ev->name : "event";
     char ph = 'i';
     struct open_span *span = NULL;
-    if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_START) {
+    if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_START) {
         ph = 'b';
         if (c->n_spans < MAX_OPEN_SPANS) {
             span = &c->spans[c->n_spans++];
-            memcpy(span->id, ev.activity, 16);
+            memcpy(span->id, ev->activity, 16);
             span->name = strdup(name);
         }
-    } else if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_STOP) {
+    } else if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_STOP) {
         ph = 'e';
-        span = find_span(c, ev.activity);
+        span = find_span(c, ev->activity);
         if (span)
             name = span->name;
     }
@@ -352,12 +344,12 @@ static void structured_event(struct cv_chrome *c, const fr_record *rec, struct t
         CV_LIT(&c->o, "\"s\":\"t\",");
     else {
         CV_LIT(&c->o, "\"id\":\"0x");
-        cv_hex(&c->o, ev.activity, 16);
+        cv_hex(&c->o, ev->activity, 16);
         CV_LIT(&c->o, "\",");
     }
-    where_when(c, t->pid, rec->tid, event_ns(c, rec->tsc));
+    where_when(c, pid, tid, ns);
     CV_LIT(&c->o, ",\"cat\":");
-    cv_json_string(&c->o, ev.provider, ev.provider_len);
+    cv_json_string(&c->o, ev->provider, ev->provider_len);
     CV_LIT(&c->o, ",\"name\":");
     cv_json_string(&c->o, name, strlen(name));
     CV_LIT(&c->o, ",\"args\":{");
@@ -372,18 +364,34 @@ static void structured_event(struct cv_chrome *c, const fr_record *rec, struct t
         cv_putc(&c->o, ',');
     }
     CV_LIT(&c->o, "\"level\":");
-    cv_u64(&c->o, ev.level);
+    cv_u64(&c->o, ev->level);
     CV_LIT(&c->o, ",\"keyword\":\"0x");
     char kw[17];
-    snprintf(kw, sizeof kw, "%llx", (unsigned long long)ev.keyword);
+    snprintf(kw, sizeof kw, "%llx", (unsigned long long)ev->keyword);
     cv_puts(&c->o, kw);
     CV_LIT(&c->o, "\"}}");
-    free(fields);
     if (ph == 'e' && span) {   /* forget the stopped span (it is usually the last one) */
         free(span->name);
         *span = c->spans[--c->n_spans];
     }
     c->events++;
+}
+
+static void structured_event(struct cv_chrome *c, const fr_record *rec, struct thread_slot *t)
+{
+    const uint8_t *nul = memchr(rec->data, 0, rec->size);
+    char err[256];
+    fr_eh_event ev;
+    if (!nul || fr_eh_decode((const char *)rec->data, nul + 1, rec->size - (size_t)(nul + 1 - rec->data),
+                             &ev, err, sizeof err)) {
+        c->undecodable++;
+        instant_bytes(c, rec, t, "undecodable event", FR_TE_EVENT);
+        return;
+    }
+    size_t flen = 0;
+    char *fields = fields_json(&ev, err, sizeof err, &flen);
+    eh_event_out(c, &ev, fields, flen, err, t->pid, rec->tid, event_ns(c, rec->tsc));
+    free(fields);
 }
 
 static void oom(void)
@@ -507,6 +515,50 @@ int cv_chrome_add(cv_chrome *cc, cv_job *job)
     fr_call_tracker_free(tracker);
     cv_names_free(&c->names);
     return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+/* A perf.data's samples (convert_perf.c), on CLOCK_MONOTONIC as the traces merged with
+ * it: EventHeader user_events as the trace's own structured events, other tracepoints as
+ * instants (category: the tracepoint's system) with their fields. */
+int cv_chrome_add_perf(cv_chrome *cc, cv_perf_input *in)
+{
+    struct cv_chrome *const c = cc;
+    char **paths = realloc(c->paths, (c->n_paths + 1) * sizeof *paths);
+    if (!paths || !(paths[c->n_paths] = strdup(cv_perf_path(in))))
+        oom();
+    c->paths = paths;
+    c->n_paths++;
+    for (size_t i = 0; i < c->n_spans; i++)
+        free(c->spans[i].name);
+    c->n_spans = 0;
+    cv_perf_event e;
+    int got;
+    while ((got = cv_perf_next(in, &e)) > 0) {
+        if (e.eventheader) {
+            eh_event_out(c, &e.ev, e.fields, e.fields_len, e.err, e.pid, e.tid, (int64_t)e.ns);
+            continue;
+        }
+        begin_event(c);
+        CV_LIT(&c->o, "{\"ph\":\"i\",\"s\":\"t\",");
+        where_when(c, e.pid, e.tid, (int64_t)e.ns);
+        CV_LIT(&c->o, ",\"cat\":");
+        cv_json_string(&c->o, e.category, strlen(e.category));
+        CV_LIT(&c->o, ",\"name\":");
+        cv_json_string(&c->o, e.name, strlen(e.name));
+        CV_LIT(&c->o, ",\"args\":{");
+        if (e.fields) {
+            cv_put(&c->o, e.fields, e.fields_len);
+        } else {
+            c->undecodable++;
+            CV_LIT(&c->o, "\"error\":");
+            cv_json_string(&c->o, e.err, strlen(e.err));
+        }
+        CV_LIT(&c->o, "}}");
+        c->events++;
+    }
+    if (got < 0)
+        c->read_failed = true;
+    return got < 0 ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
 }
 
 int cv_chrome_end(cv_chrome *cc, const char *out_path)

@@ -73,6 +73,9 @@ enum {
 #define UUID_PROCESS(pid)  ((uint64_t)(uint32_t)(pid) << 2 | 1)
 #define UUID_THREAD(tid)   ((uint64_t)(uint32_t)(tid) << 2 | 2)
 #define UUID_SPAN(hash)    ((hash) << 2 | 3)
+/* A thread's perf.data samples: a track of their own under the thread's (perf writes
+ * them per CPU buffer, not in one time order with the trace's records). */
+#define UUID_PERF(tid)     ((uint64_t)1 << 62 | (uint64_t)(uint32_t)(tid) << 2 | 2)
 /* Interned event name ids: functions are id + 1 (ids < 2^28); other names above. */
 #define IID_OTHER_NAMES    (1ull << 32)
 
@@ -90,7 +93,7 @@ struct slice_frame { uint64_t enter_tsc, arg; uint64_t has_arg; };
 
 struct thread_slot {
     int32_t  tid, pid;
-    uint8_t  used, described;
+    uint8_t  used, described, perf_described;
     /* Its open slices, root first (see "calls"): ids[-1] is a guard that matches no
      * function id; cap entries allocated above it. */
     uint32_t depth, cap;
@@ -286,14 +289,14 @@ static void describe_process(struct cv_perfetto *p, int32_t pid)
             oom();
     }
     p->pids[p->n_pids++] = pid;
-    const fr_trace_meta *m = p->job->meta;
+    const fr_trace_meta *m = p->job ? p->job->meta : NULL;    /* NULL: a perf.data input */
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, UINT64_MAX, 0);
     size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
     pb_uint(b, TD_UUID, UUID_PROCESS(pid));
     size_t pd = pb_open(b, TD_PROCESS);
     pb_int(b, PD_PID, pid);
-    if (m->has_process && m->pid == (uint32_t)pid) {
+    if (m && m->has_process && m->pid == (uint32_t)pid) {
         if (m->process_name && m->process_name[0])
             pb_string(b, PD_PROCESS_NAME, m->process_name);
         if (m->command_line && m->command_line[0])
@@ -308,7 +311,7 @@ static void describe_thread(struct cv_perfetto *p, struct thread_slot *t)
 {
     describe_process(p, t->pid);
     t->described = 1;
-    const fr_trace_meta *m = p->job->meta;
+    const fr_trace_meta *m = p->job ? p->job->meta : NULL;
     pb_buf *b = &p->b;
     size_t pk = packet_open(p, UINT64_MAX, 0);
     size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
@@ -317,7 +320,7 @@ static void describe_thread(struct cv_perfetto *p, struct thread_slot *t)
     size_t thd = pb_open(b, TD_THREAD);
     pb_int(b, THD_PID, t->pid);
     pb_int(b, THD_TID, t->tid);
-    for (size_t i = 0; i < m->n_thread_stats; i++) {
+    for (size_t i = 0; m && i < m->n_thread_stats; i++) {
         const fr_meta_thread *th = &m->thread_stats[i];
         if (th->tid == t->tid && th->name[0]) {
             pb_bytes(b, THD_THREAD_NAME, th->name, strnlen(th->name, sizeof th->name));
@@ -1011,9 +1014,9 @@ static void slices_finish(struct cv_perfetto *p)
 
 /* ------------------------------------------------------------------ other records */
 
-/* Opens an instant's packet and track event (name interned); the caller adds
- * annotations and closes both. */
-static void instant_open(struct cv_perfetto *p, uint64_t tsc, uint64_t track, const char *name,
+/* Opens an instant's packet at ts (ns, the trace clock) and its track event (name
+ * interned); the caller adds annotations and closes both. */
+static void instant_open(struct cv_perfetto *p, uint64_t ts, uint64_t track, const char *name,
                          size_t name_len, const char *category, size_t cat_len,
                          unsigned type, size_t *pk, size_t *te)
 {
@@ -1021,7 +1024,7 @@ static void instant_open(struct cv_perfetto *p, uint64_t tsc, uint64_t track, co
     bool new_name, new_cat = false;
     uint64_t name_iid = str_intern(&p->names, name, name_len, &new_name);
     uint64_t cat_iid = category ? str_intern(&p->categories, category, cat_len, &new_cat) : 0;
-    *pk = packet_open(p, packet_ts(p, tsc), SEQ_NEEDS_INCREMENTAL_STATE);
+    *pk = packet_open(p, ts, SEQ_NEEDS_INCREMENTAL_STATE);
     if (new_name || new_cat) {
         size_t d = pb_open(b, TP_INTERNED_DATA);
         if (new_cat) {
@@ -1056,7 +1059,7 @@ static void instant_close(struct cv_perfetto *p, size_t pk, size_t te)
 static void instant_bytes(struct cv_perfetto *p, const fr_record *rec, const char *name, int type)
 {
     size_t pk, te;
-    instant_open(p, rec->tsc, UUID_THREAD(rec->tid), name, strlen(name), NULL, 0,
+    instant_open(p, packet_ts(p, rec->tsc), UUID_THREAD(rec->tid), name, strlen(name), NULL, 0,
                  TYPE_INSTANT, &pk, &te);
     if (type >= 0)
         annotation_uint(&p->b, "type", (uint64_t)type);
@@ -1077,7 +1080,7 @@ static void lost_record(struct cv_perfetto *p, const fr_record *rec, struct thre
     for (; t->depth; t->depth--)
         slice_end(p, t, rec->tsc);
     size_t pk, te;
-    instant_open(p, rec->tsc, UUID_THREAD(rec->tid), "lost records", 12, NULL, 0,
+    instant_open(p, packet_ts(p, rec->tsc), UUID_THREAD(rec->tid), "lost records", 12, NULL, 0,
                  TYPE_INSTANT, &pk, &te);
     annotation_uint(&p->b, "records", dropped);
     instant_close(p, pk, te);
@@ -1102,6 +1105,74 @@ static void uuid_text(const uint8_t id[16], char out[33])
     out[32] = 0;
 }
 
+/* An EventHeader event at ts of process pid: an instant on track (its thread's) with
+ * its fields as annotations, or an activity's begin or end on the activity's track. fields: its
+ * members as JSON (NULL: undecodable, err says why). */
+static void eh_event_out(struct cv_perfetto *p, const fr_eh_event *ev, const char *fields,
+                         size_t flen, const char *err, int32_t pid, uint64_t ts, uint64_t track)
+{
+    const char *name = ev->name ? ev->name : "event";
+    unsigned type = TYPE_INSTANT;
+    struct open_span *span = NULL;
+    uint64_t parent_track = 0;
+    if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_START) {
+        if (p->n_spans < MAX_OPEN_SPANS) {
+            span = &p->spans[p->n_spans++];
+            memcpy(span->id, ev->activity, 16);
+            /* A perf.data input's activities get tracks apart from the traces' (the
+             * same event reaches both sinks, with the same activity id). */
+            uint64_t salt = p->job ? 0 : 0x9E3779B97F4A7C15ull * p->gen;
+            span->uuid = UUID_SPAN((hash_bytes(ev->activity, 16) ^ salt) >> 8);
+            struct open_span *parent = ev->has_related ? find_span(p, ev->related) : NULL;
+            parent_track = parent ? parent->uuid : UUID_PROCESS(pid);
+            track = span->uuid;
+            type = TYPE_SLICE_BEGIN;
+        } else {
+            p->spans_untracked++;
+        }
+    } else if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_STOP) {
+        span = find_span(p, ev->activity);
+        if (span) {
+            track = span->uuid;
+            type = TYPE_SLICE_END;
+        }
+    }
+    pb_buf *b = &p->b;
+    if (type == TYPE_SLICE_BEGIN) {    /* the activity's own track, under its parent */
+        size_t pk = packet_open(p, UINT64_MAX, 0);
+        size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
+        pb_uint(b, TD_UUID, track);
+        pb_uint(b, TD_PARENT_UUID, parent_track);
+        pb_string(b, TD_NAME, name);
+        pb_close(b, td);
+        pb_close(b, pk);
+    }
+    size_t pk, te;
+    instant_open(p, ts, track, name, strlen(name), ev->provider, ev->provider_len, type, &pk, &te);
+    if (fields) {
+        annotations_from_json(b, fields, flen);
+    } else {
+        p->undecodable++;
+        annotation_string(b, "error", err, strlen(err));
+    }
+    annotation_uint(b, "level", ev->level);
+    char text[33];
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)ev->keyword);
+    annotation_string(b, "keyword", text, strlen(text));
+    if (ev->has_activity) {
+        uuid_text(ev->activity, text);
+        annotation_string(b, "activity", text, 32);
+    }
+    if (ev->has_related) {
+        uuid_text(ev->related, text);
+        annotation_string(b, "related_activity", text, 32);
+    }
+    instant_close(p, pk, te);
+    if (type == TYPE_SLICE_END)
+        *span = p->spans[--p->n_spans];
+    p->events++;
+}
+
 static void structured_event(struct cv_perfetto *p, const fr_record *rec, struct thread_slot *t)
 {
     const uint8_t *nul = memchr(rec->data, 0, rec->size);
@@ -1120,65 +1191,9 @@ static void structured_event(struct cv_perfetto *p, const fr_record *rec, struct
         oom();
     int frc = fr_eh_write_fields_json(&ev, f, err, sizeof err);
     fclose(f);
-    const char *name = ev.name ? ev.name : "event";
-    uint64_t track = UUID_THREAD(t->tid);
-    unsigned type = TYPE_INSTANT;
-    struct open_span *span = NULL;
-    uint64_t parent_track = 0;
-    if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_START) {
-        if (p->n_spans < MAX_OPEN_SPANS) {
-            span = &p->spans[p->n_spans++];
-            memcpy(span->id, ev.activity, 16);
-            span->uuid = UUID_SPAN(hash_bytes(ev.activity, 16) >> 8);
-            struct open_span *parent = ev.has_related ? find_span(p, ev.related) : NULL;
-            parent_track = parent ? parent->uuid : UUID_PROCESS(t->pid);
-            track = span->uuid;
-            type = TYPE_SLICE_BEGIN;
-        } else {
-            p->spans_untracked++;
-        }
-    } else if (ev.has_activity && ev.opcode == EH_OPCODE_ACTIVITY_STOP) {
-        span = find_span(p, ev.activity);
-        if (span) {
-            track = span->uuid;
-            type = TYPE_SLICE_END;
-        }
-    }
-    pb_buf *b = &p->b;
-    if (type == TYPE_SLICE_BEGIN) {    /* the activity's own track, under its parent */
-        size_t pk = packet_open(p, UINT64_MAX, 0);
-        size_t td = pb_open(b, TP_TRACK_DESCRIPTOR);
-        pb_uint(b, TD_UUID, track);
-        pb_uint(b, TD_PARENT_UUID, parent_track);
-        pb_string(b, TD_NAME, name);
-        pb_close(b, td);
-        pb_close(b, pk);
-    }
-    size_t pk, te;
-    instant_open(p, rec->tsc, track, name, strlen(name), ev.provider, ev.provider_len, type, &pk, &te);
-    if (frc == 0) {
-        annotations_from_json(b, fields, flen);
-    } else {
-        p->undecodable++;
-        annotation_string(b, "error", err, strlen(err));
-    }
-    annotation_uint(b, "level", ev.level);
-    char text[33];
-    snprintf(text, sizeof text, "0x%llx", (unsigned long long)ev.keyword);
-    annotation_string(b, "keyword", text, strlen(text));
-    if (ev.has_activity) {
-        uuid_text(ev.activity, text);
-        annotation_string(b, "activity", text, 32);
-    }
-    if (ev.has_related) {
-        uuid_text(ev.related, text);
-        annotation_string(b, "related_activity", text, 32);
-    }
-    instant_close(p, pk, te);
+    eh_event_out(p, &ev, frc == 0 ? fields : NULL, flen, err, t->pid, packet_ts(p, rec->tsc),
+                 UUID_THREAD(rec->tid));
     free(fields);
-    if (type == TYPE_SLICE_END)
-        *span = p->spans[--p->n_spans];
-    p->events++;
 }
 
 /* ------------------------------------------------------------------ the trace */
@@ -1311,6 +1326,77 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
                 "shown as instants\n", job->in_path, (unsigned long long)(p->spans_untracked - untracked),
                 MAX_OPEN_SPANS);
     return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
+}
+
+/* A perf.data's samples (convert_perf.c) on their own packet sequence, timestamps
+ * CLOCK_MONOTONIC as the merged traces': EventHeader user_events as the traces'
+ * structured events, other tracepoints as instants (category: their system) with their
+ * fields as annotations. A thread no trace described gets a track of its own. */
+int cv_perfetto_add_perf(cv_perfetto *pp, cv_perf_input *in)
+{
+    struct cv_perfetto *const p = pp;
+    p->job = NULL;
+    p->gen++;
+    p->seq = ++p->next_seq;
+    p->last = NULL;
+    p->n_spans = 0;
+    str_table_free(&p->names);
+    str_table_free(&p->categories);
+    memset(&p->names, 0, sizeof p->names);
+    memset(&p->categories, 0, sizeof p->categories);
+    p->names.next_iid = IID_OTHER_NAMES;
+    p->categories.next_iid = 1;
+    size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
+    pb_close(&p->b, pk);
+    cv_perf_event e;
+    int got;
+    while ((got = cv_perf_next(in, &e)) > 0) {
+        if (!p->clock_written) {    /* no trace before it: MONOTONIC is the trace clock */
+            p->clock_written = true;
+            p->abs_clock = BUILTIN_CLOCK_MONOTONIC;
+            pb_buf *b = &p->b;
+            size_t cpk = packet_open(p, e.ns, 0);
+            size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
+            size_t c = pb_open(b, CS_CLOCKS);
+            pb_uint(b, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+            pb_uint(b, CLOCK_TIMESTAMP, e.ns);
+            pb_close(b, c);
+            pb_uint(b, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
+            pb_close(b, cs);
+            pb_close(b, cpk);
+        }
+        struct thread_slot *t = thread_of(p, e.tid);
+        if (!t->described) {
+            t->pid = e.pid;
+            describe_thread(p, t);
+        }
+        if (!t->perf_described) {
+            t->perf_described = 1;
+            size_t dpk = packet_open(p, UINT64_MAX, 0);
+            size_t td = pb_open(&p->b, TP_TRACK_DESCRIPTOR);
+            pb_uint(&p->b, TD_UUID, UUID_PERF(e.tid));
+            pb_uint(&p->b, TD_PARENT_UUID, UUID_THREAD(e.tid));
+            pb_string(&p->b, TD_NAME, "perf.data");
+            pb_close(&p->b, td);
+            pb_close(&p->b, dpk);
+        }
+        if (e.eventheader) {
+            eh_event_out(p, &e.ev, e.fields, e.fields_len, e.err, e.pid, e.ns, UUID_PERF(e.tid));
+            continue;
+        }
+        size_t ipk, te;
+        instant_open(p, e.ns, UUID_PERF(e.tid), e.name, strlen(e.name), e.category,
+                     strlen(e.category), TYPE_INSTANT, &ipk, &te);
+        if (e.fields) {
+            annotations_from_json(&p->b, e.fields, e.fields_len);
+        } else {
+            p->undecodable++;
+            annotation_string(&p->b, "error", e.err, strlen(e.err));
+        }
+        instant_close(p, ipk, te);
+        p->events++;
+    }
+    return got < 0 ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
 }
 
 int cv_perfetto_end(cv_perfetto *p, const char *out_path)
