@@ -4,21 +4,7 @@
 if(NOT CMAKE_C_COMPILER_ID STREQUAL "Clang")
   return()
 endif()
-set(FR_FUZZ_CLI_SOURCES ${FLIGHTREC_CLI_SOURCES})
-list(FILTER FR_FUZZ_CLI_SOURCES EXCLUDE REGEX "/src/cli/main\\.c$")
-add_executable(fuzz_cli ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_cli.c ${FR_FUZZ_CLI_SOURCES}
-  ${FLIGHTREC_READER_SOURCES} ${CMAKE_SOURCE_DIR}/src/runtime/core/options.c
-  ${CMAKE_SOURCE_DIR}/src/runtime/core/pool_budget.c ${CMAKE_SOURCE_DIR}/src/runtime/events/event_enable.c)
-target_include_directories(fuzz_cli PRIVATE ${CMAKE_SOURCE_DIR}/src/cli ${CMAKE_SOURCE_DIR}/src/reader
-  ${CMAKE_SOURCE_DIR}/src/analysis ${CMAKE_SOURCE_DIR}/src/common ${CMAKE_SOURCE_DIR}/include
-  ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH})
-target_compile_definitions(fuzz_cli PRIVATE
-  FLIGHTREC_BUILD_LIBDIR="${CMAKE_BINARY_DIR}"
-  FLIGHTREC_INSTALL_LIBDIR_REL="${CMAKE_INSTALL_LIBDIR}"
-  FLIGHTREC_VERSION="${PROJECT_VERSION}")
-target_compile_options(fuzz_cli PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
-target_link_options(fuzz_cli PRIVATE -fsanitize=fuzzer,address,undefined)
-target_link_libraries(fuzz_cli PRIVATE ${LIBDW} ${LIBELF} ZLIB::ZLIB m stdc++)
+flightrec_cli_fuzzer(fuzz_cli ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_cli.c)
 
 if(FLIGHTREC_TESTS)
   set(FR_FUZZ_CLI_WORK ${CMAKE_CURRENT_BINARY_DIR}/fuzz_cli_run)

@@ -6,6 +6,8 @@
  */
 #include "eventheader_decode.h"
 
+#include "reader_error.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +15,6 @@
 #include "eventheader_fields.h"
 #include "eventheader_text.h"
 #include "flightrec/eventheader.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int hex_digit(char c)
 {
@@ -92,10 +81,10 @@ int fr_eh_decode(const char *tracepoint_name, const uint8_t *data, size_t size,
     memset(ev, 0, sizeof *ev);
     ev->name = "";
     if (!parse_tracepoint_name(tracepoint_name, ev))
-        return fail(err, errlen, "tracepoint name '%s' is not Provider_L<level>K<keyword>",
+        return fr_errf(err, errlen, "tracepoint name '%s' is not Provider_L<level>K<keyword>",
                     tracepoint_name);
     if (size < FR_EH_HEADER_SIZE)
-        return fail(err, errlen, "event of %zu bytes is shorter than the 8-byte header", size);
+        return fr_errf(err, errlen, "event of %zu bytes is shorter than the 8-byte header", size);
     ev->flags = data[0];
     ev->version = data[1];
     ev->id = (uint16_t)(data[2] | data[3] << 8);
@@ -103,25 +92,25 @@ int fr_eh_decode(const char *tracepoint_name, const uint8_t *data, size_t size,
     ev->opcode = data[6];
     ev->level = data[7];
     if (!(ev->flags & FR_EH_FLAG_LITTLE_ENDIAN))
-        return fail(err, errlen, "big-endian events (flags 0x%02x) are not supported", ev->flags);
+        return fr_errf(err, errlen, "big-endian events (flags 0x%02x) are not supported", ev->flags);
 
     size_t pos = FR_EH_HEADER_SIZE;
     bool more = ev->flags & FR_EH_FLAG_EXTENSION;
     while (more) {
         if (size - pos < 4)
-            return fail(err, errlen, "extension header at byte %zu runs past the event's end", pos);
+            return fr_errf(err, errlen, "extension header at byte %zu runs past the event's end", pos);
         size_t ext_size = (size_t)(data[pos] | data[pos + 1] << 8);
         unsigned kind = (unsigned)(data[pos + 2] | data[pos + 3] << 8);
         pos += 4;
         if (size - pos < ext_size)
-            return fail(err, errlen, "extension of %zu bytes at byte %zu runs past the event's end",
+            return fr_errf(err, errlen, "extension of %zu bytes at byte %zu runs past the event's end",
                         ext_size, pos - 4);
         const uint8_t *ext = data + pos;
         switch (kind & FR_EH_EXT_KIND_MASK) {
         case FR_EH_EXT_METADATA: {
             const uint8_t *nul = memchr(ext, 0, ext_size);
             if (!nul)
-                return fail(err, errlen, "event name at byte %zu has no terminating NUL", pos);
+                return fr_errf(err, errlen, "event name at byte %zu has no terminating NUL", pos);
             ev->name = (const char *)ext;
             ev->metadata = nul + 1;
             ev->metadata_size = ext_size - (size_t)(nul + 1 - ext);
@@ -129,7 +118,7 @@ int fr_eh_decode(const char *tracepoint_name, const uint8_t *data, size_t size,
         }
         case FR_EH_EXT_ACTIVITY_ID:
             if (ext_size != 16 && ext_size != 32)
-                return fail(err, errlen, "activity extension at byte %zu has %zu bytes (16 or 32 expected)",
+                return fr_errf(err, errlen, "activity extension at byte %zu has %zu bytes (16 or 32 expected)",
                             pos - 4, ext_size);
             ev->has_activity = true;
             memcpy(ev->activity, ext, 16);
@@ -155,7 +144,7 @@ int fr_eh_write_fields_json(const fr_eh_event *ev, FILE *out, char *err, size_t 
     bool need_comma = false;
     int rc = fr_eh_fields_to_json(ev, &sb, &need_comma, err, errlen);
     if (rc == 0 && sb.failed)
-        rc = fail(err, errlen, "out of memory");
+        rc = fr_errf(err, errlen, "out of memory");
     if (rc == 0 && sb.len)
         fwrite(sb.data, 1, sb.len, out);
     fr_sb_free(&sb);
@@ -226,7 +215,7 @@ int fr_eh_event_to_json(const fr_eh_event *ev, const char *meta_first, fr_sb *sb
         write_meta(sb, ev, meta_first);
         fr_sb_puts(sb, " }");
         if (sb->failed)
-            rc = fail(err, errlen, "out of memory");
+            rc = fr_errf(err, errlen, "out of memory");
     }
     if (rc < 0 && !sb->failed)
         sb->len = mark;

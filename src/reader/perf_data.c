@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "perf_data.h"
 
+#include "reader_error.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,19 +90,6 @@ struct fr_perf {
     char     deferred[400]; /* an error found at open that is reported after the data */
     const char *warning;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static uint64_t u64_at(const uint8_t *p)
 {
@@ -283,16 +272,16 @@ static int add_attr(fr_perf *p, const uint8_t *a, size_t size, const uint8_t *id
                     uint64_t at, char *err, size_t errlen)
 {
     if (p->n_attrs >= MAX_ATTRS)
-        return fail(err, errlen, "byte %llu: more than %u event attributes",
+        return fr_errf(err, errlen, "byte %llu: more than %u event attributes",
                     (unsigned long long)at, MAX_ATTRS);
     if (n_ids > MAX_IDS - p->n_ids)
-        return fail(err, errlen, "byte %llu: more than %u sample ids", (unsigned long long)at,
+        return fr_errf(err, errlen, "byte %llu: more than %u sample ids", (unsigned long long)at,
                     MAX_IDS);
     if (!(p->n_attrs & (p->n_attrs - 1)) || !p->n_attrs) {
         size_t cap = p->n_attrs ? p->n_attrs * 2 : 8;
         perf_attr *na = realloc(p->attrs, cap * sizeof *na);
         if (!na)
-            return fail(err, errlen, "out of memory");
+            return fr_errf(err, errlen, "out of memory");
         p->attrs = na;
     }
     if (p->n_ids + n_ids > p->cap_ids) {
@@ -301,7 +290,7 @@ static int add_attr(fr_perf *p, const uint8_t *a, size_t size, const uint8_t *id
             cap *= 2;
         id_entry *ni = realloc(p->ids, cap * sizeof *ni);
         if (!ni)
-            return fail(err, errlen, "out of memory");
+            return fr_errf(err, errlen, "out of memory");
         p->ids = ni;
         p->cap_ids = cap;
     }
@@ -343,10 +332,10 @@ static int tracing_data(fr_perf *p, uint64_t size, char *err, size_t errlen)
     uint64_t start = p->off;
     char why[400];
     if (fr_tp_tracing_data_parse(src_read_cb, p, size, format_found, p, why, sizeof why) < 0)
-        return fail(err, errlen, "byte %llu: %s", (unsigned long long)start, why);
+        return fr_errf(err, errlen, "byte %llu: %s", (unsigned long long)start, why);
     uint64_t left = size - (p->off - start);
     if (src_skip(p, left) != left)
-        return fail(err, errlen, "byte %llu: the file ends inside the tracing data (%llu bytes "
+        return fr_errf(err, errlen, "byte %llu: the file ends inside the tracing data (%llu bytes "
                     "from byte %llu)", (unsigned long long)p->off, (unsigned long long)size,
                     (unsigned long long)start);
     return 0;
@@ -385,24 +374,24 @@ static int open_file_mode(fr_perf *p, const uint8_t *hdr, uint64_t file_size, ch
     uint64_t features[4];
     memcpy(features, hdr + 72, sizeof features);
     if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
-        return fail(err, errlen, "byte 16: attribute entries of %llu bytes (not perf.data, or a "
+        return fr_errf(err, errlen, "byte 16: attribute entries of %llu bytes (not perf.data, or a "
                     "damaged one)", (unsigned long long)attr_size);
     if (attrs.size % attr_size || attrs.size / attr_size > MAX_ATTRS ||
         attrs.offset > file_size || attrs.size > file_size - attrs.offset)
-        return fail(err, errlen, "byte 24: an attribute section of %llu bytes at byte %llu does "
+        return fr_errf(err, errlen, "byte 24: an attribute section of %llu bytes at byte %llu does "
                     "not fit the file's %llu bytes", (unsigned long long)attrs.size,
                     (unsigned long long)attrs.offset, (unsigned long long)file_size);
     if (data.offset > file_size)
-        return fail(err, errlen, "byte 40: the data section starts at byte %llu, past the file's "
+        return fr_errf(err, errlen, "byte 40: the data section starts at byte %llu, past the file's "
                     "%llu bytes", (unsigned long long)data.offset, (unsigned long long)file_size);
     uint8_t *entry = malloc(attr_size);
     if (!entry)
-        return fail(err, errlen, "out of memory");
+        return fr_errf(err, errlen, "out of memory");
     int rc = 0;
     for (uint64_t i = 0; rc == 0 && i < attrs.size / attr_size; i++) {
         uint64_t at = attrs.offset + i * attr_size;
         if (read_at(p, at, entry, attr_size) < 0) {
-            rc = fail(err, errlen, "byte %llu: cannot read an attribute", (unsigned long long)at);
+            rc = fr_errf(err, errlen, "byte %llu: cannot read an attribute", (unsigned long long)at);
             break;
         }
         uint32_t asize = u32_at(entry + 4);
@@ -411,18 +400,18 @@ static int open_file_mode(fr_perf *p, const uint8_t *hdr, uint64_t file_size, ch
         section ids = section_at(entry + attr_size - 16);
         if (ids.size % 8 || ids.offset > file_size || ids.size > file_size - ids.offset ||
             ids.size / 8 > MAX_IDS) {
-            rc = fail(err, errlen, "byte %llu: an attribute's ids (%llu bytes at byte %llu) do "
+            rc = fr_errf(err, errlen, "byte %llu: an attribute's ids (%llu bytes at byte %llu) do "
                       "not fit the file", (unsigned long long)(at + attr_size - 16),
                       (unsigned long long)ids.size, (unsigned long long)ids.offset);
             break;
         }
         uint8_t *idb = malloc(ids.size ? ids.size : 1);
         if (!idb) {
-            rc = fail(err, errlen, "out of memory");
+            rc = fr_errf(err, errlen, "out of memory");
             break;
         }
         if (read_at(p, ids.offset, idb, ids.size) < 0)
-            rc = fail(err, errlen, "byte %llu: cannot read an attribute's ids",
+            rc = fr_errf(err, errlen, "byte %llu: cannot read an attribute's ids",
                       (unsigned long long)ids.offset);
         else
             rc = add_attr(p, entry, asize, idb, ids.size / 8, at, err, errlen);
@@ -459,7 +448,7 @@ static int open_file_mode(fr_perf *p, const uint8_t *hdr, uint64_t file_size, ch
             uint64_t sec_at = table + 16 * (uint64_t)k++;
             uint8_t sb[16];
             if (read_at(p, sec_at, sb, 16) < 0)
-                return fail(err, errlen, "byte %llu: cannot read a feature's section",
+                return fr_errf(err, errlen, "byte %llu: cannot read a feature's section",
                             (unsigned long long)sec_at);
             section s = section_at(sb);
             if (bit != FEAT_TRACING_DATA && bit != FEAT_CLOCK_DATA)
@@ -477,14 +466,14 @@ static int open_file_mode(fr_perf *p, const uint8_t *hdr, uint64_t file_size, ch
                     clock_data(p, cd, sizeof cd);
             } else {
                 if (src_seek(p, s.offset) < 0)
-                    return fail(err, errlen, "cannot seek to byte %llu", (unsigned long long)s.offset);
+                    return fr_errf(err, errlen, "cannot seek to byte %llu", (unsigned long long)s.offset);
                 if (tracing_data(p, s.size, err, errlen) < 0)
                     return -1;
             }
         }
     }
     if (src_seek(p, data.offset) < 0)
-        return fail(err, errlen, "cannot seek to byte %llu", (unsigned long long)data.offset);
+        return fr_errf(err, errlen, "cannot seek to byte %llu", (unsigned long long)data.offset);
     return 0;
 }
 
@@ -498,7 +487,7 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
         free(p);
         free(buf);
         close(fd);
-        fail(err, errlen, "out of memory");
+        fr_errf(err, errlen, "out of memory");
         return NULL;
     }
     p->fd = fd;
@@ -513,22 +502,22 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
     size_t got = src_fill(p, PERF_FILE_HEADER_SIZE);
     const uint8_t *h = p->buf + p->head;
     if (got < 16) {
-        fail(err, errlen, "byte %zu: the input ends inside the perf.data header (%zu bytes)",
+        fr_errf(err, errlen, "byte %zu: the input ends inside the perf.data header (%zu bytes)",
              got, got);
         goto bad;
     }
     uint64_t magic = u64_at(h), hsize = u64_at(h + 8);
     if (magic == PERF_MAGIC2_BE) {
-        fail(err, errlen, "byte 0: a big-endian perf.data file (not supported)");
+        fr_errf(err, errlen, "byte 0: a big-endian perf.data file (not supported)");
         goto bad;
     }
     if (magic == PERF_MAGIC1) {
-        fail(err, errlen, "byte 0: a perf.data file of the first version (PERFFILE, before 2010; "
+        fr_errf(err, errlen, "byte 0: a perf.data file of the first version (PERFFILE, before 2010; "
                           "not supported)");
         goto bad;
     }
     if (magic != PERF_MAGIC2) {
-        fail(err, errlen, "byte 0: not a perf.data file (no PERFILE2 magic)");
+        fr_errf(err, errlen, "byte 0: not a perf.data file (no PERFILE2 magic)");
         goto bad;
     }
     if (hsize == PERF_PIPE_HEADER_SIZE) {
@@ -537,16 +526,16 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
         return p;
     }
     if (hsize < PERF_FILE_HEADER_SIZE || hsize > 4096) {
-        fail(err, errlen, "byte 8: a header of %llu bytes (16 or 104 expected)",
+        fr_errf(err, errlen, "byte 8: a header of %llu bytes (16 or 104 expected)",
              (unsigned long long)hsize);
         goto bad;
     }
     if (got < PERF_FILE_HEADER_SIZE) {
-        fail(err, errlen, "byte %zu: the input ends inside the perf.data header", got);
+        fr_errf(err, errlen, "byte %zu: the input ends inside the perf.data header", got);
         goto bad;
     }
     if (!p->seekable) {
-        fail(err, errlen, "a perf.data file in file mode cannot be read from a pipe (its event "
+        fr_errf(err, errlen, "a perf.data file in file mode cannot be read from a pipe (its event "
                           "formats are stored after the data): give its name, or record with "
                           "'perf record -o -' for a stream");
         goto bad;
@@ -591,16 +580,16 @@ static int parse_sample(fr_perf *p, const uint8_t *rec, size_t size, uint64_t at
     if (p->n_attrs == 1) {
         a = &p->attrs[0];
     } else if (p->n_attrs == 0) {
-        return fail(err, errlen, "byte %llu: a sample before any event attribute",
+        return fr_errf(err, errlen, "byte %llu: a sample before any event attribute",
                     (unsigned long long)at);
     } else {
         if (p->id_pos < 0 || (size_t)p->id_pos + 8 > size - 8)
-            return fail(err, errlen, "byte %llu: a sample without the id that says which of the "
+            return fr_errf(err, errlen, "byte %llu: a sample without the id that says which of the "
                         "%zu events it belongs to", (unsigned long long)at, p->n_attrs);
         uint64_t id = u64_at(q + p->id_pos);
         int k = attr_of_id(p, id);
         if (k < 0)
-            return fail(err, errlen, "byte %llu: a sample of id %llu, which no event attribute "
+            return fr_errf(err, errlen, "byte %llu: a sample of id %llu, which no event attribute "
                         "has", (unsigned long long)at, (unsigned long long)id);
         a = &p->attrs[k];
     }
@@ -613,7 +602,7 @@ static int parse_sample(fr_perf *p, const uint8_t *rec, size_t size, uint64_t at
 #define NEED(n)                                                                              \
     do {                                                                                     \
         if ((size_t)(end - q) < (size_t)(n))                                                 \
-            return fail(err, errlen, "byte %llu: a sample of %zu bytes is too short for its " \
+            return fr_errf(err, errlen, "byte %llu: a sample of %zu bytes is too short for its " \
                         "fields (sample_type 0x%llx)", (unsigned long long)at, size,         \
                         (unsigned long long)st);                                             \
     } while (0)
@@ -684,20 +673,20 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
         if (got == 0 && p->data_end == UINT64_MAX)
             break;
         if (got < 8)
-            return fail(err, errlen, "byte %llu: the file ends inside a record's header (it was "
+            return fr_errf(err, errlen, "byte %llu: the file ends inside a record's header (it was "
                         "cut short)", (unsigned long long)at);
         const uint8_t *h = p->buf + p->head;
         uint32_t type = u32_at(h);
         uint16_t size = (uint16_t)(h[6] | h[7] << 8);
         if (size < 8)
-            return fail(err, errlen, "byte %llu: a record of %u bytes (8 at least; not perf.data "
+            return fr_errf(err, errlen, "byte %llu: a record of %u bytes (8 at least; not perf.data "
                         "records, or damaged ones)", (unsigned long long)at, size);
         if (p->data_end != UINT64_MAX && size > p->data_end - at)
-            return fail(err, errlen, "byte %llu: a record of %u bytes runs past the data section's "
+            return fr_errf(err, errlen, "byte %llu: a record of %u bytes runs past the data section's "
                         "end at byte %llu", (unsigned long long)at, size,
                         (unsigned long long)p->data_end);
         if (src_fill(p, size) < size)
-            return fail(err, errlen, "byte %llu: the file ends inside a record of %u bytes (it "
+            return fr_errf(err, errlen, "byte %llu: the file ends inside a record of %u bytes (it "
                         "was cut short)", (unsigned long long)at, size);
         const uint8_t *rec = p->buf + p->head;
         src_consume(p, size);
@@ -710,11 +699,11 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
         }
         case REC_HEADER_ATTR: {
             if (size < 8 + PERF_ATTR_SIZE_VER0)
-                return fail(err, errlen, "byte %llu: an attribute record of %u bytes",
+                return fr_errf(err, errlen, "byte %llu: an attribute record of %u bytes",
                             (unsigned long long)at, size);
             uint32_t asize = u32_at(rec + 8 + 4);
             if (asize < PERF_ATTR_SIZE_VER0 || asize > size - 8u || (size - 8u - asize) % 8)
-                return fail(err, errlen, "byte %llu: an attribute of %u bytes in a record of %u",
+                return fr_errf(err, errlen, "byte %llu: an attribute of %u bytes in a record of %u",
                             (unsigned long long)at, asize, size);
             if (add_attr(p, rec + 8, asize, rec + 8 + asize, (size - 8u - asize) / 8, at, err,
                          errlen) < 0)
@@ -723,7 +712,7 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
         }
         case REC_HEADER_TRACING_DATA:
             if (size < 12)
-                return fail(err, errlen, "byte %llu: a tracing-data record of %u bytes",
+                return fr_errf(err, errlen, "byte %llu: a tracing-data record of %u bytes",
                             (unsigned long long)at, size);
             if (tracing_data(p, u32_at(rec + 8), err, errlen) < 0)
                 return -1;
@@ -732,7 +721,7 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
             /* Its trace data follows the record. */
             uint64_t n = size >= 16 ? u64_at(rec + 8) : 0;
             if (src_skip(p, n) != n)
-                return fail(err, errlen, "byte %llu: the file ends inside %llu bytes of AUX data",
+                return fr_errf(err, errlen, "byte %llu: the file ends inside %llu bytes of AUX data",
                             (unsigned long long)p->off, (unsigned long long)n);
             break;
         }
@@ -742,13 +731,13 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
             break;
         case REC_COMPRESSED:
         case REC_COMPRESSED2:
-            return fail(err, errlen, "byte %llu: compressed records (perf record -z) are not "
+            return fr_errf(err, errlen, "byte %llu: compressed records (perf record -z) are not "
                         "supported: record without -z", (unsigned long long)at);
         default:    /* mmaps, comms, forks, rounds...: nothing for a tracepoint decoder */
             break;
         }
     }
     if (p->deferred[0])
-        return fail(err, errlen, "%s", p->deferred);
+        return fr_errf(err, errlen, "%s", p->deferred);
     return 0;
 }

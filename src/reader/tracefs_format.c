@@ -5,24 +5,13 @@
 #define _GNU_SOURCE
 #include "tracefs_format.h"
 
+#include "reader_error.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void fr_tp_format_free(fr_tp_format *f)
 {
@@ -89,12 +78,12 @@ static int parse_field(const char *line, const char *end, fr_tp_field *fd, char 
     const char *decl = line;
     const char *semi = memchr(decl, ';', (size_t)(end - decl));
     if (!semi)
-        return fail(err, errlen, "field line without ';'");
+        return fr_errf(err, errlen, "field line without ';'");
     long long offset = number_after(semi, end, "offset:");
     long long size = number_after(semi, end, "size:");
     long long is_signed = number_after(semi, end, "signed:");
     if (offset < 0 || size <= 0 || offset > 0xFFFF || size > 0xFFFF)
-        return fail(err, errlen, "field '%.*s': no valid offset and size", (int)(semi - decl), decl);
+        return fr_errf(err, errlen, "field '%.*s': no valid offset and size", (int)(semi - decl), decl);
     /* The declaration: [__data_loc |__rel_loc ]TYPE NAME[COUNT] */
     while (decl < semi && isspace((unsigned char)*decl))
         decl++;
@@ -117,7 +106,7 @@ static int parse_field(const char *line, const char *end, fr_tp_field *fd, char 
         while (open > decl && *open != '[')
             open--;
         if (*open != '[')
-            return fail(err, errlen, "field '%.*s': unbalanced '['", (int)(dend - decl), decl);
+            return fr_errf(err, errlen, "field '%.*s': unbalanced '['", (int)(dend - decl), decl);
         count = number_after(open, name_end, "[");
         name_end = open;
         if (fd->kind == FR_TP_SCALAR)
@@ -127,7 +116,7 @@ static int parse_field(const char *line, const char *end, fr_tp_field *fd, char 
     while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
         name--;
     if (name == name_end)
-        return fail(err, errlen, "field '%.*s': no name", (int)(dend - decl), decl);
+        return fr_errf(err, errlen, "field '%.*s': no name", (int)(dend - decl), decl);
     char type[128];
     size_t tlen = (size_t)(name - decl);
     if (tlen >= sizeof type)
@@ -136,7 +125,7 @@ static int parse_field(const char *line, const char *end, fr_tp_field *fd, char 
     type[tlen] = 0;
     fd->name = strndup(name, (size_t)(name_end - name));
     if (!fd->name)
-        return fail(err, errlen, "out of memory");
+        return fr_errf(err, errlen, "out of memory");
     fd->offset = (uint16_t)offset;
     fd->size = (uint16_t)size;
     fd->is_signed = is_signed > 0;
@@ -150,7 +139,7 @@ static int parse_field(const char *line, const char *end, fr_tp_field *fd, char 
     else
         fd->elem_size = (uint16_t)type_elem_size(type);
     if (fd->kind != FR_TP_SCALAR && fd->kind != FR_TP_ARRAY && fd->size != 4)
-        return fail(err, errlen, "field '%s': a %s of %u bytes (4 expected)", fd->name,
+        return fr_errf(err, errlen, "field '%s': a %s of %u bytes (4 expected)", fd->name,
                     fd->kind == FR_TP_DATA_LOC ? "__data_loc" : "__rel_loc", fd->size);
     return 0;
 }
@@ -205,7 +194,7 @@ fr_tp_format *fr_tp_format_parse(const char *system, const char *text, size_t le
     const char *end = text + len;
     fr_tp_format *f = calloc(1, sizeof *f);
     if (!f) {
-        fail(err, errlen, "out of memory");
+        fr_errf(err, errlen, "out of memory");
         return NULL;
     }
     f->eventheader_offset = -1;
@@ -217,14 +206,14 @@ fr_tp_format *fr_tp_format_parse(const char *system, const char *text, size_t le
     bool id_ok = id && *id && endp && !*endp;
     free(id);
     if (!f->system || !f->name || !*f->name || !id_ok) {
-        fail(err, errlen, "event format of system '%s' without a name or a numeric ID", system);
+        fr_errf(err, errlen, "event format of system '%s' without a name or a numeric ID", system);
         fr_tp_format_free(f);
         return NULL;
     }
     f->id = idv;
     if (asprintf(&f->full_name, "%s:%s", f->system, f->name) < 0) {
         f->full_name = NULL;
-        fail(err, errlen, "out of memory");
+        fr_errf(err, errlen, "out of memory");
         fr_tp_format_free(f);
         return NULL;
     }
@@ -245,7 +234,7 @@ fr_tp_format *fr_tp_format_parse(const char *system, const char *text, size_t le
                 size_t ncap = cap ? cap * 2 : 16;
                 fr_tp_field *nf = ncap <= 4096 ? realloc(f->fields, ncap * sizeof *nf) : NULL;
                 if (!nf) {
-                    fail(err, errlen, "%s: too many fields", f->full_name);
+                    fr_errf(err, errlen, "%s: too many fields", f->full_name);
                     fr_tp_format_free(f);
                     return NULL;
                 }
@@ -255,7 +244,7 @@ fr_tp_format *fr_tp_format_parse(const char *system, const char *text, size_t le
             char why[200];
             if (parse_field(decl, le, &f->fields[f->n_fields], why, sizeof why) < 0) {
                 free(f->fields[f->n_fields].name);
-                fail(err, errlen, "%s: %s", f->full_name, why);
+                fr_errf(err, errlen, "%s: %s", f->full_name, why);
                 fr_tp_format_free(f);
                 return NULL;
             }
@@ -324,7 +313,7 @@ int fr_tp_fields_to_json(const fr_tp_format *f, const uint8_t *raw, size_t size,
         if (fd->is_common)
             continue;
         if ((size_t)fd->offset + fd->size > size)
-            return fail(err, errlen, "%s: field '%s' at bytes %u..%u is past the event's %zu bytes",
+            return fr_errf(err, errlen, "%s: field '%s' at bytes %u..%u is past the event's %zu bytes",
                         f->full_name, fd->name, fd->offset, fd->offset + fd->size, size);
         fr_sb_puts(sb, ", ");
         fr_sb_json_text(sb, (const uint8_t *)fd->name, strlen(fd->name), FR_TEXT_UTF8);
@@ -350,7 +339,7 @@ int fr_tp_fields_to_json(const fr_tp_format *f, const uint8_t *raw, size_t size,
             if (fd->kind == FR_TP_REL_LOC)
                 at += (size_t)fd->offset + fd->size;
             if (at > size || len > size - at)
-                return fail(err, errlen, "%s: field '%s' points at bytes %zu..%zu, past the event's "
+                return fr_errf(err, errlen, "%s: field '%s' points at bytes %zu..%zu, past the event's "
                             "%zu bytes", f->full_name, fd->name, at, at + len, size);
             put_elements(sb, fd, raw + at, len);
             break;
@@ -373,12 +362,12 @@ typedef struct td_reader {
 static int td_read(td_reader *r, void *buf, size_t n, const char *what)
 {
     if (n > r->size - r->pos)
-        return fail(r->err, r->errlen, "tracing data byte %llu: %s of %zu bytes runs past its "
+        return fr_errf(r->err, r->errlen, "tracing data byte %llu: %s of %zu bytes runs past its "
                     "%llu bytes", (unsigned long long)r->pos, what, n,
                     (unsigned long long)r->size);
     size_t got = r->read(r->ctx, buf, n);
     if (got != n)
-        return fail(r->err, r->errlen, "tracing data byte %llu: the file ends inside %s",
+        return fr_errf(r->err, r->errlen, "tracing data byte %llu: the file ends inside %s",
                     (unsigned long long)(r->pos + got), what);
     r->pos += n;
     return 0;
@@ -388,7 +377,7 @@ static int td_skip(td_reader *r, uint64_t n, const char *what)
 {
     char scratch[4096];
     if (n > r->size - r->pos)
-        return fail(r->err, r->errlen, "tracing data byte %llu: %s of %llu bytes runs past its "
+        return fr_errf(r->err, r->errlen, "tracing data byte %llu: %s of %llu bytes runs past its "
                     "%llu bytes", (unsigned long long)r->pos, what, (unsigned long long)n,
                     (unsigned long long)r->size);
     while (n) {
@@ -427,7 +416,7 @@ static int td_string(td_reader *r, char *buf, size_t cap, const char *what)
         if (!buf[i])
             return 0;
     }
-    return fail(r->err, r->errlen, "tracing data byte %llu: %s longer than %zu bytes",
+    return fr_errf(r->err, r->errlen, "tracing data byte %llu: %s longer than %zu bytes",
                 (unsigned long long)r->pos, what, cap - 1);
 }
 
@@ -440,7 +429,7 @@ static int td_header_file(td_reader *r, const char *name)
     if (td_read(r, got, n, name) < 0)
         return -1;
     if (memcmp(got, name, n))
-        return fail(r->err, r->errlen, "tracing data byte %llu: '%s' expected",
+        return fr_errf(r->err, r->errlen, "tracing data byte %llu: '%s' expected",
                     (unsigned long long)at, name);
     uint64_t size;
     return td_u64(r, &size, name) < 0 ? -1 : td_skip(r, size, name);
@@ -459,7 +448,7 @@ int fr_tp_tracing_data_parse(fr_tp_read_fn read, void *read_ctx, uint64_t size,
     if (td_read(&r, m, sizeof m, "the magic") < 0)
         return -1;
     if (memcmp(m, magic, sizeof m))
-        return fail(err, errlen, "tracing data byte 0: not tracing data (no \\027\\010Dtracing magic)");
+        return fr_errf(err, errlen, "tracing data byte 0: not tracing data (no \\027\\010Dtracing magic)");
     char version[16];
     if (td_string(&r, version, sizeof version, "the version") < 0)
         return -1;
@@ -468,7 +457,7 @@ int fr_tp_tracing_data_parse(fr_tp_read_fn read, void *read_ctx, uint64_t size,
     if (td_read(&r, endian_long, 2, "the byte order") < 0 || td_u32(&r, &page_size, "the page size") < 0)
         return -1;
     if (endian_long[0])
-        return fail(err, errlen, "tracing data byte %llu: big-endian tracing data is not supported",
+        return fr_errf(err, errlen, "tracing data byte %llu: big-endian tracing data is not supported",
                     (unsigned long long)r.pos - 6);
     if (td_header_file(&r, "header_page") < 0 || td_header_file(&r, "header_event") < 0)
         return -1;
@@ -495,12 +484,12 @@ int fr_tp_tracing_data_parse(fr_tp_read_fn read, void *read_ctx, uint64_t size,
                 return -1;
             uint64_t at = r.pos;
             if (n > FR_TP_FORMAT_MAX)
-                return fail(err, errlen, "tracing data byte %llu: an event format of %llu bytes "
+                return fr_errf(err, errlen, "tracing data byte %llu: an event format of %llu bytes "
                             "(at most %u expected)", (unsigned long long)at - 8,
                             (unsigned long long)n, FR_TP_FORMAT_MAX);
             char *text = malloc(n ? (size_t)n : 1);
             if (!text)
-                return fail(err, errlen, "out of memory");
+                return fr_errf(err, errlen, "out of memory");
             if (td_read(&r, text, (size_t)n, "an event format") < 0) {
                 free(text);
                 return -1;
@@ -509,9 +498,9 @@ int fr_tp_tracing_data_parse(fr_tp_read_fn read, void *read_ctx, uint64_t size,
             fr_tp_format *f = fr_tp_format_parse(system, text, (size_t)n, why, sizeof why);
             free(text);
             if (!f)
-                return fail(err, errlen, "tracing data byte %llu: %s", (unsigned long long)at, why);
+                return fr_errf(err, errlen, "tracing data byte %llu: %s", (unsigned long long)at, why);
             if (found(found_ctx, f) < 0)
-                return fail(err, errlen, "tracing data byte %llu: too many event formats",
+                return fr_errf(err, errlen, "tracing data byte %llu: too many event formats",
                             (unsigned long long)at);
         }
     }

@@ -1226,6 +1226,25 @@ static void clock_snapshot(struct cv_perfetto *p)
     pb_close(b, pk);
 }
 
+/* An input's packet sequence (interned ids are per sequence) for job (NULL: a perf.data),
+ * its first packet clearing the incremental state (interned names start empty). */
+static void sequence_begin(struct cv_perfetto *p, cv_job *job)
+{
+    p->job = job;
+    p->gen++;
+    p->seq = ++p->next_seq;
+    p->last = NULL;
+    p->n_spans = 0;
+    str_table_free(&p->names);
+    str_table_free(&p->categories);
+    memset(&p->names, 0, sizeof p->names);
+    memset(&p->categories, 0, sizeof p->categories);
+    p->names.next_iid = IID_OTHER_NAMES;
+    p->categories.next_iid = 1;
+    size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
+    pb_close(&p->b, pk);
+}
+
 cv_perfetto *cv_perfetto_begin(FILE *out)
 {
     cv_perfetto *p = calloc(1, sizeof *p);
@@ -1243,25 +1262,12 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
     struct cv_perfetto *const p = pp;
     /* Packet sequences of its own per input (interned ids are per sequence): one for all
      * but the slices, one per thread for those (started at the thread's first). */
-    p->job = job;
-    p->gen++;
-    p->seq = ++p->next_seq;
-    p->last = NULL;
-    p->n_spans = 0;
+    sequence_begin(p, job);
     for (size_t i = 0; i < p->threads_cap; i++)
         p->threads[i].conv_valid = false;     /* another clock and origin */
-    str_table_free(&p->names);
-    str_table_free(&p->categories);
-    memset(&p->names, 0, sizeof p->names);
-    memset(&p->categories, 0, sizeof p->categories);
-    p->names.next_iid = IID_OTHER_NAMES;
-    p->categories.next_iid = 1;
     uint64_t undecodable = p->undecodable, negative = p->negative_times, untracked = p->spans_untracked;
     memset(&p->stats, 0, sizeof p->stats);
 
-    /* The sequence's first packet: the incremental state (interned names) starts empty. */
-    size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
-    pb_close(&p->b, pk);
     clock_snapshot(p);
     fr_record rec;
     fr_read_status st;
@@ -1335,19 +1341,7 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
 int cv_perfetto_add_perf(cv_perfetto *pp, cv_perf_input *in)
 {
     struct cv_perfetto *const p = pp;
-    p->job = NULL;
-    p->gen++;
-    p->seq = ++p->next_seq;
-    p->last = NULL;
-    p->n_spans = 0;
-    str_table_free(&p->names);
-    str_table_free(&p->categories);
-    memset(&p->names, 0, sizeof p->names);
-    memset(&p->categories, 0, sizeof p->categories);
-    p->names.next_iid = IID_OTHER_NAMES;
-    p->categories.next_iid = 1;
-    size_t pk = packet_open(p, UINT64_MAX, SEQ_INCREMENTAL_STATE_CLEARED);
-    pb_close(&p->b, pk);
+    sequence_begin(p, NULL);
     cv_perf_event e;
     int got;
     while ((got = cv_perf_next(in, &e)) > 0) {
