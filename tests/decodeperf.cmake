@@ -9,9 +9,14 @@ add_test(NAME decodeperf_vectors
           ${CMAKE_CURRENT_SOURCE_DIR}/data/eventheader/EventHeaderInterceptorLE64.dat.linux.json
           ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_vectors)
 set_tests_properties(decodeperf_vectors PROPERTIES TIMEOUT 300)
+# With convert_fork_prog (clang): perf record -k monotonic around flightrec record, the
+# two clocks checked against each other on convert's timeline.
+if(TARGET convert_fork_prog)
+  set(FR_DECODEPERF_PROG $<TARGET_FILE:convert_fork_prog>)
+endif()
 add_test(NAME decodeperf_real
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_real.py $<TARGET_FILE:flightrec_cli>
-          ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_real)
+          ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_real ${FR_DECODEPERF_PROG})
 set_tests_properties(decodeperf_real PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # A trace and a perf.data (perf record -k monotonic) on one timeline: convert --format
 # chrome and perfetto place every sample at its CLOCK_MONOTONIC time, inside the call it

@@ -5,7 +5,15 @@ mode), checked against `perf script` reading the same file: every sample, in ord
 with its cpu, tid, time (to the microsecond perf script prints) and fields. Skipped when
 perf cannot record tracepoints here (no perf, not allowed, no tracefs).
 
-usage: decodeperf_real.py FLIGHTREC WORKDIR"""
+With PROGRAM (tests/progs/convert_fork_prog.c: before_fork x5, 3 children forked and
+waited for, after_wait x5), the clocks of the two tools are checked against each other:
+`perf record -k monotonic -e sched:sched_process_fork,sched:sched_process_exit --
+flightrec record -o fork.fr -- PROGRAM`, then `flightrec convert fork.fr fork.fr.*
+perf.data --format chrome`: on that one timeline each fork lies after the parent's last
+before_fork call and before its first after_wait call, and each child's exit after the
+child's last call and before the parent's first after_wait.
+
+usage: decodeperf_real.py FLIGHTREC WORKDIR [PROGRAM]"""
 import os
 import re
 import shutil
@@ -17,6 +25,7 @@ from frtest import check, run
 from events_corpus_compare import parse_member_list
 
 flightrec, work = sys.argv[1:3]
+program = sys.argv[3] if len(sys.argv) > 3 else None
 frtest.workdir(work, fresh=True)
 os.chdir(work)
 perf = shutil.which('perf')
@@ -95,4 +104,34 @@ for path in ('file.data', 'mono.data', 'pipe.data'):
             text = field_text(k, v)
             if text is not None:
                 check(f'{k}={text}' in trace, f'{path} event {i}: {k}={text} not in "{trace}"')
+if program:
+    import glob
+    import json
+    p = subprocess.run([perf, 'record', '-q', '-k', 'monotonic', '-e',
+                        'sched:sched_process_fork,sched:sched_process_exit', '-o', 'fork.data', '--',
+                        flightrec, 'record', '-o', 'fork.fr', '--', program],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f'perf record of flightrec record: {p.returncode} {p.stderr[-300:]}')
+    traces = ['fork.fr'] + sorted(glob.glob('fork.fr.*'))
+    r = run(flightrec, 'convert', *traces, 'fork.data', '--format', 'chrome', '-o', 'fork.json')
+    if check(r.returncode == 0 and len(traces) == 4, f'convert of {traces} + fork.data: {r.stderr}'):
+        ev = json.load(open('fork.json'))['traceEvents']
+        parent = json.loads(run(flightrec, 'info', '--json', 'fork.fr').stdout)['process']['pid']
+        calls = [e for e in ev if e.get('ph') == 'X']
+        last_before = max(e['ts'] + e['dur'] for e in calls if e['name'] == 'before_fork')
+        first_after = min(e['ts'] for e in calls if e['name'] == 'after_wait')
+        forks = [e for e in ev if e.get('name') == 'sched:sched_process_fork' and
+                 e['args'].get('parent_pid') == parent]
+        check(len(forks) == 3, f'3 forks of the traced process {parent} in the perf.data: {forks}')
+        for f in forks:
+            check(last_before <= f['ts'] <= first_after,
+                  f'fork at {f["ts"]} us between the last before_fork ({last_before}) and the first '
+                  f'after_wait ({first_after})')
+            child = f['args'].get('child_pid')
+            work = [e['ts'] + e['dur'] for e in calls if e['pid'] == child and e['name'] == 'child_work']
+            exits = [e['ts'] for e in ev if e.get('name') == 'sched:sched_process_exit' and
+                     e['args'].get('pid') == child]
+            check(work and len(exits) == 1 and max(work) <= exits[0] <= first_after,
+                  f'child {child}: last child_work ends {max(work) if work else None}, exits '
+                  f'{exits}, parent\'s first after_wait {first_after}')
 frtest.finish('decode-perf agrees with perf script on this machine\'s recordings')
