@@ -71,6 +71,15 @@ r = decode('--object', '-o', 'obj.json', 'vectors.data')
 check(r.returncode == 0 and json.load(open('obj.json'))['vectors.data'] is not None,
       '--object -o FILE: a whole JSON object')
 
+# Times around 1970 (a clock whose reading 5 s is the epoch): rounded down to the second.
+gen.write('epoch.data', [gen.FMT_A], [gen.sample(gen.FMT_A, gen.VECTOR_A, 5000000000 - 1),
+                                      gen.sample(gen.FMT_A, gen.VECTOR_A, 5000000000)],
+          'file', (0, 5000000000, 1))
+r = decode('epoch.data')
+times = [dict(e[-1][1])['time'] for e in events_of(r.stdout)[1]] if r.returncode == 0 else r.stderr
+check(times == ['1969-12-31T23:59:59.999999999Z', '1970-01-01T00:00:00.000000000Z'],
+      f'times around the epoch: {times}')
+
 # ------------------------------------------------------------------ corpus
 corpus = gen.corpus_events(corpus_dat)
 for mode in ('file', 'pipe'):

@@ -87,9 +87,15 @@ static size_t sample_meta(char *buf, const fr_perf_sample *s, const fr_perf_cloc
     if (s->has_time) {
         p = put_str(p, " \"time\": ");
         if (clock->has_wall) {
-            int64_t ns = (int64_t)s->time + clock->wall_offset_ns;
-            int64_t sec = ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
-            uint64_t frac = (uint64_t)(ns - sec * 1000000000);
+            /* Wrapping sum (a hostile file's numbers must not overflow a signed type),
+             * then seconds rounded down and a fraction in [0, 1e9). */
+            int64_t ns = (int64_t)(s->time + (uint64_t)clock->wall_offset_ns);
+            int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+            if (rem < 0) {
+                rem += 1000000000;
+                sec--;
+            }
+            uint64_t frac = (uint64_t)rem;
             if (sec != tc->second) {
                 time_t t = (time_t)sec;
                 struct tm tm;
