@@ -83,6 +83,11 @@ static uint8_t out_buffer[64 * 1024];
 static struct fr_trace_job job = { .buf = out_buffer, .cap = sizeof out_buffer, .fd = -1 };
 static int busy;
 static uint32_t counter;
+/* A snapshot signal that came while a snapshot was being taken (its number; atomic):
+ * one more is taken when that one ends, so a request is never dropped for arriving
+ * during another (the kernel merges the signals that arrive while one is pending, and
+ * so does this: requests during one snapshot give one more). */
+static int pending;
 
 #define LOAD(p)   __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_R(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -511,18 +516,40 @@ static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered
         }
         munmap(s.stage, s.map_size);
     }
-    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
     return r;
+}
+
+/* Takes the snapshots signals asked for while another was being taken (Dekker with
+ * fr_snapshot_from_signal: it sets `pending` then looks at `busy`; a taker clears
+ * `busy` then looks at `pending`: one of the two sees the other). */
+static void take_pending(void)
+{
+    int sig;
+    while ((sig = __atomic_exchange_n(&pending, 0, __ATOMIC_SEQ_CST)) != 0)
+        if (take(NULL, sig, FR_DUMP_SNAPSHOT, 1) == FR_ERR_STATE &&
+            __atomic_load_n(&busy, __ATOMIC_SEQ_CST)) {
+            __atomic_store_n(&pending, sig, __ATOMIC_SEQ_CST);   /* its taker sees it */
+            return;
+        }
 }
 
 fr_status fr_snapshot(const char *path)
 {
-    return take(path, 0, FR_DUMP_SNAPSHOT, 1);
+    fr_status r = take(path, 0, FR_DUMP_SNAPSHOT, 1);
+    take_pending();
+    return r;
 }
 
 void fr_snapshot_from_signal(int sig)
 {
-    take(NULL, sig, FR_DUMP_SNAPSHOT, 1);
+    if (__atomic_exchange_n(&pending, sig, __ATOMIC_SEQ_CST) != 0) {
+        static const char m[] = "flightrec: snapshot: a request came while another waited for "
+                                "the snapshot being taken: one snapshot answers both\n";
+        fr_write_stderr(m, sizeof m - 1);
+    }
+    if (!__atomic_load_n(&busy, __ATOMIC_SEQ_CST))
+        take_pending();   /* else the snapshot being taken takes it when it ends */
 }
 
 void fr_snapshot_termination(int sig)
