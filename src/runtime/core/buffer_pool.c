@@ -485,7 +485,9 @@ static int take_oldest(uint32_t slot, struct fr_hold *h)
     for (;;) {
         int best = -1;
         uint64_t best_seq = UINT64_MAX, best_w = 0;
-        for (uint32_t i = 0; i < fr_pool.nbuf; i++) {
+        /* small buffers too: a thread's first is its oldest (taking its second first
+         * would leave a gap in its history) */
+        for (uint32_t i = 0; i < fr_pool.ndesc; i++) {
             struct fr_buffer_desc *b = &fr_pool.bufs[i];
             uint64_t w = LOAD_R(&b->own);
             if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_SLOT(w) >= FR_MAX_THREADS)
@@ -499,6 +501,12 @@ static int take_oldest(uint32_t slot, struct fr_hold *h)
         }
         if (best < 0)
             return -1;
+        if ((uint32_t)best >= fr_pool.nbuf) {   /* freed: its buffer may come back whole */
+            if (free_entry(entry_of((uint32_t)best, FR_OWN_GEN(best_w)), &owner) &&
+                take_given_back(slot, h) == 0)
+                return 0;
+            continue;
+        }
         if (win((uint32_t)best, best_w, slot, h)) {
             took_complete((uint32_t)best, best_w, slot);
             return 0;
