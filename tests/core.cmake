@@ -80,7 +80,7 @@ add_test(NAME pool_history_threads COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pool_hist
 set_tests_properties(pool_history_threads PROPERTIES LABELS concurrency TIMEOUT 600)
 
 # SIGKILL at random moments with backing= (and stream=1): nothing made goes uncounted.
-# 40 + 15 runs here (about 20 s); the acceptance's 300 + 100 are run by hand with
+# 40 + 15 runs here (about 20 s; a failure counts when it repeats: pool_kill.py); the acceptance's 300 + 100 are run by hand with
 # POOL_KILL_RUNS (docs/BUFFERS.md gives the figures).
 add_executable(pool_kill_prog ${CMAKE_CURRENT_SOURCE_DIR}/progs/pool_kill_prog.c)
 target_link_libraries(pool_kill_prog PRIVATE flightrec_static Threads::Threads)
