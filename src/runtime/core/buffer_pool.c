@@ -371,6 +371,19 @@ static int take_given_back(uint32_t slot, struct fr_hold *h)
     return -1;
 }
 
+/* Whether queue entry e still names a complete buffer at its generation (an entry goes
+ * stale when its buffer changes hands another way: the stream writer, a scan); its
+ * ownership word in *w. */
+static int entry_live(uint64_t e, uint64_t *w)
+{
+    uint32_t idx = entry_idx(e);
+    if (idx >= fr_pool.ndesc)
+        return 0;
+    *w = LOAD_R(&fr_pool.bufs[idx].own);
+    return is_complete(FR_OWN_STATE(*w)) && FR_OWN_GEN(*w) == entry_gen(e) &&
+           FR_OWN_SLOT(*w) < FR_MAX_THREADS;
+}
+
 /* Buffer idx, complete as word w, won for `slot`: its records are charged to its owner
  * (lost at the start of that thread's history, which may be this thread's own) before
  * anything else, so that a backing file never shows the buffer taken and its records
@@ -437,14 +450,10 @@ static void close_pack(uint32_t parent)
 static int free_entry(uint64_t e, uint32_t *owner)
 {
     uint32_t idx = entry_idx(e);
-    if (idx >= fr_pool.ndesc)
-        return 0;
-    struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-    uint64_t w = LOAD_R(&b->own);
-    if (!is_complete(FR_OWN_STATE(w)) || FR_OWN_GEN(w) != entry_gen(e) ||
-        FR_OWN_SLOT(w) >= FR_MAX_THREADS ||
-        !__atomic_compare_exchange_n(&b->own, &w, FR_OWN(FR_BUF_FREE, 0, entry_gen(e)), 0,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    uint64_t w;
+    if (!entry_live(e, &w) ||
+        !__atomic_compare_exchange_n(&fr_pool.bufs[idx].own, &w, FR_OWN(FR_BUF_FREE, 0, entry_gen(e)),
+                                     0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return 0;
     charge(idx, w);
     *owner = FR_OWN_SLOT(w);
@@ -475,9 +484,8 @@ static int take_oldest(uint32_t slot, struct fr_hold *h)
                 return 0;
             continue;
         }
-        uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
-        if (is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e) &&
-            FR_OWN_SLOT(w) < FR_MAX_THREADS && win(idx, w, slot, h)) {
+        uint64_t w;
+        if (entry_live(e, &w) && win(idx, w, slot, h)) {
             took_complete(idx, w, slot);
             return 0;
         }
@@ -583,15 +591,6 @@ static int take_small(uint32_t slot, struct fr_hold *h)
     return -1;
 }
 
-static int still_complete(uint64_t e)
-{
-    uint32_t idx = entry_idx(e);
-    if (idx >= fr_pool.ndesc)
-        return 0;
-    uint64_t w = LOAD_R(&fr_pool.bufs[idx].own);
-    return is_complete(FR_OWN_STATE(w)) && FR_OWN_GEN(w) == entry_gen(e);
-}
-
 /* Buffer idx became complete at generation gen: it joins the order of completion that
  * the overwrite policy takes from. A queue full of stale entries (buffers the stream
  * writer wrote) loses its oldest; a live one popped that way goes back at the tail. A
@@ -604,7 +603,8 @@ static void completed(uint32_t idx, uint32_t gen)
     for (int tries = 0; tries < 8; tries++) {
         if (fr_queue_push(&fr_pool.done_q, e) == 0)
             return;
-        if (fr_queue_pop(&fr_pool.done_q, &old) == 0 && still_complete(old))
+        uint64_t w;
+        if (fr_queue_pop(&fr_pool.done_q, &old) == 0 && entry_live(old, &w))
             fr_queue_push(&fr_pool.done_q, old);   /* no room: the scan finds it */
     }
 }
@@ -739,9 +739,12 @@ uint32_t fr_pool_buffers_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t
     return run_of(a, n, tid, count, desc_tid);
 }
 
-uint32_t fr_pool_slots_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count)
+int fr_pool_tid_first(const uint32_t *a, uint32_t n, uint32_t s, uint32_t *first, uint32_t *count)
 {
-    return run_of(a, n, tid, count, slot_tid);
+    if (LOAD(&fr_pool.threads[s].state) == FR_THREAD_UNUSED)
+        return 0;
+    *first = run_of(a, n, fr_pool.threads[s].tid, count, slot_tid);
+    return *count && a[*first] == s;
 }
 
 void fr_pool_thread_figures(uint32_t slot, uint64_t *written, uint64_t dropped[FR_DROP_NCAUSES],

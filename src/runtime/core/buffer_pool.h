@@ -241,7 +241,11 @@ FR_HIDDEN uint32_t fr_pool_sort_for_file(uint32_t nthreads, uint32_t *nslots);
 /* The run of sorted (buffers or slots) entries of thread `tid`: its first position in
  * a[0, n), *count set; n when none. */
 FR_HIDDEN uint32_t fr_pool_buffers_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count);
-FR_HIDDEN uint32_t fr_pool_slots_of(const uint32_t *a, uint32_t n, int32_t tid, uint32_t *count);
+/* Whether slot s is in use and the first (lowest) slot of its tid among the sorted
+ * slots a[0, n): a tid the kernel reused goes out in one block, with its first slot's.
+ * Its slots' run in *first, *count. */
+FR_HIDDEN int fr_pool_tid_first(const uint32_t *a, uint32_t n, uint32_t s, uint32_t *first,
+                                uint32_t *count);
 
 /* Per-thread figures for the metadata: records kept in the pool, drops by cause
  * (taken-by-others counted as overwritten), bytes dropped. */

@@ -383,12 +383,10 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
     uint32_t nslots, nsorted = fr_pool_sort_for_file(nthreads, &nslots);
     const uint32_t *sorted = fr_pool.scratch, *slots = fr_pool.scratch + fr_pool.ndesc;
     for (uint32_t s = 0; s < nthreads; s++) {
-        if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
+        uint32_t ns, first;
+        if (!fr_pool_tid_first(slots, nslots, s, &first, &ns))
             continue;
         int32_t tid = fr_pool.threads[s].tid;
-        uint32_t ns, first = fr_pool_slots_of(slots, nslots, tid, &ns);
-        if (!ns || slots[first] != s)
-            continue;   /* not the tid's first slot */
         if (job && job->thread_block) {
             job->thread_block(&o, tid, nthreads, job->ctx);
         } else {

@@ -90,13 +90,10 @@ int fr_xray_layout_write(struct fr_out *o, const struct fr_meta_figures_source *
     uint32_t nslots, nsorted = fr_pool_sort_for_file(nthreads, &nslots);
     const uint32_t *sorted = fr_pool.scratch, *slots = fr_pool.scratch + fr_pool.ndesc;
     for (uint32_t s = 0; s < nthreads && !o->error; s++) {
-        if (__atomic_load_n(&fr_pool.threads[s].state, __ATOMIC_ACQUIRE) == FR_THREAD_UNUSED)
-            continue;
-        /* a tid the kernel reused: its buffers went out with its first slot's */
+        uint32_t ns, first;
+        if (!fr_pool_tid_first(slots, nslots, s, &first, &ns))
+            continue;   /* unused, or a tid the kernel reused: out with its first slot's */
         int32_t tid = fr_pool.threads[s].tid;
-        uint32_t ns, first = fr_pool_slots_of(slots, nslots, tid, &ns);
-        if (!ns || slots[first] != s)
-            continue;
         uint32_t n, at = fr_pool_buffers_of(sorted, nsorted, tid, &n);
         const uint32_t *idx = sorted + at;
         for (uint32_t i = 0; i < n; i++) {
