@@ -60,7 +60,8 @@ add_test(NAME events_gcc
 # the clang ASan/UBSan build of libflightrec; in that build it would only report Skipped.
 set_tests_properties(events_gcc PROPERTIES SKIP_RETURN_CODE 77 LABELS no_asan)
 
-# The event macros in C and C++ (C++11/20, g++ and clang++; issue 10): the same events
+# The event macros in C99/C11/C17 and C++11/17/20, gcc, clang, g++ and clang++, under
+# -Wall -Wextra -Wpedantic -Werror (issues 10 and 24): the same events
 # from every build. Not under ASan: programs built by the script without the sanitizer
 # cannot load the ASan libflightrec.
 add_test(NAME events_cxx_macros

@@ -78,7 +78,8 @@
  *   FR_ACTIVITY(id)   explicit 16-byte activity id (default: the thread's current span)
  *   FR_RELATED_ACTIVITY(id)  explicit related (parent) activity id
  * At most 64 fields and options per event; a struct holds up to 127 fields.
- * Needs C99 or later with gcc >= 8 or clang >= 12 (__VA_OPT__, GNU attributes).
+ * Needs C99 or later, or C++11 or later, with gcc or clang (GNU attributes and builtins);
+ * clean under -Wall -Wextra -Wpedantic in every one of those standards.
  *
  * Spans (activities): FR_SPAN_START writes an activity-start event (opcode 1) with a new
  * 16-byte activity id and, as related id, the id of the thread's current span; the span
@@ -310,47 +311,52 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
 
 /* ------------------------------------------------------------------ events */
 
-#define FR_EVENT(provider, name, ...) \
-    FR__EVENT(provider, name, (), 1, (), () __VA_OPT__(,) __VA_ARGS__)
+#define FR_EVENT(...) FR__EVENT((), 1, (), (), __VA_ARGS__)
 
-#define FR_SPAN_START(provider, span, name, ...) \
-    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
+#define FR_SPAN_START(provider, span, ...) \
+    FR__EVENT((FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
               (fr__span_begin((span), NULL, false, &fr__act, &fr__rel), 1), (), \
-              ((span)->flags = 0;) __VA_OPT__(,) __VA_ARGS__)
-#define FR_SPAN_START_CHILD(provider, span, parent_id, name, ...) \
-    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
+              ((span)->flags = 0;), provider, __VA_ARGS__)
+#define FR_SPAN_START_CHILD(provider, span, parent_id, ...) \
+    FR__EVENT((FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
               (fr__span_begin((span), (parent_id), true, &fr__act, &fr__rel), 1), (), \
-              ((span)->flags = 0;) __VA_OPT__(,) __VA_ARGS__)
-#define FR_SPAN_STOP(provider, span, name, ...) \
-    FR__EVENT(provider, name, (FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_STOP)), \
+              ((span)->flags = 0;), provider, __VA_ARGS__)
+#define FR_SPAN_STOP(provider, span, ...) \
+    FR__EVENT((FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_STOP)), \
               ((span)->flags & FR_SPAN_ACTIVE ? (fr__act = (span)->id, 1) : 0), \
               (fr__span_end(span);), \
-              (if ((span)->flags & FR_SPAN_ACTIVE) fr__span_end(span);) __VA_OPT__(,) __VA_ARGS__)
+              (if ((span)->flags & FR_SPAN_ACTIVE) fr__span_end(span);), provider, __VA_ARGS__)
 
 /* site_init: extra designated initializers; when: a condition evaluated once enabled;
- * after: statements after the write; otherwise: statements when disabled. */
-#define FR__EVENT(prov_, evname, site_init, when, after, otherwise, ...) \
+ * after: statements after the write; otherwise: statements when disabled; then the
+ * provider, the event name and the fields and options. (The provider and the name travel
+ * in the variadic part so that an event without fields never leaves "..." empty: ISO C
+ * before C2x and C++ before C++20 require an argument there, -Wpedantic says so.) */
+#define FR__EVENT(site_init, when, after, otherwise, ...) \
+    FR__EVENT_(FR__ARG1(__VA_ARGS__), FR__ARG2(__VA_ARGS__, ~), site_init, when, after, \
+               otherwise, __VA_ARGS__)
+#define FR__EVENT_(prov_, evname, site_init, when, after, otherwise, ...) \
     do { \
         typedef struct __attribute__((packed)) { \
             uint16_t size, kind; \
             char name[sizeof(evname)]; \
-            FR__FOREACH(FR__P_MDECL __VA_OPT__(,) __VA_ARGS__) \
+            FR__FOREACH(FR__P_MDECL, __VA_ARGS__) \
         } fr__meta_t; \
         static const fr__meta_t fr__meta = { \
             sizeof(fr__meta_t) - 4, FR_EH_EXT_METADATA, evname, \
-            FR__FOREACH(FR__P_MINIT __VA_OPT__(,) __VA_ARGS__) \
+            FR__FOREACH(FR__P_MINIT, __VA_ARGS__) \
         }; \
         static fr_event_site fr__site = FR__SITE_INIT(prov_, \
-            FR__UNPAREN site_init FR__FOREACH(FR__P_SITE __VA_OPT__(,) __VA_ARGS__)); \
+            FR__UNPAREN site_init FR__FOREACH(FR__P_SITE, __VA_ARGS__)); \
         static fr_event_site *fr__site_ref __attribute__((section("fr_events"), used)) = &fr__site; \
         (void)fr__site_ref; \
         if (__builtin_expect(__atomic_load_n(&fr__site.enabled, __ATOMIC_RELAXED) != 0, 0)) { \
             const uint8_t *fr__act = NULL, *fr__rel = NULL; \
             if (when) { \
-                FR__FOREACH(FR__P_VDECL __VA_OPT__(,) __VA_ARGS__) \
+                FR__FOREACH(FR__P_VDECL, __VA_ARGS__) \
                 struct iovec fr__iov[] = { \
                     {NULL, 0}, {NULL, 0}, {NULL, 0}, {(void *)&fr__meta, sizeof fr__meta}, \
-                    FR__FOREACH(FR__P_VIOV __VA_OPT__(,) __VA_ARGS__) \
+                    FR__FOREACH(FR__P_VIOV, __VA_ARGS__) \
                 }; \
                 fr__event_write(&fr__site, fr__act, fr__rel, fr__iov, \
                                 (int)(sizeof fr__iov / sizeof fr__iov[0])); \
@@ -402,7 +408,14 @@ extern "C" {
 #define FR__CAT_(a, b) a##b
 #define FR__UNPAREN(...) __VA_ARGS__
 #define FR__CALL(m, args) m args
-#define FR__FOREACH(m, ...) FR__CAT(FR__FE_, FR__NARGS(__VA_ARGS__))(m __VA_OPT__(,) __VA_ARGS__)
+#define FR__APPLY(m, args) m args
+#define FR__ARG1(a, ...) a
+#define FR__ARG2(a, b, ...) b
+#define FR__DROP2(a, b, ...) __VA_ARGS__
+/* m over the fields and options of an event's (provider, name, items...): the items and a
+ * terminating ~, so that every FR__FE_n has at least one argument in its "...". */
+#define FR__FOREACH(m, ...) \
+    FR__APPLY(FR__CAT(FR__FE_, FR__NITEMS(__VA_ARGS__)), (m, FR__DROP2(__VA_ARGS__, ~)))
 
 /* Passes over one argument (i = its position, unique within the event). */
 #define FR__P_MDECL(i, K, ...) FR__CAT(FR__MDECL_, K)(i, __VA_ARGS__)
@@ -455,74 +468,75 @@ extern "C" {
 #define FR__VI_BYTES16(i, x, cnt)    {(void *)fr__v##i, 16},
 #define FR__VI_NONE(i, x, cnt)
 
-/* Argument counting and a for-each over up to 64 macro arguments (fields and options). */
-#define FR__NARGS(...) FR__NARGS_(0 __VA_OPT__(,) __VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define FR__NARGS_(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, n, ...) n
-#define FR__FE_0(m)
-#define FR__FE_1(m, a, ...) FR__CALL(m, (1, FR__UNPAREN a)) FR__FE_0(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_2(m, a, ...) FR__CALL(m, (2, FR__UNPAREN a)) FR__FE_1(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_3(m, a, ...) FR__CALL(m, (3, FR__UNPAREN a)) FR__FE_2(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_4(m, a, ...) FR__CALL(m, (4, FR__UNPAREN a)) FR__FE_3(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_5(m, a, ...) FR__CALL(m, (5, FR__UNPAREN a)) FR__FE_4(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_6(m, a, ...) FR__CALL(m, (6, FR__UNPAREN a)) FR__FE_5(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_7(m, a, ...) FR__CALL(m, (7, FR__UNPAREN a)) FR__FE_6(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_8(m, a, ...) FR__CALL(m, (8, FR__UNPAREN a)) FR__FE_7(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_9(m, a, ...) FR__CALL(m, (9, FR__UNPAREN a)) FR__FE_8(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_10(m, a, ...) FR__CALL(m, (10, FR__UNPAREN a)) FR__FE_9(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_11(m, a, ...) FR__CALL(m, (11, FR__UNPAREN a)) FR__FE_10(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_12(m, a, ...) FR__CALL(m, (12, FR__UNPAREN a)) FR__FE_11(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_13(m, a, ...) FR__CALL(m, (13, FR__UNPAREN a)) FR__FE_12(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_14(m, a, ...) FR__CALL(m, (14, FR__UNPAREN a)) FR__FE_13(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_15(m, a, ...) FR__CALL(m, (15, FR__UNPAREN a)) FR__FE_14(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_16(m, a, ...) FR__CALL(m, (16, FR__UNPAREN a)) FR__FE_15(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_17(m, a, ...) FR__CALL(m, (17, FR__UNPAREN a)) FR__FE_16(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_18(m, a, ...) FR__CALL(m, (18, FR__UNPAREN a)) FR__FE_17(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_19(m, a, ...) FR__CALL(m, (19, FR__UNPAREN a)) FR__FE_18(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_20(m, a, ...) FR__CALL(m, (20, FR__UNPAREN a)) FR__FE_19(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_21(m, a, ...) FR__CALL(m, (21, FR__UNPAREN a)) FR__FE_20(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_22(m, a, ...) FR__CALL(m, (22, FR__UNPAREN a)) FR__FE_21(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_23(m, a, ...) FR__CALL(m, (23, FR__UNPAREN a)) FR__FE_22(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_24(m, a, ...) FR__CALL(m, (24, FR__UNPAREN a)) FR__FE_23(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_25(m, a, ...) FR__CALL(m, (25, FR__UNPAREN a)) FR__FE_24(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_26(m, a, ...) FR__CALL(m, (26, FR__UNPAREN a)) FR__FE_25(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_27(m, a, ...) FR__CALL(m, (27, FR__UNPAREN a)) FR__FE_26(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_28(m, a, ...) FR__CALL(m, (28, FR__UNPAREN a)) FR__FE_27(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_29(m, a, ...) FR__CALL(m, (29, FR__UNPAREN a)) FR__FE_28(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_30(m, a, ...) FR__CALL(m, (30, FR__UNPAREN a)) FR__FE_29(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_31(m, a, ...) FR__CALL(m, (31, FR__UNPAREN a)) FR__FE_30(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_32(m, a, ...) FR__CALL(m, (32, FR__UNPAREN a)) FR__FE_31(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_33(m, a, ...) FR__CALL(m, (33, FR__UNPAREN a)) FR__FE_32(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_34(m, a, ...) FR__CALL(m, (34, FR__UNPAREN a)) FR__FE_33(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_35(m, a, ...) FR__CALL(m, (35, FR__UNPAREN a)) FR__FE_34(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_36(m, a, ...) FR__CALL(m, (36, FR__UNPAREN a)) FR__FE_35(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_37(m, a, ...) FR__CALL(m, (37, FR__UNPAREN a)) FR__FE_36(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_38(m, a, ...) FR__CALL(m, (38, FR__UNPAREN a)) FR__FE_37(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_39(m, a, ...) FR__CALL(m, (39, FR__UNPAREN a)) FR__FE_38(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_40(m, a, ...) FR__CALL(m, (40, FR__UNPAREN a)) FR__FE_39(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_41(m, a, ...) FR__CALL(m, (41, FR__UNPAREN a)) FR__FE_40(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_42(m, a, ...) FR__CALL(m, (42, FR__UNPAREN a)) FR__FE_41(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_43(m, a, ...) FR__CALL(m, (43, FR__UNPAREN a)) FR__FE_42(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_44(m, a, ...) FR__CALL(m, (44, FR__UNPAREN a)) FR__FE_43(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_45(m, a, ...) FR__CALL(m, (45, FR__UNPAREN a)) FR__FE_44(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_46(m, a, ...) FR__CALL(m, (46, FR__UNPAREN a)) FR__FE_45(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_47(m, a, ...) FR__CALL(m, (47, FR__UNPAREN a)) FR__FE_46(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_48(m, a, ...) FR__CALL(m, (48, FR__UNPAREN a)) FR__FE_47(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_49(m, a, ...) FR__CALL(m, (49, FR__UNPAREN a)) FR__FE_48(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_50(m, a, ...) FR__CALL(m, (50, FR__UNPAREN a)) FR__FE_49(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_51(m, a, ...) FR__CALL(m, (51, FR__UNPAREN a)) FR__FE_50(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_52(m, a, ...) FR__CALL(m, (52, FR__UNPAREN a)) FR__FE_51(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_53(m, a, ...) FR__CALL(m, (53, FR__UNPAREN a)) FR__FE_52(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_54(m, a, ...) FR__CALL(m, (54, FR__UNPAREN a)) FR__FE_53(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_55(m, a, ...) FR__CALL(m, (55, FR__UNPAREN a)) FR__FE_54(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_56(m, a, ...) FR__CALL(m, (56, FR__UNPAREN a)) FR__FE_55(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_57(m, a, ...) FR__CALL(m, (57, FR__UNPAREN a)) FR__FE_56(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_58(m, a, ...) FR__CALL(m, (58, FR__UNPAREN a)) FR__FE_57(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_59(m, a, ...) FR__CALL(m, (59, FR__UNPAREN a)) FR__FE_58(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_60(m, a, ...) FR__CALL(m, (60, FR__UNPAREN a)) FR__FE_59(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_61(m, a, ...) FR__CALL(m, (61, FR__UNPAREN a)) FR__FE_60(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_62(m, a, ...) FR__CALL(m, (62, FR__UNPAREN a)) FR__FE_61(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_63(m, a, ...) FR__CALL(m, (63, FR__UNPAREN a)) FR__FE_62(m __VA_OPT__(,) __VA_ARGS__)
-#define FR__FE_64(m, a, ...) FR__CALL(m, (64, FR__UNPAREN a)) FR__FE_63(m __VA_OPT__(,) __VA_ARGS__)
+/* Counting and a for-each over up to 64 macro arguments (fields and options). */
+/* The number of items after the provider and the name (2 to 66 arguments in all). */
+#define FR__NITEMS(...) FR__NITEMS_(__VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define FR__NITEMS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, n, ...) n
+#define FR__FE_0(m, ...)
+#define FR__FE_1(m, a, ...) FR__CALL(m, (1, FR__UNPAREN a)) FR__FE_0(m, __VA_ARGS__)
+#define FR__FE_2(m, a, ...) FR__CALL(m, (2, FR__UNPAREN a)) FR__FE_1(m, __VA_ARGS__)
+#define FR__FE_3(m, a, ...) FR__CALL(m, (3, FR__UNPAREN a)) FR__FE_2(m, __VA_ARGS__)
+#define FR__FE_4(m, a, ...) FR__CALL(m, (4, FR__UNPAREN a)) FR__FE_3(m, __VA_ARGS__)
+#define FR__FE_5(m, a, ...) FR__CALL(m, (5, FR__UNPAREN a)) FR__FE_4(m, __VA_ARGS__)
+#define FR__FE_6(m, a, ...) FR__CALL(m, (6, FR__UNPAREN a)) FR__FE_5(m, __VA_ARGS__)
+#define FR__FE_7(m, a, ...) FR__CALL(m, (7, FR__UNPAREN a)) FR__FE_6(m, __VA_ARGS__)
+#define FR__FE_8(m, a, ...) FR__CALL(m, (8, FR__UNPAREN a)) FR__FE_7(m, __VA_ARGS__)
+#define FR__FE_9(m, a, ...) FR__CALL(m, (9, FR__UNPAREN a)) FR__FE_8(m, __VA_ARGS__)
+#define FR__FE_10(m, a, ...) FR__CALL(m, (10, FR__UNPAREN a)) FR__FE_9(m, __VA_ARGS__)
+#define FR__FE_11(m, a, ...) FR__CALL(m, (11, FR__UNPAREN a)) FR__FE_10(m, __VA_ARGS__)
+#define FR__FE_12(m, a, ...) FR__CALL(m, (12, FR__UNPAREN a)) FR__FE_11(m, __VA_ARGS__)
+#define FR__FE_13(m, a, ...) FR__CALL(m, (13, FR__UNPAREN a)) FR__FE_12(m, __VA_ARGS__)
+#define FR__FE_14(m, a, ...) FR__CALL(m, (14, FR__UNPAREN a)) FR__FE_13(m, __VA_ARGS__)
+#define FR__FE_15(m, a, ...) FR__CALL(m, (15, FR__UNPAREN a)) FR__FE_14(m, __VA_ARGS__)
+#define FR__FE_16(m, a, ...) FR__CALL(m, (16, FR__UNPAREN a)) FR__FE_15(m, __VA_ARGS__)
+#define FR__FE_17(m, a, ...) FR__CALL(m, (17, FR__UNPAREN a)) FR__FE_16(m, __VA_ARGS__)
+#define FR__FE_18(m, a, ...) FR__CALL(m, (18, FR__UNPAREN a)) FR__FE_17(m, __VA_ARGS__)
+#define FR__FE_19(m, a, ...) FR__CALL(m, (19, FR__UNPAREN a)) FR__FE_18(m, __VA_ARGS__)
+#define FR__FE_20(m, a, ...) FR__CALL(m, (20, FR__UNPAREN a)) FR__FE_19(m, __VA_ARGS__)
+#define FR__FE_21(m, a, ...) FR__CALL(m, (21, FR__UNPAREN a)) FR__FE_20(m, __VA_ARGS__)
+#define FR__FE_22(m, a, ...) FR__CALL(m, (22, FR__UNPAREN a)) FR__FE_21(m, __VA_ARGS__)
+#define FR__FE_23(m, a, ...) FR__CALL(m, (23, FR__UNPAREN a)) FR__FE_22(m, __VA_ARGS__)
+#define FR__FE_24(m, a, ...) FR__CALL(m, (24, FR__UNPAREN a)) FR__FE_23(m, __VA_ARGS__)
+#define FR__FE_25(m, a, ...) FR__CALL(m, (25, FR__UNPAREN a)) FR__FE_24(m, __VA_ARGS__)
+#define FR__FE_26(m, a, ...) FR__CALL(m, (26, FR__UNPAREN a)) FR__FE_25(m, __VA_ARGS__)
+#define FR__FE_27(m, a, ...) FR__CALL(m, (27, FR__UNPAREN a)) FR__FE_26(m, __VA_ARGS__)
+#define FR__FE_28(m, a, ...) FR__CALL(m, (28, FR__UNPAREN a)) FR__FE_27(m, __VA_ARGS__)
+#define FR__FE_29(m, a, ...) FR__CALL(m, (29, FR__UNPAREN a)) FR__FE_28(m, __VA_ARGS__)
+#define FR__FE_30(m, a, ...) FR__CALL(m, (30, FR__UNPAREN a)) FR__FE_29(m, __VA_ARGS__)
+#define FR__FE_31(m, a, ...) FR__CALL(m, (31, FR__UNPAREN a)) FR__FE_30(m, __VA_ARGS__)
+#define FR__FE_32(m, a, ...) FR__CALL(m, (32, FR__UNPAREN a)) FR__FE_31(m, __VA_ARGS__)
+#define FR__FE_33(m, a, ...) FR__CALL(m, (33, FR__UNPAREN a)) FR__FE_32(m, __VA_ARGS__)
+#define FR__FE_34(m, a, ...) FR__CALL(m, (34, FR__UNPAREN a)) FR__FE_33(m, __VA_ARGS__)
+#define FR__FE_35(m, a, ...) FR__CALL(m, (35, FR__UNPAREN a)) FR__FE_34(m, __VA_ARGS__)
+#define FR__FE_36(m, a, ...) FR__CALL(m, (36, FR__UNPAREN a)) FR__FE_35(m, __VA_ARGS__)
+#define FR__FE_37(m, a, ...) FR__CALL(m, (37, FR__UNPAREN a)) FR__FE_36(m, __VA_ARGS__)
+#define FR__FE_38(m, a, ...) FR__CALL(m, (38, FR__UNPAREN a)) FR__FE_37(m, __VA_ARGS__)
+#define FR__FE_39(m, a, ...) FR__CALL(m, (39, FR__UNPAREN a)) FR__FE_38(m, __VA_ARGS__)
+#define FR__FE_40(m, a, ...) FR__CALL(m, (40, FR__UNPAREN a)) FR__FE_39(m, __VA_ARGS__)
+#define FR__FE_41(m, a, ...) FR__CALL(m, (41, FR__UNPAREN a)) FR__FE_40(m, __VA_ARGS__)
+#define FR__FE_42(m, a, ...) FR__CALL(m, (42, FR__UNPAREN a)) FR__FE_41(m, __VA_ARGS__)
+#define FR__FE_43(m, a, ...) FR__CALL(m, (43, FR__UNPAREN a)) FR__FE_42(m, __VA_ARGS__)
+#define FR__FE_44(m, a, ...) FR__CALL(m, (44, FR__UNPAREN a)) FR__FE_43(m, __VA_ARGS__)
+#define FR__FE_45(m, a, ...) FR__CALL(m, (45, FR__UNPAREN a)) FR__FE_44(m, __VA_ARGS__)
+#define FR__FE_46(m, a, ...) FR__CALL(m, (46, FR__UNPAREN a)) FR__FE_45(m, __VA_ARGS__)
+#define FR__FE_47(m, a, ...) FR__CALL(m, (47, FR__UNPAREN a)) FR__FE_46(m, __VA_ARGS__)
+#define FR__FE_48(m, a, ...) FR__CALL(m, (48, FR__UNPAREN a)) FR__FE_47(m, __VA_ARGS__)
+#define FR__FE_49(m, a, ...) FR__CALL(m, (49, FR__UNPAREN a)) FR__FE_48(m, __VA_ARGS__)
+#define FR__FE_50(m, a, ...) FR__CALL(m, (50, FR__UNPAREN a)) FR__FE_49(m, __VA_ARGS__)
+#define FR__FE_51(m, a, ...) FR__CALL(m, (51, FR__UNPAREN a)) FR__FE_50(m, __VA_ARGS__)
+#define FR__FE_52(m, a, ...) FR__CALL(m, (52, FR__UNPAREN a)) FR__FE_51(m, __VA_ARGS__)
+#define FR__FE_53(m, a, ...) FR__CALL(m, (53, FR__UNPAREN a)) FR__FE_52(m, __VA_ARGS__)
+#define FR__FE_54(m, a, ...) FR__CALL(m, (54, FR__UNPAREN a)) FR__FE_53(m, __VA_ARGS__)
+#define FR__FE_55(m, a, ...) FR__CALL(m, (55, FR__UNPAREN a)) FR__FE_54(m, __VA_ARGS__)
+#define FR__FE_56(m, a, ...) FR__CALL(m, (56, FR__UNPAREN a)) FR__FE_55(m, __VA_ARGS__)
+#define FR__FE_57(m, a, ...) FR__CALL(m, (57, FR__UNPAREN a)) FR__FE_56(m, __VA_ARGS__)
+#define FR__FE_58(m, a, ...) FR__CALL(m, (58, FR__UNPAREN a)) FR__FE_57(m, __VA_ARGS__)
+#define FR__FE_59(m, a, ...) FR__CALL(m, (59, FR__UNPAREN a)) FR__FE_58(m, __VA_ARGS__)
+#define FR__FE_60(m, a, ...) FR__CALL(m, (60, FR__UNPAREN a)) FR__FE_59(m, __VA_ARGS__)
+#define FR__FE_61(m, a, ...) FR__CALL(m, (61, FR__UNPAREN a)) FR__FE_60(m, __VA_ARGS__)
+#define FR__FE_62(m, a, ...) FR__CALL(m, (62, FR__UNPAREN a)) FR__FE_61(m, __VA_ARGS__)
+#define FR__FE_63(m, a, ...) FR__CALL(m, (63, FR__UNPAREN a)) FR__FE_62(m, __VA_ARGS__)
+#define FR__FE_64(m, a, ...) FR__CALL(m, (64, FR__UNPAREN a)) FR__FE_63(m, __VA_ARGS__)
 #ifdef __cplusplus
 }
 #endif

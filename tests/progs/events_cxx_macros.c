@@ -1,8 +1,9 @@
 /*
  * events_cxx_macros.c - every kind of event macro of flightrec/events.h, in a file that
- * is both C and C++: events_cxx_macros.sh builds it as C (gcc) and as C++11/C++20 (g++
- * and clang++), warnings as errors, runs each build and requires the same recorded
- * events from all (issue 10: g++ could not compile the macros).
+ * is both C and C++: events_cxx_macros.sh builds it as C99/C11/C17 (gcc and clang) and as
+ * C++11/C++17/C++20 (g++ and clang++), -Wpedantic and warnings as errors, runs each build
+ * and requires the same recorded events from all (issue 10: g++ could not compile the
+ * macros; issue 24: __VA_OPT__ and an empty "..." gave 142 -Wpedantic warnings with gcc).
  *   events_cxx_macros OUTPUT
  */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "flightrec.h"
 #include "flightrec/events.h"
 
+FR_PROVIDER_DECLARE(app);
 FR_PROVIDER_DEFINE(app, "CxxMacros");
 FR_PROVIDER_DEFINE_GROUP(grp, "CxxGroup", "g1");
 
