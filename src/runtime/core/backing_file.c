@@ -32,6 +32,7 @@
 #include "core/output_path.h"
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/write_error.h"
 #include "core/text_out.h"
 #include "fr_backing.h"
 
@@ -264,15 +265,15 @@ void fr_backing_fill_header(uint32_t session)
     h->thread_desc_size = sizeof(struct fr_thread_desc);
     h->policy = (uint32_t)fr_pool.policy;
     h->state = FR_BACKING_RECORDING;
-    h->pid = fr_process.pid;
-    h->ppid = fr_process.ppid;
+    h->pid = fr_session.process.pid;
+    h->ppid = fr_session.process.ppid;
     h->clock_flags = fr_clock.flags;
     h->session = session;
     h->ticks_per_second = fr_clock.ticks_per_second;
-    h->threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0;
+    h->threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0;
     h->realtime_ns = fr_clock.realtime_ns;
-    h->exe_len = fr_process.exe_len <= sizeof h->exe ? fr_process.exe_len : sizeof h->exe;
-    memcpy(h->exe, fr_process.exe, h->exe_len);
+    h->exe_len = fr_session.process.exe_len <= sizeof h->exe ? fr_session.process.exe_len : sizeof h->exe;
+    memcpy(h->exe, fr_session.process.exe, h->exe_len);
     h->sites_off = SITES_OFF;
     h->sites_cap = SITES_CAP;
     h->small_per_buffer = fr_pool.small_per;
@@ -334,7 +335,7 @@ void fr_backing_write_meta(void)
     struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
     static uint8_t buf[16 * 1024];
     /* the metadata sources keep scratch state that a flush uses too (functrace) */
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     int fd = reopen();
     /* meta_len 0 while the bytes change: a reader never takes half old, half new */
     __atomic_store_n(&h->meta_len, 0, __ATOMIC_RELEASE);
@@ -354,7 +355,7 @@ void fr_backing_write_meta(void)
     }
     if (fd >= 0)
         close(fd);
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -383,7 +384,7 @@ int fr_backing_fork_child(int want_file)
     size_t old_size = bk.size;
     bk.base = NULL;
     fr_backing_path[0] = 0;
-    if (want_file && fr_backing_create(&fr_opts, old_size - FR_BACKING_POOL_OFFSET, bk.data_size,
+    if (want_file && fr_backing_create(&fr_session.opts, old_size - FR_BACKING_POOL_OFFSET, bk.data_size,
                                        bk.threads_off, bk.threads_len, 1,
                                        old + FR_BACKING_POOL_OFFSET) != MAP_FAILED)
         return 0;

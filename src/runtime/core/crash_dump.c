@@ -22,6 +22,8 @@
 #include "core/log_writer.h"
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/write_error.h"
+#include "core/lifecycle_state.h"
 #include "core/text_out.h"
 #include "core/thread_writer.h"
 #include "fr_format.h"
@@ -112,45 +114,6 @@ static const char *signal_name(int sig)
     }
 }
 
-/* strerror is not async-signal-safe (locale): the errors a write of a trace (or the
- * making of a backing file) meets. */
-static const char *write_error_text(int err)
-{
-    switch (err) {
-    case ENOSPC:       return "no space left on device";
-    case EDQUOT:       return "disk quota exceeded";
-    case EFBIG:        return "file too large (RLIMIT_FSIZE)";
-    case EIO:          return "input/output error";
-    case EACCES:       return "permission denied";
-    case EPERM:        return "operation not permitted";
-    case ENOENT:       return "no such directory";
-    case EROFS:        return "read-only file system";
-    case ENAMETOOLONG: return "file name too long";
-    case EEXIST:       return "no unused temporary name";
-    case ENXIO:        return "FIFO without a reader";
-    case EPIPE:        return "broken pipe";
-    case ESPIPE:       return "the output cannot seek back (a FIFO or a device)";
-    case EFAULT:       return "a fault inside the dump itself; the dump was abandoned";
-    case ENOTDIR:      return "not a directory";
-    case ELOOP:        return "a symbolic link (not followed)";
-    case ENOMEM:       return "out of memory";
-    case ENODEV:       return "the file system cannot map files";
-    case EMFILE:       return "too many open files";
-    default:           return NULL;
-    }
-}
-
-void fr_fmt_write_error(char *buf, size_t cap, size_t *len, int err)
-{
-    const char *text = write_error_text(err);
-    if (text) {
-        fr_fmt_str(buf, cap, len, text);
-    } else {
-        fr_fmt_str(buf, cap, len, "errno ");
-        fr_fmt_u64(buf, cap, len, (uint64_t)err);
-    }
-}
-
 static void report(int sig, int err)
 {
     char msg[FR_OPTIONS_PATH_MAX + 160];
@@ -161,10 +124,10 @@ static void report(int sig, int err)
     fr_fmt_u64(msg, sizeof msg, &len, (uint64_t)sig);
     if (!err) {
         fr_fmt_str(msg, sizeof msg, &len, "): trace written to ");
-        fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+        fr_fmt_str(msg, sizeof msg, &len, fr_session.output_path);
     } else {
         fr_fmt_str(msg, sizeof msg, &len, "): cannot write the trace to ");
-        fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+        fr_fmt_str(msg, sizeof msg, &len, fr_session.output_path);
         fr_fmt_str(msg, sizeof msg, &len, ": ");
         fr_fmt_write_error(msg, sizeof msg, &len, err);
     }
@@ -196,14 +159,14 @@ int fr_crash_dump(uint32_t cause, int sig, const siginfo_t *si)
     publish_threads();
     int err;
     if (sigsetjmp(dump_jmp, 1) == 0) {
-        err = fr_write_trace_caused(&job, fr_output_path, &why);
+        err = fr_write_trace_caused(&job, fr_session.output_path, &why);
     } else {
         writing_cause = NULL;
         fr_trace_job_abandon(&job);
         err = EFAULT;
     }
     __atomic_store_n(&dump_owner, 0, __ATOMIC_SEQ_CST);
-    fr_lifecycle_dump_done(err ? NULL : fr_output_path);
+    fr_lifecycle_dump_done(err ? NULL : fr_session.output_path);
     report(sig, err);
     return err;
 }

@@ -27,9 +27,6 @@ FR_HIDDEN void fr_crash_dump_setup(void);
 /* fr_write_trace_job with `cause` in the metadata block (the calling thread's write only). */
 FR_HIDDEN int fr_write_trace_caused(struct fr_trace_job *job, const char *path,
                                     struct fr_dump_cause *cause);
-/* Appends what a trace write's errno means ("no space left on device"; "errno N" for
- * one a trace write seldom meets) to buf at *len, without stdio (async-signal-safe). */
-FR_HIDDEN void fr_fmt_write_error(char *buf, size_t cap, size_t *len, int err);
 
 /* Stops recording and writes the trace to the output path; `cause` is FR_DUMP_*.
  * Returns 0 when written, -1 when there was nothing to do (not recording, or another

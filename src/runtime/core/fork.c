@@ -19,6 +19,8 @@
 #include "core/fork.h"
 #include "core/output_path.h"
 #include "core/session.h"
+#include "core/process_info.h"
+#include "core/lifecycle_state.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
 
@@ -32,12 +34,12 @@ static void before_fork(void)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &saved_mask);
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
 }
 
 static void in_parent(void)
 {
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
     pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
@@ -53,10 +55,10 @@ static void in_child(void)
         /* Only this thread exists here; the parent's records stay the parent's (the
          * pool is MADV_WIPEONFORK: the child's copy is zero pages anyway). */
         fr_pool_clear();
-        fr_pid = (int32_t)getpid();
+        fr_session.pid = (int32_t)getpid();
         fr_process_info_read();
-        if (fr_expand_output(fr_output_path, FR_OPTIONS_PATH_MAX, fr_opts.output, fr_pid, 1) < 0)
-            fr_output_path[0] = 0;
+        if (fr_expand_output(fr_session.output_path, FR_OPTIONS_PATH_MAX, fr_session.opts.output, fr_session.pid, 1) < 0)
+            fr_session.output_path[0] = 0;
         uint32_t session = fr_writer_new_session();
         /* stream=1: the child's own file and writer thread (before it records) */
         fr_stream_after_fork(s == FR_STATE_INITIALIZED);

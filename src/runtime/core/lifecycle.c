@@ -38,16 +38,16 @@
 #include "core/options.h"
 #include "core/output_path.h"
 #include "core/session.h"
+#include "core/log_writer.h"
+#include "core/process_info.h"
+#include "core/lifecycle_state.h"
+#include "core/metadata.h"
 #include "core/text_out.h"
 #include "core/signal_handlers.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
 #include "core/xray_layout.h"
 
-pthread_mutex_t fr_registry_lock = PTHREAD_MUTEX_INITIALIZER;
-struct fr_options fr_opts;
-int32_t fr_pid;
-char fr_output_path[FR_OPTIONS_PATH_MAX];
 
 static fr_state state = FR_STATE_UNINITIALIZED;
 static int flushing;
@@ -70,11 +70,6 @@ fr_state fr_get_state(void)
     return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 }
 
-const struct fr_options *fr_current_options(void)
-{
-    return &fr_opts;
-}
-
 void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *h)
 {
     uint32_t i = __atomic_fetch_add(&nhooks, 1, __ATOMIC_ACQ_REL);
@@ -85,7 +80,7 @@ void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *h)
     hooks[i] = *h;
     /* Registered after an init (constructor order): act now. */
     if (fr_get_state() == FR_STATE_INITIALIZED && h->after_init) {
-        h->after_init(&fr_opts);
+        h->after_init(&fr_session.opts);
         fr_backing_write_meta();   /* what the hook set up (function tables) */
     }
 }
@@ -97,10 +92,10 @@ static void at_exit(void)
     if (fr_get_state() != FR_STATE_INITIALIZED)
         return;
     /* A vfork child that calls exit() shares our memory: the session is the parent's. */
-    if ((int32_t)getpid() != fr_pid)
+    if ((int32_t)getpid() != fr_session.pid)
         return;
     fr_finalize();
-    if (!fr_opts.no_file_flush)
+    if (!fr_session.opts.no_file_flush)
         fr_flush();
 }
 
@@ -129,7 +124,7 @@ fr_status fr_init(const char *options)
 {
     fr_state prev = fr_get_state();
     if (prev == FR_STATE_FINALIZED) {
-        if (!__atomic_load_n(&flushed, __ATOMIC_ACQUIRE) && !fr_opts.no_file_flush) {
+        if (!__atomic_load_n(&flushed, __ATOMIC_ACQUIRE) && !fr_session.opts.no_file_flush) {
             fr_status w = fr_flush();
             if (w != FR_OK)
                 return w;
@@ -165,21 +160,21 @@ fr_status fr_init(const char *options)
     }
     fr_clock_init((enum fr_clock_choice)o.clock);
     fr_cpu_init();
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     if (fr_pool_create(&o) < 0) {
         int io = errno == EIO;   /* the backing file, said on stderr */
-        pthread_mutex_unlock(&fr_registry_lock);
+        pthread_mutex_unlock(&fr_session.registry_lock);
         __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
         return io ? FR_ERR_IO : FR_ERR_NOMEM;
     }
-    fr_opts = o;
-    fr_pid = pid;
-    memcpy(fr_output_path, path, sizeof path);
+    fr_session.opts = o;
+    fr_session.pid = pid;
+    memcpy(fr_session.output_path, path, sizeof path);
     fr_process_info_read();
     int so = fr_stream_open(&o, path);   /* stream=1: the file exists from now on */
     if (so < 0) {
         fr_pool_destroy();
-        pthread_mutex_unlock(&fr_registry_lock);
+        pthread_mutex_unlock(&fr_session.registry_lock);
         __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
         return so == -1 ? FR_ERR_OPTIONS : FR_ERR_IO;
     }
@@ -187,14 +182,14 @@ fr_status fr_init(const char *options)
     fr_backing_fill_header(session);
     flushing = 0;
     flushed = 0;
-    pthread_mutex_unlock(&fr_registry_lock);
-    fr_signals_install(&fr_opts);
+    pthread_mutex_unlock(&fr_session.registry_lock);
+    fr_signals_install(&fr_session.opts);
     __atomic_store_n(&state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
     __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
     uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
         if (hooks[i].after_init)
-            hooks[i].after_init(&fr_opts);
+            hooks[i].after_init(&fr_session.opts);
     fr_stream_start();   /* after the hooks: the function tables go in its first block */
     fr_backing_write_meta();   /* after the hooks: function tracing's tables are known */
     return FR_OK;
@@ -222,7 +217,7 @@ fr_status fr_finalize(void)
     }
     fr_writer_stop_threads(STOP_MAX_YIELDS);
     fr_backing_set_state(FR_BACKING_STOPPED);
-    __atomic_store_n(&flushed, fr_opts.no_file_flush, __ATOMIC_RELEASE);
+    __atomic_store_n(&flushed, fr_session.opts.no_file_flush, __ATOMIC_RELEASE);
     __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
     return FR_OK;
 }
@@ -288,7 +283,7 @@ static void report_drops(void)
     fr_fmt_str(msg, sizeof msg, &len, " kept from ");
     fr_fmt_u64(msg, sizeof msg, &len, threads);
     fr_fmt_str(msg, sizeof msg, &len, threads == 1 ? " thread in " : " threads in ");
-    fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+    fr_fmt_str(msg, sizeof msg, &len, fr_session.output_path);
     fr_fmt_str(msg, sizeof msg, &len, "\n");
     fr_write_stderr(msg, len);
 }
@@ -300,17 +295,17 @@ fr_status fr_flush(void)
     int expect = 0;
     if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = FR_OK;
     if (fr_get_state() != FR_STATE_FINALIZED) {
         r = FR_ERR_STATE;
     } else {
-        int err = fr_write_trace(fr_output_path);
+        int err = fr_write_trace(fr_session.output_path);
         if (err) {
             char msg[FR_OPTIONS_PATH_MAX + 128];
             size_t len = 0;
             fr_fmt_str(msg, sizeof msg, &len, "flightrec: cannot write ");
-            fr_fmt_str(msg, sizeof msg, &len, fr_output_path);
+            fr_fmt_str(msg, sizeof msg, &len, fr_session.output_path);
             fr_fmt_str(msg, sizeof msg, &len, ": ");
             fr_fmt_str(msg, sizeof msg, &len, strerror(err));
             if (fr_backing_path[0]) {
@@ -322,14 +317,14 @@ fr_status fr_flush(void)
             fr_write_stderr(msg, len);
             r = FR_ERR_IO;
         } else {
-            memcpy(last_output, fr_output_path, sizeof last_output);
+            memcpy(last_output, fr_session.output_path, sizeof last_output);
             __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
             __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
             fr_backing_remove();   /* the trace is written: the file has served */
             report_drops();
         }
     }
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
     __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
     return r;
 }
@@ -343,10 +338,10 @@ fr_status fr_flush_fd(int fd)
     int expect = 0;
     if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = fr_get_state() != FR_STATE_FINALIZED ? FR_ERR_STATE
                   : fr_write_trace_fd(fd) ? FR_ERR_IO : FR_OK;
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
     __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
     return r;
 }
@@ -358,7 +353,7 @@ fr_status fr_reset(void)
     int expect = 0;
     if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = FR_ERR_STATE;
     if (cas_state(FR_STATE_FINALIZED, FR_STATE_UNINITIALIZED)) {
         /* Threads of this session notice the new session number and re-register; an
@@ -369,7 +364,7 @@ fr_status fr_reset(void)
         fr_pool_destroy();
         r = FR_OK;
     }
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
     __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
     return r;
 }
@@ -380,7 +375,7 @@ fr_status fr_reset(void)
  * no flush is in progress. Returns the state the child continues in. */
 fr_state fr_lifecycle_fork_child(void)
 {
-    pthread_mutex_init(&fr_registry_lock, NULL);
+    pthread_mutex_init(&fr_session.registry_lock, NULL);
     __atomic_store_n(&flushing, 0, __ATOMIC_RELAXED);
     fr_state s = fr_get_state();
     if (s == FR_STATE_INITIALIZING) {
@@ -407,11 +402,11 @@ void fr_get_stats(fr_stats *out)
     fr_state s = fr_get_state();
     if (s == FR_STATE_UNINITIALIZED || s == FR_STATE_INITIALIZING)
         return;
-    pthread_mutex_lock(&fr_registry_lock);
+    pthread_mutex_lock(&fr_session.registry_lock);
     if (fr_pool.map)
         fr_meta_totals(&out->records_written, &out->records_dropped,
                        &out->calls_below_threshold, &out->threads);
-    pthread_mutex_unlock(&fr_registry_lock);
+    pthread_mutex_unlock(&fr_session.registry_lock);
 }
 
 /* ------------------------------------------------------------------ start-up */

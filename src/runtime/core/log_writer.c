@@ -162,7 +162,7 @@ static void write_metadata_preamble(struct fr_out *o)
     int32_t usec;
     fr_clock_walltime(1, &sec, &usec);
     uint8_t pre[FR_BUFFER_PREAMBLE];
-    fr_preamble_put(pre, 0, (struct fr_md_walltime){ sec, usec }, fr_pid, 0, 1);
+    fr_preamble_put(pre, 0, (struct fr_md_walltime){ sec, usec }, fr_session.pid, 0, 1);
     fr_out_put(o, pre, sizeof pre);
 }
 
@@ -300,7 +300,7 @@ static int open_temp(const char *path, char *tmp, size_t cap)
             *q++ = "0123456789abcdef"[(x >> (4 * i)) & 15];
         memcpy(q, ".tmp", 5);
         /* read too: a streamed file is read back for copies (fr_stream_copy) */
-        int fd = fr_open_new_file(tmp, O_RDWR, fr_opts.file_mode);
+        int fd = fr_open_new_file(tmp, O_RDWR, fr_session.opts.file_mode);
         if (fd != -EEXIST)
             return fd;
     }
@@ -435,7 +435,7 @@ int fr_write_trace_fd(int fd)
     struct fr_write_signals sigs;
     fr_write_signals_block(&sigs);   /* EFBIG and EPIPE, not death */
     int err;
-    if (fr_stream_owns(fr_output_path)) {
+    if (fr_stream_owns(fr_session.output_path)) {
         /* stream=1: the trace is the streamed file; its end first, then a copy of it */
         err = fr_stream_finish(0);
         if (!err)

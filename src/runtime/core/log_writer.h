@@ -92,6 +92,13 @@ struct fr_trace_job {
     /* NULL: the pool's counts (see struct fr_meta_figures_source). */
     const struct fr_meta_figures_source *figures;
 };
+/* Writes the whole trace. Returns 0 or an errno value. */
+FR_HIDDEN int fr_write_trace(const char *path);
+/* The same into an open file (the caller closes it; XRay compatibility's log files and
+ * in-memory image). Callers hold what fr_flush holds (fr_flush_fd does). With stream=1:
+ * the stream's end is written (as fr_flush does), then the whole streamed file copied. */
+FR_HIDDEN int fr_write_trace_fd(int fd);
+
 /* Writes the whole trace through `job` (async-signal-safe). SIGXFSZ raised by a write
  * past RLIMIT_FSIZE is kept from killing the program (the write fails with EFBIG and
  * the temporary is removed). Returns 0 or an errno value. */

@@ -13,6 +13,7 @@
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/session.h"
+#include "core/metadata.h"
 
 #define MAX_SOURCES 32
 
@@ -48,42 +49,6 @@ int fr_meta_site(uint32_t id, const void **bytes, uint32_t *size)
     return fn ? fn(id, bytes, size) : -1;
 }
 
-/* ------------------------------------------------------------------ process facts */
-
-struct fr_process_info fr_process;
-
-static size_t read_file(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    size_t n = 0;
-    while (n < cap) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    return n;
-}
-
-void fr_process_info_read(void)
-{
-    fr_process.pid = (uint32_t)getpid();
-    fr_process.ppid = (uint32_t)getppid();
-    size_t n = read_file("/proc/self/comm", fr_process.name, sizeof fr_process.name);
-    while (n && (fr_process.name[n - 1] == '\n' || fr_process.name[n - 1] == 0))
-        n--;
-    fr_process.name_len = (uint16_t)n;
-    ssize_t e = readlink("/proc/self/exe", fr_process.exe, sizeof fr_process.exe);
-    fr_process.exe_len = e > 0 ? (uint16_t)e : 0;
-    n = read_file("/proc/self/cmdline", fr_process.cmdline, sizeof fr_process.cmdline);
-    while (n && fr_process.cmdline[n - 1] == 0) /* no trailing separator */
-        n--;
-    fr_process.cmdline_len = (uint16_t)n;
-}
-
 /* ------------------------------------------------------------------ our events */
 
 static void emit_clock(struct fr_meta_writer *w)
@@ -101,12 +66,12 @@ static void emit_clock(struct fr_meta_writer *w)
 
 static void emit_process(struct fr_meta_writer *w)
 {
-    struct fr_te_process p = { .pid = fr_process.pid, .ppid = fr_process.ppid };
+    struct fr_te_process p = { .pid = fr_session.process.pid, .ppid = fr_session.process.ppid };
     struct iovec v[7] = {
         { &p, sizeof p },
-        { &fr_process.name_len, 2 }, { fr_process.name, fr_process.name_len },
-        { &fr_process.exe_len, 2 }, { fr_process.exe, fr_process.exe_len },
-        { &fr_process.cmdline_len, 2 }, { fr_process.cmdline, fr_process.cmdline_len },
+        { &fr_session.process.name_len, 2 }, { fr_session.process.name, fr_session.process.name_len },
+        { &fr_session.process.exe_len, 2 }, { fr_session.process.exe, fr_session.process.exe_len },
+        { &fr_session.process.cmdline_len, 2 }, { fr_session.process.cmdline, fr_session.process.cmdline_len },
     };
     fr_meta_emit_iov(w, FR_TE_PROCESS, v, 7);
 }
@@ -189,7 +154,7 @@ static void emit_summary(struct fr_meta_writer *w)
         .records_written = t.written,
         .records_dropped = t.dropped,
         .calls_below_threshold = t.below,
-        .threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0,
+        .threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0,
     };
     fr_meta_emit(w, FR_TE_SUMMARY, &p, sizeof p);
     emit_drops(w, 0, t.cause);

@@ -37,6 +37,7 @@
 #include "core/log_writer.h"
 #include "core/options.h"
 #include "core/session.h"
+#include "core/write_error.h"
 #include "core/snapshot.h"
 #include "core/stream_writer.h"
 #include "core/text_out.h"
@@ -470,11 +471,11 @@ static fr_status take(const char *pattern, int sig, uint32_t cause, int numbered
     uint32_t seq = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
     char path[FR_OPTIONS_PATH_MAX], pat[FR_OPTIONS_PATH_MAX + 8];
     if (!pattern) {
-        if (fr_opts.snapshot_output[0] && numbered) {
-            pattern = fr_opts.snapshot_output;
+        if (fr_session.opts.snapshot_output[0] && numbered) {
+            pattern = fr_session.opts.snapshot_output;
         } else {   /* the trace's own name followed by .N ("%" doubled: it is expanded) */
             size_t len = 0;
-            for (const char *p = fr_output_path; *p && len + 2 < sizeof pat - 4; p++) {
+            for (const char *p = fr_session.output_path; *p && len + 2 < sizeof pat - 4; p++) {
                 if (*p == '%')
                     pat[len++] = '%';
                 pat[len++] = *p;

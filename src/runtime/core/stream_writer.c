@@ -61,6 +61,7 @@
 #include "core/recorder.h"
 #include "core/thread_writer.h"
 #include "core/session.h"
+#include "core/write_error.h"
 #include "core/text_out.h"
 #include "fr_format.h"
 
@@ -887,7 +888,7 @@ void fr_stream_after_fork(int recording)
     __atomic_store_n(&fr_stream_sleeping, 0, __ATOMIC_RELAXED);
     if (!recording)
         return;
-    if (!fr_output_path[0] || create(fr_output_path) < 0) {
+    if (!fr_session.output_path[0] || create(fr_session.output_path) < 0) {
         /* no file of its own: the child's trace is written at its exit, as without stream */
         fr_pool.stream = 0;
         return;

@@ -26,7 +26,9 @@
 #include "core/stream_writer.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
-uint32_t fr_session;
+/* Current recorder session number (incremented by each init, reset, and in a fork
+ * child). While recording, fr_recording (recorder.h) holds the same number. */
+static uint32_t session_number;
 volatile int fr_recording;
 
 static pthread_key_t exit_key;
@@ -46,7 +48,7 @@ void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
     int64_t sec;
     int32_t usec;
     fr_clock_walltime(rel, &sec, &usec);
-    fr_preamble_put(p, tid, (struct fr_md_walltime){ sec, usec }, fr_pid, cpu, rel);
+    fr_preamble_put(p, tid, (struct fr_md_walltime){ sec, usec }, fr_session.pid, cpu, rel);
 }
 
 /* ------------------------------------------------------------------ buffers */
@@ -160,7 +162,7 @@ static void reset_thread_state(struct fr_thread *t, uint32_t session)
     t->hold.idx = -1;
     t->slot = -1;
     t->session = session;
-    t->threshold_ticks = fr_opts.threshold_us ? fr_clock_us_to_ticks(fr_opts.threshold_us) : 0;
+    t->threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0;
     t->rewind_enabled = t->threshold_ticks != 0;
 }
 
@@ -219,7 +221,7 @@ static void thread_exit(void *arg)
     __atomic_fetch_add(&exiting, 1, __ATOMIC_SEQ_CST);
     /* fr_reset bumps the session before it waits for `exiting`: a state of another
      * session must not touch the pool (it may be unmapped). */
-    if (t->slot >= 0 && t->session == __atomic_load_n(&fr_session, __ATOMIC_SEQ_CST) && fr_pool.map) {
+    if (t->slot >= 0 && t->session == __atomic_load_n(&session_number, __ATOMIC_SEQ_CST) && fr_pool.map) {
         struct fr_thread_desc *d = &fr_pool.threads[t->slot];
         struct fr_thread *me = t;
         /* Whoever takes `live` away (we, or a stopper) publishes this thread. */
@@ -259,10 +261,10 @@ __attribute__((constructor)) static void create_key_early(void)
 
 uint32_t fr_writer_new_session(void)
 {
-    uint32_t s = __atomic_load_n(&fr_session, __ATOMIC_RELAXED) + 1;
+    uint32_t s = __atomic_load_n(&session_number, __ATOMIC_RELAXED) + 1;
     if (s == 0)
         s = 1;
-    __atomic_store_n(&fr_session, s, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&session_number, s, __ATOMIC_SEQ_CST);
     return s;
 }
 

@@ -57,10 +57,6 @@ struct fr_thread {
 
 extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
-/* Current recorder session (incremented by each init, reset, and in a fork child).
- * While recording, fr_recording (recorder.h) holds the same number. */
-extern FR_HIDDEN uint32_t fr_session;
-
 /* The end of the whole records of a copy of a buffer whose records end at `used` (a
  * thread's pos, read while the thread went on writing): an event run whose size grew
  * past `used` since is cut back to `used` in buf (FR_TE_EVENT_RUN appends to a run in
@@ -80,7 +76,7 @@ FR_HIDDEN void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uin
 /* Lifecycle support (lifecycle.c, fork.c, crash dumps). */
 FR_HIDDEN int fr_writer_setup_key(void);
 
-/* Starts a session: fr_session + 1 (never 0), returned. */
+/* Starts a session: the session number + 1 (never 0), returned. */
 FR_HIDDEN uint32_t fr_writer_new_session(void);
 
 /* Stops every thread's writing into the pool and publishes each live thread's current

@@ -27,10 +27,6 @@
 #include "core/session.h"
 #include "core/thread_writer.h"
 
-static int layout_on;
-
-void fr_xray_layout_set(int on) { __atomic_store_n(&layout_on, on, __ATOMIC_RELEASE); }
-int fr_xray_layout_on(void) { return __atomic_load_n(&layout_on, __ATOMIC_ACQUIRE); }
 
 #define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 

@@ -8,11 +8,10 @@
 #define FLIGHTREC_XRAY_LAYOUT_H
 
 #include "core/log_writer.h"
+#include "core/session.h"
 
-/* Whether the session's files are written in this layout: set by xray-fdr's init after
- * fr_init, cleared by every fr_init. */
-FR_HIDDEN void fr_xray_layout_set(int on);
-FR_HIDDEN int fr_xray_layout_on(void);
+/* Whether the session's files are written in this layout: fr_xray_layout_set and
+ * fr_xray_layout_on, session.h. */
 
 /* The whole file through `o`: the header; the hidden metadata block (flightrec's
  * metadata records carried 15 bytes at a time in NewCPUId records of a thread-0 block,

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""check_cli_cycles.py OBJECT...
+"""check_cycles.py --part DIR OBJECT...
 
-Fails (exit 1) when source files of the CLI depend on each other in a circle: file A names
-a function or global defined in file B (directly), and B names one of A's, directly or
+Fails (exit 1) when source files of one part of the tree (DIR, e.g. src/cli/ or
+src/runtime/core/, with its subfolders) depend on each other in a circle: file A names a
+function or global defined in file B (directly), and B names one of A's, directly or
 through other files. Reads the symbols of the compiled objects with nm: each object's
 defined external symbols and the symbols it leaves undefined; an edge A -> B for each
 symbol A uses that B defines. Prints each circle (a strongly connected set of files) with
-the symbols that tie it; exit 0 when there is none. Objects of files outside src/cli (the
-runtime's options.c, linked into the command) are counted as ends, never as part of a
-circle: they name nothing of the CLI."""
+the symbols that tie it; exit 0 when there is none. Objects of files outside DIR (the
+runtime's options.c linked into the command; the front ends beside the core) are left
+out: only the part's own files make a circle."""
 import os
 import re
 import subprocess
@@ -80,10 +81,11 @@ def strongly_connected(nodes, edges):
     return comps
 
 
-def main(objs):
-    if not objs:
+def main(args):
+    if len(args) < 3 or args[0] != "--part":
         sys.stderr.write(__doc__)
         return 2
+    part, objs = args[1].rstrip("/") + "/", args[2:]
     files = {source_name(o): symbols(o) for o in objs}
     where = {}
     for f, (defined, _) in files.items():
@@ -93,7 +95,7 @@ def main(objs):
     for f, (_, undefined) in files.items():
         for s in undefined:
             g = where.get(s)
-            if g and g != f and "src/cli/" in f and "src/cli/" in g:
+            if g and g != f and part in f and part in g:
                 edges.setdefault(f, set()).add(g)
                 why.setdefault((f, g), []).append(s)
     comps = strongly_connected(sorted(files), edges)
@@ -104,8 +106,8 @@ def main(objs):
                 if (f, g) in why:
                     print("  %s -> %s: %s" % (f, g, ", ".join(sorted(why[(f, g)])[:6])))
     n_edges = sum(len(v) for v in edges.values())
-    print("%d files of src/cli, %d dependencies between them, %d circle%s" %
-          (sum("src/cli/" in f for f in files), n_edges, len(comps), "" if len(comps) == 1 else "s"))
+    print("%d files of %s, %d dependencies between them, %d circle%s" %
+          (sum(part in f for f in files), part, n_edges, len(comps), "" if len(comps) == 1 else "s"))
     return 1 if comps else 0
 
 
