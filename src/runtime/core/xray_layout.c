@@ -27,7 +27,6 @@
 #include "core/session.h"
 #include "core/thread_writer.h"
 
-
 #define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 
 static uint8_t meta_buf[16 * 1024];       /* the metadata's output buffer */
