@@ -91,3 +91,12 @@ add_test(NAME pool_kill COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pool_kill.py $<TARGE
          $<TARGET_FILE:pool_kill_prog> $<TARGET_FILE:pool_kill_check>
          ${CMAKE_CURRENT_BINARY_DIR}/pool_kill.d 40 15)
 set_tests_properties(pool_kill PROPERTIES TIMEOUT 300)
+
+# Thread slots round-robin under concurrent claims (core_slots_test.c): a pool-internal
+# test, so it sees the runtime's core headers.
+add_executable(core_slots_test ${CMAKE_CURRENT_SOURCE_DIR}/core_slots_test.c)
+target_include_directories(core_slots_test PRIVATE ${CMAKE_SOURCE_DIR}/src/runtime/core
+                           ${CMAKE_SOURCE_DIR}/src/runtime ${CMAKE_SOURCE_DIR}/src/common)
+target_link_libraries(core_slots_test PRIVATE flightrec_static Threads::Threads)
+add_test(NAME core_slots COMMAND core_slots_test)
+set_tests_properties(core_slots PROPERTIES LABELS concurrency TIMEOUT 120)

@@ -147,7 +147,7 @@ void fr_pool_clear(void)
     memset(fr_pool.threads, 0, FR_MAX_THREADS * sizeof *fr_pool.threads);
     fr_pool.nthreads = 0;
     fr_pool.live_threads = 0;
-    fr_pool.slot_hint = 0;
+    fr_pool.slot_next = 0;
     fr_pool.fresh = 0;
     fr_pool.pack = 0;
     fr_pool.next_seq = 0;
@@ -183,6 +183,8 @@ static void fold_slot(struct fr_thread_desc *d)
     memset(d->name, 0, sizeof d->name);
 }
 
+_Static_assert(((uint64_t)1 << 32) % FR_MAX_THREADS == 0, "the slot counter's wrap keeps the turn whole");
+
 /* Slot s for a new live thread, if it is unused or exited with no buffer naming it. */
 static int take_slot(uint32_t s, int32_t tid, uint64_t pthread)
 {
@@ -203,7 +205,6 @@ static int take_slot(uint32_t s, int32_t tid, uint64_t pthread)
     __atomic_store_n(&d->tid, tid, __ATOMIC_RELAXED);   /* the stream writer reads it (stream_writer.c) */
     d->pthread = pthread;
     STORE_R(&d->refs, 1);
-    STORE_R(&fr_pool.slot_hint, s + 1);
     uint32_t hw = LOAD_R(&fr_pool.nthreads);
     while (hw < s + 1 &&
            !__atomic_compare_exchange_n(&fr_pool.nthreads, &hw, s + 1, 1,
@@ -217,14 +218,18 @@ static int evict_oldest(uint32_t *owner);
 
 /* Slots are taken round-robin, so a slot is reused as late as possible: an exited
  * thread keeps its own line in the file until FR_MAX_THREADS threads came after it.
+ * Each slot looked at costs one ticket of a shared counter, so every slot is looked at
+ * once per turn of the counter, however many threads claim at the same time (a start
+ * stored after the take let two claimers move it backwards, and the next thread took
+ * the slot of one that had just exited: its line was gone, tests/core_slots_test.c). The
+ * counter wraps at 2^32, a multiple of FR_MAX_THREADS, so the turn stays whole.
  * When every slot is live or names buffers (a program that starts threads faster than
  * the pool forgets them), the overwrite policy frees the oldest complete buffers until
  * an exited thread has none left: the newest history is kept, as for buffers. */
 int fr_pool_claim_slot(int32_t tid, uint64_t pthread)
 {
-    uint32_t start = LOAD_R(&fr_pool.slot_hint);
     for (uint32_t i = 0; i < FR_MAX_THREADS; i++) {
-        uint32_t s = (start + i) % FR_MAX_THREADS;
+        uint32_t s = __atomic_fetch_add(&fr_pool.slot_next, 1, __ATOMIC_RELAXED) % FR_MAX_THREADS;
         if (take_slot(s, tid, pthread))
             return (int)s;
     }

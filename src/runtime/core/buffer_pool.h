@@ -121,7 +121,8 @@ struct fr_pool {
     uint32_t *scratch;          /* nbuf entries: the writer sorts a thread's buffers here */
     uint32_t nthreads;          /* high-water mark of slots ever claimed (atomic) */
     uint32_t live_threads;      /* registered and not exited (atomic) */
-    uint32_t slot_hint;         /* where the next slot scan starts (atomic) */
+    uint32_t slot_next;         /* the next slot to look at, modulo FR_MAX_THREADS:
+                                   a ticket counter (atomic) */
     uint32_t fresh;             /* buffers [fresh, nbuf) were never handed out (atomic) */
     struct fr_chunk_queue done_q;   /* complete buffers in the order they completed */
     struct fr_chunk_queue free_q;   /* buffers the stream writer gave back FREE */
