@@ -80,6 +80,22 @@ times = [dict(e[-1][1])['time'] for e in events_of(r.stdout)[1]] if r.returncode
 check(times == ['1969-12-31T23:59:59.999999999Z', '1970-01-01T00:00:00.000000000Z'],
       f'times around the epoch: {times}')
 
+# Time order: perf writes each CPU's ring in turn, marking with FINISHED_ROUND each time
+# it has read them all; a sample is never older than the start of the round before its
+# own. Printed in time order, in file mode and pipe mode (before: in file order).
+rounds = [(10, 0), (30, 0), (50, 0), (20, 1), (40, 1), (60, 1), None,
+          (70, 0), (90, 0), (55, 1), (80, 1), (100, 1), None,
+          (95, 0), (110, 0), (105, 1)]
+samples = [gen.FINISHED_ROUND if r is None else
+           gen.sample(gen.FMT_A, gen.VECTOR_A, gen.CLOCK[1] + r[0], cpu=r[1]) for r in rounds]
+want = sorted(r[0] for r in rounds if r)
+for mode in ('file', 'pipe'):
+    gen.write(f'rounds.{mode}.data', [gen.FMT_A], samples, mode, gen.CLOCK, extra=False)
+    r = decode(f'rounds.{mode}.data')
+    got = [int(dict(e[-1][1])['time'].split('.')[1][:-1]) - gen.CLOCK[0] % 10**9
+           for e in events_of(r.stdout)[1]] if r.returncode == 0 else r.stderr
+    check(got == want, f'rounds ({mode} mode): sample times (ns past the clock instant) {got}, want {want}')
+
 # ------------------------------------------------------------------ corpus
 corpus = gen.corpus_events(corpus_dat)
 for mode in ('file', 'pipe'):

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "perf_data.h"
 
+#include "perf_order.h"
 #include "reader_error.h"
 
 #include <errno.h>
@@ -43,6 +44,7 @@ enum {   /* perf_event_header.type */
     REC_SAMPLE = 9,
     REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66, REC_AUXTRACE = 71,
     REC_HEADER_FEATURE = 80, REC_COMPRESSED = 81, REC_COMPRESSED2 = 83,
+    REC_FINISHED_ROUND = 68,
 };
 enum {   /* header feature bits */
     FEAT_TRACING_DATA = 1, FEAT_CLOCK_DATA = 29, FEAT_BITS = 256,
@@ -89,6 +91,13 @@ struct fr_perf {
     fr_perf_clock clock;
     char     deferred[400]; /* an error found at open that is reported after the data */
     const char *warning;
+    char     warning_text[300];
+    /* samples in time order (perf_order.h): the input's end or error is given once the
+     * samples read before it have gone out */
+    fr_perf_order *order;
+    bool     input_done;
+    int      input_rc;      /* 0: the end; -1: input_err */
+    char     input_err[600];
 };
 
 static uint64_t u64_at(const uint8_t *p)
@@ -483,15 +492,18 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
 {
     fr_perf *p = calloc(1, sizeof *p);
     uint8_t *buf = malloc(BUF_SIZE);
-    if (!p || !buf) {
+    fr_perf_order *order = fr_perf_order_new();
+    if (!p || !buf || !order) {
         free(p);
         free(buf);
+        fr_perf_order_free(order);
         close(fd);
         fr_errf(err, errlen, "out of memory");
         return NULL;
     }
     p->fd = fd;
     p->buf = buf;
+    p->order = order;
     p->clock.clockid = -1;
     p->id_pos = -1;
     p->data_end = UINT64_MAX;
@@ -561,12 +573,23 @@ void fr_perf_close(fr_perf *p)
     free(p->attrs);
     free(p->ids);
     free(p->buf);
+    fr_perf_order_free(p->order);
     free(p);
 }
 
 fr_perf_clock fr_perf_clock_of(const fr_perf *p) { return p->clock; }
 bool fr_perf_pipe_mode(const fr_perf *p) { return p->pipe_mode; }
-const char *fr_perf_warning(const fr_perf *p) { return p->warning; }
+const char *fr_perf_warning(fr_perf *p)
+{
+    uint64_t late = fr_perf_order_out_of_order(p->order);
+    if (!late)
+        return p->warning;
+    snprintf(p->warning_text, sizeof p->warning_text,
+             "%s%s%llu samples printed out of time order (a round of perf's ring buffers held "
+             "more than %u MiB)", p->warning ? p->warning : "", p->warning ? "; " : "",
+             (unsigned long long)late, FR_PERF_ORDER_MAX_BYTES >> 20);
+    return p->warning_text;
+}
 
 /* ------------------------------------------------------------------ records */
 
@@ -663,7 +686,9 @@ static int parse_sample(fr_perf *p, const uint8_t *rec, size_t size, uint64_t at
     return 1;
 }
 
-int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
+/* The next record of the file that matters here, in file order: 1 a tracepoint sample,
+ * 2 a FINISHED_ROUND marker, 0 the end of the data, -1 with "byte N: why" in err. */
+static int next_in_file(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
 {
     for (;;) {
         uint64_t at = p->off;
@@ -729,6 +754,8 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
             if (size >= 16 && u64_at(rec + 8) == FEAT_CLOCK_DATA)
                 clock_data(p, rec + 16, size - 16u);
             break;
+        case REC_FINISHED_ROUND:
+            return 2;
         case REC_COMPRESSED:
         case REC_COMPRESSED2:
             return fr_errf(err, errlen, "byte %llu: compressed records (perf record -z) are not "
@@ -740,4 +767,30 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
     if (p->deferred[0])
         return fr_errf(err, errlen, "%s", p->deferred);
     return 0;
+}
+
+int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
+{
+    for (;;) {
+        if (fr_perf_order_pop(p->order, s) == 1)
+            return 1;
+        if (p->input_done) {
+            if (p->input_rc < 0)
+                return fr_errf(err, errlen, "%s", p->input_err);
+            return 0;
+        }
+        fr_perf_sample in;
+        int rc = next_in_file(p, &in, p->input_err, sizeof p->input_err);
+        if (rc == 1) {
+            if (fr_perf_order_push(p->order, &in) < 0)
+                return fr_errf(err, errlen, "byte %llu: out of memory putting samples in time order",
+                               (unsigned long long)in.offset);
+        } else if (rc == 2) {
+            fr_perf_order_round(p->order);
+        } else {
+            p->input_done = true;
+            p->input_rc = rc;
+            fr_perf_order_end(p->order);
+        }
+    }
 }

@@ -6,9 +6,11 @@
  * features travel as records before the samples that need them).
  *
  * It returns the samples of tracepoints one at a time, each with its tracepoint's format
- * (tracefs_format.h), its time, CPU, pid and tid. Memory is bounded whatever the file's
- * length: one record at a time (a perf record is at most 64 KiB), plus the attributes,
- * the sample ids and the formats of the events the file holds, each capped.
+ * (tracefs_format.h), its time, CPU, pid and tid, in time order (perf writes each CPU's
+ * ring buffer in turn; the samples are sorted round by round, perf_order.h). Memory is
+ * bounded whatever the file's length: the samples of two rounds (at most 64 MiB), plus
+ * the attributes, the sample ids and the formats of the events the file holds, each
+ * capped.
  *
  * Little-endian files only (what x86-64 and arm64 hosts write); a big-endian one is
  * refused by name. Every error names the byte offset where the file stops making sense;
@@ -46,8 +48,9 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen);
  * tracepoints (cycles, the dummy event) are skipped. */
 int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen);
 /* Warnings to show once the reading is done (NULL if none): a file whose header was
- * never completed (perf record did not end; read to its end, without its features). */
-const char *fr_perf_warning(const fr_perf *p);
+ * never completed (perf record did not end; read to its end, without its features);
+ * samples printed out of time order (a round larger than the sorting cap). */
+const char *fr_perf_warning(fr_perf *p);
 
 /* The clock of the samples' times. clockid: the attributes' (perf record -k), -1 when
  * perf's own clock (the kernel's local clock; seconds since boot on every system we
