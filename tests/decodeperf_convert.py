@@ -124,6 +124,22 @@ if check(r.returncode == 0, f'perfetto: exit {r.returncode}: {r.stderr}'):
     work_tracks = [u for u, d in dec.tracks.items() if d.get('name') == 'Work']
     check(len(work_tracks) == 2, f'perfetto: two activity tracks named Work: {work_tracks}')
 
+# --tid keeps the perf.data's samples of those threads only, as it keeps the trace's
+# records (before: every sample, whatever --tid said).
+for tids, want in (('11', {11}), ('13', {13}), ('11,13', {11, 13})):
+    out = os.path.join(work, 'tid.json')
+    r = run(flightrec, 'convert', trace, perf_mono, '--format', 'chrome', '--tid', tids, '-o', out)
+    if not check(r.returncode == 0, f'--tid {tids}: exit {r.returncode}: {r.stderr}'):
+        continue
+    ev = json.load(open(out))['traceEvents']
+    perf_tids = {e.get('tid') for e in ev if e.get('name') in ('Hello', 'Work', 'flightrec_test:every_kind')
+                 and e.get('ph') in ('i', 'b', 'e', 'n')}
+    calls = {e.get('tid') for e in ev if e.get('ph') == 'X'}
+    check(perf_tids <= want and calls <= want and (13 not in want or 13 in perf_tids),
+          f'--tid {tids}: events of threads {perf_tids}, calls of {calls}')
+r = run(flightrec, 'convert', trace, perf_mono, '--format', 'chrome', '--tid', '99', '-o', os.path.join(work, 'tid.json'))
+check(r.returncode != 0 and '99' in r.stderr, f'--tid of a thread in neither file: exit {r.returncode}: {r.stderr}')
+
 # ------------------------------------------------------------------ refusals
 r = run(flightrec, 'convert', trace, perf_own, '--format', 'chrome', '-o', os.path.join(work, 'x.json'))
 check(r.returncode == 1 and '-k monotonic' in r.stderr, f'own clock: exit {r.returncode}: {r.stderr}')

@@ -691,14 +691,19 @@ int fr_cli_next(fr_cli_trace *t, fr_record *rec)
     }
 }
 
-bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid)
+bool fr_cli_tids_has(const fr_cli_tids *tids, int32_t tid)
 {
-    if (!t->only_tids.n)
+    if (!tids->n)
         return true;
-    for (size_t i = 0; i < t->only_tids.n; i++)
-        if (t->only_tids.ids[i] == tid)
+    for (size_t i = 0; i < tids->n; i++)
+        if (tids->ids[i] == tid)
             return true;
     return false;
+}
+
+bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid)
+{
+    return fr_cli_tids_has(&t->only_tids, tid);
 }
 
 size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid)

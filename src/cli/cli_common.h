@@ -92,6 +92,8 @@ size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t ma
  * block's, thread 0, are kept). */
 int  fr_cli_parse_tids(const char *command, const char *arg, fr_cli_tids *tids);
 bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid);
+/* Whether tid is one of tids (an empty list selects every thread). */
+bool fr_cli_tids_has(const fr_cli_tids *tids, int32_t tid);
 /* docs/CLI.md: a filter that selects nothing is more often a typo than a result. With
  * --tid (tids->n) and no record of those threads in the traces read (matched: the sum of
  * their tid_records), prints "flightrec COMMAND: warning: no record matched --tid 12,34"

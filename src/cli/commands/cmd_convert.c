@@ -40,7 +40,7 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
         is_perf[i] = cv_is_perf_data(inputs[i]);
         if (is_perf[i]) {
             cv_perf_input *in;
-            int rc = cv_perf_open(inputs[i], &in);
+            int rc = cv_perf_open(inputs[i], &job->tids, &in);
             if (rc)
                 return rc;
             cv_perf_close(in);
@@ -73,12 +73,13 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (is_perf[i]) {
             cv_perf_input *in;
-            int orc = cv_perf_open(inputs[i], &in);
+            int orc = cv_perf_open(inputs[i], &job->tids, &in);
             if (orc) {
                 rc = orc;
                 continue;
             }
             int arc = chrome ? cv_chrome_add_perf(c, in) : cv_perfetto_add_perf(p, in);
+            job->tid_records += cv_perf_given(in);
             cv_perf_close(in);
             if (!rc)
                 rc = arc;

@@ -118,11 +118,14 @@ typedef struct cv_perf_event {
 } cv_perf_event;
 /* True when path is a regular file starting with perf.data's magic. */
 bool cv_is_perf_data(const char *path);
-/* Opens path and checks its clock. Returns 0, or an exit code after a message. */
-int  cv_perf_open(const char *path, cv_perf_input **in);
+/* Opens path and checks its clock. Only the samples of threads in tids are given (none:
+ * all; tids must outlive the input). Returns 0, or an exit code after a message. */
+int  cv_perf_open(const char *path, const fr_cli_tids *tids, cv_perf_input **in);
 /* The next sample: 1, 0 at the end, -1 after a message (a damaged or cut file). The
  * event's pointers hold until the next call. */
 int  cv_perf_next(cv_perf_input *in, cv_perf_event *e);
+/* Samples given so far (of the threads selected): for --tid's "no such thread" check. */
+uint64_t cv_perf_given(const cv_perf_input *in);
 const char *cv_perf_path(const cv_perf_input *in);
 void cv_perf_close(cv_perf_input *in);
 int  cv_chrome_add_perf(cv_chrome *c, cv_perf_input *in);

@@ -30,6 +30,8 @@ struct cv_perf_input {
     fr_sb fields;
     bool have_pending;          /* a sample read while checking the clock, not given yet */
     fr_perf_sample pending;
+    const fr_cli_tids *tids;    /* --tid: only these threads' samples */
+    uint64_t given;
 };
 
 bool cv_is_perf_data(const char *path)
@@ -44,7 +46,7 @@ bool cv_is_perf_data(const char *path)
     return yes;
 }
 
-int cv_perf_open(const char *path, cv_perf_input **out)
+int cv_perf_open(const char *path, const fr_cli_tids *tids, cv_perf_input **out)
 {
     char err[600];
     int fd = fr_open_regular(path, FR_OPEN_NOFOLLOW, err, sizeof err);
@@ -57,6 +59,7 @@ int cv_perf_open(const char *path, cv_perf_input **out)
         return fr_cli_input_error("convert", "out of memory");
     }
     in->path = path;
+    in->tids = tids;
     in->perf = fr_perf_open(fd, err, sizeof err);
     if (!in->perf) {
         free(in);
@@ -95,22 +98,30 @@ void cv_perf_close(cv_perf_input *in)
 
 const char *cv_perf_path(const cv_perf_input *in) { return in->path; }
 
+uint64_t cv_perf_given(const cv_perf_input *in) { return in->given; }
+
 int cv_perf_next(cv_perf_input *in, cv_perf_event *e)
 {
     fr_perf_sample s;
     char err[600];
-    if (in->have_pending) {
-        s = in->pending;
-        in->have_pending = false;
-    } else {
-        int got = fr_perf_next(in->perf, &s, err, sizeof err);
-        if (got < 0) {
-            fr_cli_input_error("convert", "%s: %s", in->path, err);
-            return -1;
+    for (;;) {
+        if (in->have_pending) {
+            s = in->pending;
+            in->have_pending = false;
+        } else {
+            int got = fr_perf_next(in->perf, &s, err, sizeof err);
+            if (got < 0) {
+                fr_cli_input_error("convert", "%s: %s", in->path, err);
+                return -1;
+            }
+            if (got == 0)
+                return 0;
         }
-        if (got == 0)
-            return 0;
+        /* --tid: a sample with no tid belongs to no thread asked for */
+        if (!in->tids->n || (s.has_tid && fr_cli_tids_has(in->tids, (int32_t)s.tid)))
+            break;
     }
+    in->given++;
     memset(e, 0, sizeof *e);
     e->pid = s.has_tid ? (int32_t)s.pid : -1;
     e->tid = s.has_tid ? (int32_t)s.tid : -1;
