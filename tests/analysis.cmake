@@ -27,6 +27,12 @@ add_test(NAME analysis_stacks_bounded
           $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_BINARY_DIR}/analysis_stacks_bounded
           ${analysis_stacks_bounded_rss})
 
+# `stack --top N` (and the default 1000) keeps a bounded tree and prints exactly what the
+# whole tree gives, reading the trace again when the bound cannot prove it.
+add_test(NAME analysis_stack_top
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_stack_top.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_BINARY_DIR}/analysis_stack_top)
+
 # `flightrec replay` (the uftrace-style call view) and its filters, against calls matched
 # independently from the generator's records.
 add_test(NAME analysis_replay

@@ -49,10 +49,26 @@ static inline uint64_t slot_key(uint32_t parent, uint32_t function_id)
     return (uint64_t)function_id << 32 | parent;
 }
 
-/* A frame's node and the hash that placed it (see path_hash). */
+/* A frame's node and the hash that placed it (see path_hash); absorbs: the node is a
+ * "deeper" one (ABSORBS_DEEPER) or an "other" one (ABSORBS_OTHER), which is the node of
+ * every frame called from it too (no lookup for those). */
+enum { ABSORBS_DEEPER = 1, ABSORBS_OTHER = 2 };
 struct frame_node {
     uint64_t hash;
     uint32_t node;
+    uint32_t absorbs;
+};
+
+/* fr_stack_agg_set_bound: each call counted in an "other" node is also added, by the
+ * identity its stack would have in the whole tree (its placement hash), into one cell of
+ * each row of a count-min sketch. A stack's figures are then at most its cells' in every
+ * row, so at most the smallest, over the rows, of a row's largest cell: a bound of every
+ * stack that got no node, whichever it is (fr_stack_agg_unkept_bound). 2 rows of 2^15
+ * cells, 1.5 MiB. */
+#define BOUND_BITS 15
+#define BOUND_ROWS 2
+struct bound_cell {
+    uint64_t calls, total, self;
 };
 
 struct thread_nodes {
@@ -81,6 +97,8 @@ struct fr_stack_agg {
     size_t          n_threads, cap_threads;
     fr_u64_map      by_tid;
     struct thread_nodes *last;
+    uint64_t        cut_calls;     /* calls at depth >= max_depth, wherever counted */
+    struct bound_cell *bound;      /* fr_stack_agg_set_bound: BOUND_ROWS rows of cells */
 };
 
 _Static_assert(sizeof(fr_stack_node) == 32, "two nodes a cache line");
@@ -126,6 +144,20 @@ void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks)
     sa->limit = max_stacks && max_stacks < MAX_NODES / 2 ? max_stacks : MAX_NODES / 2;
 }
 
+static void grow_slots(fr_stack_agg *sa);
+
+void fr_stack_agg_set_bound(fr_stack_agg *sa, size_t max_stacks)
+{
+    fr_stack_agg_set_limit(sa, max_stacks);
+    if (!sa->bound)
+        sa->bound = fr_xcalloc((size_t)BOUND_ROWS << BOUND_BITS, sizeof *sa->bound);
+    /* Once full, nearly every enter looks up a stack that has no node: at 3/4 full, a
+     * lookup that finds nothing reads ~8 slots; so a table at most 1/4 full, for the
+     * 2 * limit + 1 nodes there can be. */
+    while (((size_t)1 << sa->slot_bits) < 8 * sa->limit + 8)
+        grow_slots(sa);
+}
+
 void fr_stack_agg_set_max_depth(fr_stack_agg *sa, uint32_t max_depth)
 {
     sa->max_depth = max_depth ? max_depth : UINT32_MAX;
@@ -169,6 +201,48 @@ uint64_t fr_stack_agg_deeper_calls(const fr_stack_agg *sa)
     return calls_of(sa, FR_STACK_DEEPER);
 }
 
+uint64_t fr_stack_agg_cut_calls(const fr_stack_agg *sa)
+{
+    return sa->cut_calls;
+}
+
+/* The call's stack's cells in the sketch, one per row. */
+static inline void bound_add(fr_stack_agg *sa, uint64_t stack_hash, uint64_t duration, uint64_t self)
+{
+    uint64_t h = stack_hash;
+    for (unsigned r = 0; r < BOUND_ROWS; r++) {
+        struct bound_cell *c = &sa->bound[((size_t)r << BOUND_BITS) + (h >> (64 - BOUND_BITS))];
+        c->calls++;
+        c->total += duration;
+        c->self += self;
+        h *= 0xFF51AFD7ED558CCDull;   /* other bits on top for the next row */
+        h ^= h >> 29;
+    }
+}
+
+bool fr_stack_agg_unkept_bound(const fr_stack_agg *sa, fr_stack_node *bound)
+{
+    if (!sa->bound)
+        return false;
+    bool any = false;
+    for (unsigned r = 0; r < BOUND_ROWS; r++) {
+        fr_stack_node row = {0};
+        for (size_t i = 0; i < ((size_t)1 << BOUND_BITS); i++) {
+            const struct bound_cell *c = &sa->bound[((size_t)r << BOUND_BITS) + i];
+            row.calls = c->calls > row.calls ? c->calls : row.calls;
+            row.total_ticks = c->total > row.total_ticks ? c->total : row.total_ticks;
+            row.self_ticks = c->self > row.self_ticks ? c->self : row.self_ticks;
+        }
+        if (!r)
+            *bound = row;
+        bound->calls = row.calls < bound->calls ? row.calls : bound->calls;
+        bound->total_ticks = row.total_ticks < bound->total_ticks ? row.total_ticks : bound->total_ticks;
+        bound->self_ticks = row.self_ticks < bound->self_ticks ? row.self_ticks : bound->self_ticks;
+        any = any || row.calls;
+    }
+    return any;
+}
+
 void fr_stack_agg_free(fr_stack_agg *sa)
 {
     if (!sa)
@@ -179,6 +253,7 @@ void fr_stack_agg_free(fr_stack_agg *sa)
         free(sa->threads[i]);
     }
     free(sa->threads);
+    free(sa->bound);
     munmap(sa->nodes, sa->cap_nodes * sizeof *sa->nodes);
     munmap(sa->slots, sizeof *sa->slots << sa->slot_bits);
     fr_u64_map_free(&sa->by_tid);
@@ -277,13 +352,14 @@ static struct frame_node child_of_new(fr_stack_agg *sa, struct frame_node parent
                                       uint32_t function_id, uint64_t h, uint32_t slot)
 {
     if (sa->n < sa->limit)
-        return (struct frame_node){h, add_node(sa, parent.node, function_id, h, slot)};
+        return (struct frame_node){h, add_node(sa, parent.node, function_id, h, slot), 0};
     /* Full: the stack continues in its deepest node's "other" child. */
     if (parent.node != FR_STACK_ROOT && node_at(sa, parent.node)->function_id == FR_STACK_OTHER)
-        return parent;
+        return (struct frame_node){parent.hash, parent.node, ABSORBS_OTHER};
     h = path_hash(parent.hash, FR_STACK_OTHER);
     uint32_t i = lookup(sa, parent.node, FR_STACK_OTHER, h, &slot);
-    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_OTHER, h, slot)};
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_OTHER, h, slot),
+                               ABSORBS_OTHER};
 }
 
 /* The node of function_id called from the frame parent, created if new, and its
@@ -295,7 +371,7 @@ struct frame_node child_of(fr_stack_agg *sa, struct frame_node parent, uint32_t 
     uint32_t slot;
     uint32_t i = lookup(sa, parent.node, function_id, h, &slot);
     if (__builtin_expect(i != FR_STACK_ROOT, 1))
-        return (struct frame_node){h, i};
+        return (struct frame_node){h, i, 0};
     return child_of_new(sa, parent, function_id, h, slot);
 }
 
@@ -307,11 +383,14 @@ __attribute__((noinline))
 static struct frame_node deeper_child(fr_stack_agg *sa, struct frame_node parent)
 {
     if (parent.node != FR_STACK_ROOT && node_at(sa, parent.node)->function_id >= FR_STACK_DEEPER)
-        return parent;
+        return (struct frame_node){parent.hash, parent.node,
+                                   node_at(sa, parent.node)->function_id == FR_STACK_OTHER ? ABSORBS_OTHER
+                                                                                          : ABSORBS_DEEPER};
     uint32_t slot;
     uint64_t h = path_hash(parent.hash, FR_STACK_DEEPER);
     uint32_t i = lookup(sa, parent.node, FR_STACK_DEEPER, h, &slot);
-    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_DEEPER, h, slot)};
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, FR_STACK_DEEPER, h, slot),
+                               ABSORBS_DEEPER};
 }
 
 /* The node of a process's or thread's root frame, whatever the limit. */
@@ -320,7 +399,7 @@ static struct frame_node root_child(fr_stack_agg *sa, struct frame_node parent, 
     uint32_t slot;
     uint64_t h = path_hash(parent.hash, fid);
     uint32_t i = lookup(sa, parent.node, fid, h, &slot);
-    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, fid, h, slot)};
+    return (struct frame_node){h, i != FR_STACK_ROOT ? i : add_node(sa, parent.node, fid, h, slot), 0};
 }
 
 static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
@@ -332,7 +411,7 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     if (i == FR_U64_MAP_NONE) {
         struct thread_nodes *th = fr_xcalloc(1, sizeof *th);
         th->tid = tid;
-        struct frame_node root = {PATH_SEED, FR_STACK_ROOT};
+        struct frame_node root = {PATH_SEED, FR_STACK_ROOT, 0};
         if (sa->processes)
             root = root_child(sa, root, FR_STACK_PROCESS | sa->process);
         if (sa->thread_roots)   /* whatever the limit: one per thread, by its index */
@@ -355,7 +434,7 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
 static struct frame_node node_of_stack(fr_stack_agg *sa, struct thread_nodes *th,
                                        const uint32_t *stack, uint32_t depth)
 {
-    struct frame_node f = {th->root_hash, th->root};
+    struct frame_node f = {th->root_hash, th->root, 0};
     uint64_t p = PATH_SEED;
     for (uint32_t d = 0; d <= depth; d++) {
         p = th->pre[d] = path_hash(p, stack[d]);
@@ -382,7 +461,7 @@ void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uin
     fr_stack_agg *sa = ctx;
     struct thread_nodes *th = thread_of(sa, tid);
     grow_frames(th, depth);
-    struct frame_node parent = depth == 0 ? (struct frame_node){th->root_hash, th->root}
+    struct frame_node parent = depth == 0 ? (struct frame_node){th->root_hash, th->root, 0}
                              : depth <= th->known ? th->at[depth - 1]
                              : node_of_stack(sa, th, stack, depth - 1);
     uint64_t p = th->pre[depth] = path_hash(depth ? th->pre[depth - 1] : PATH_SEED, stack[depth]);
@@ -399,6 +478,7 @@ static inline void count_call(fr_stack_agg *sa, uint32_t node, const fr_call *c)
     if (c->depth <= sa->max_depth)
         s->total_ticks += fr_call_duration(c);
     s->self_ticks += fr_call_self(c);
+    sa->cut_calls += c->depth >= sa->max_depth;
 }
 
 void fr_stack_agg_on_call(const fr_call *c, void *ctx)
@@ -414,6 +494,10 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
         grow_frames(th, c->depth);
         node = node_of_stack(sa, th, c->stack, c->depth).node;
     }
+    if (sa->bound && node_at(sa, node)->function_id == FR_STACK_OTHER)   /* see bound_add */
+        bound_add(sa, c->depth < sa->max_depth ? th->pre[c->depth] ^ th->salt
+                                               : path_hash(th->pre[sa->max_depth - 1] ^ th->salt, FR_STACK_DEEPER),
+                  c->depth <= sa->max_depth ? fr_call_duration(c) : 0, fr_call_self(c));
     count_call(sa, node, c);
 }
 
@@ -462,6 +546,7 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
     struct thread_nodes *th = thread_of(sa, tid);
     const uint64_t salt = th->salt;
     const uint32_t max_depth = sa->max_depth;   /* (a local: stores to at[] may alias sa) */
+    const bool bounded = sa->bound != NULL;
     struct pending_call calls[CHUNK];
     size_t n_calls = 0;
     for (size_t i = 0; i < n && i < AHEAD; i++)
@@ -473,7 +558,12 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
         uint32_t d = c->depth;
         if (c->flags & FR_CALL_ENTER) {
             grow_frames(th, d);
-            struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root};
+            struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root, 0};
+            th->pre[d] = c->path_hash;   /* (for a "deeper" stack's identity, bound_add) */
+            if (parent.absorbs) {        /* under an "other" or a "deeper" node: that node */
+                th->at[d] = parent;
+                continue;
+            }
             struct frame_node f = __builtin_expect(d < max_depth, 1)
                                 ? child_of(sa, parent, c->function_id, c->path_hash ^ salt)
                                 : deeper_child(sa, parent);
@@ -482,7 +572,14 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
             continue;
         }
         /* (a "deeper" node's total: its outermost calls' time only) */
-        calls[n_calls++] = (struct pending_call){th->at[d].node, d <= max_depth ? c->duration : 0, c->self};
+        if (__builtin_expect(d >= max_depth, 0))
+            sa->cut_calls++;
+        uint64_t duration = d <= max_depth ? c->duration : 0;
+        if (bounded && th->at[d].absorbs == ABSORBS_OTHER)   /* its stack's identity in the whole tree */
+            bound_add(sa, d < max_depth ? c->path_hash ^ salt
+                                        : path_hash(th->pre[max_depth - 1] ^ salt, FR_STACK_DEEPER),
+                      duration, c->self);
+        calls[n_calls++] = (struct pending_call){th->at[d].node, duration, c->self};
         if (n_calls == CHUNK) {
             count_pending(sa, calls, n_calls);
             n_calls = 0;

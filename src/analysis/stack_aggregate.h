@@ -17,6 +17,7 @@
 #ifndef FLIGHTREC_STACK_AGGREGATE_H
 #define FLIGHTREC_STACK_AGGREGATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "call_tracker.h"
@@ -62,6 +63,13 @@ void fr_stack_agg_free(fr_stack_agg *sa);
  * nodes. Call before
  * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
 void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
+/* The node limit of fr_stack_agg_set_limit, and a bound of the figures of the stacks
+ * that got no node (fr_stack_agg_unkept_bound); for fr_stack_agg_on_steps only. */
+void fr_stack_agg_set_bound(fr_stack_agg *sa, size_t max_stacks);
+/* After fr_stack_agg_set_bound: false if every call had its stack's node; else true, and
+ * *bound's calls, total_ticks and self_ticks are at least those of any stack that got
+ * none (the figures the whole tree would have given it). */
+bool fr_stack_agg_unkept_bound(const fr_stack_agg *sa, fr_stack_node *bound);
 /* Depth limit: a call whose frame would be the (max_depth+1)-th function frame of its
  * stack (below process and thread roots) is counted in a "deeper" node (FR_STACK_DEEPER)
  * under its caller's node, and so is every call deeper in that stack. A deeper node's
@@ -88,6 +96,9 @@ void fr_stack_agg_set_process(fr_stack_agg *sa, uint32_t index);
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa);
 /* Calls counted in "deeper" nodes. */
 uint64_t fr_stack_agg_deeper_calls(const fr_stack_agg *sa);
+/* Calls below the depth limit, counted in "deeper" nodes or in "other" nodes: the calls
+ * "deeper" nodes would hold without the node limit (fr_stack_agg_set_limit). */
+uint64_t fr_stack_agg_cut_calls(const fr_stack_agg *sa);
 /* Tracker callbacks (ctx = the fr_stack_agg). */
 void fr_stack_agg_on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx);
 void fr_stack_agg_on_call(const fr_call *call, void *ctx);

@@ -81,7 +81,10 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     c->trace.return_meta = true;
     c->analysis = fr_analysis_new(what);
     if (opts && c->analysis->stacks) {
-        fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
+        if (opts->bound_stacks)
+            fr_stack_agg_set_bound(c->analysis->stacks, opts->bound_stacks);
+        else
+            fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
         fr_stack_agg_set_max_depth(c->analysis->stacks, opts->max_depth);
         fr_stack_agg_set_thread_roots(c->analysis->stacks, opts->thread_roots);
     }
@@ -274,9 +277,8 @@ int fr_acli_parse_count(const char *command, const char *option, const char *arg
     return 0;
 }
 
-void fr_acli_report_deeper(const fr_stack_agg *sa, const char *command, uint32_t max_depth)
+void fr_acli_report_deeper(uint64_t deeper, const char *command, uint32_t max_depth)
 {
-    uint64_t deeper = fr_stack_agg_deeper_calls(sa);
     if (deeper)
         fprintf(stderr, "flightrec %s: note: --max-depth %u: %llu calls deeper than %u frame%s "
                 "counted in [deeper] frames\n", command, (unsigned)max_depth,

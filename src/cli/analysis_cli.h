@@ -43,6 +43,7 @@ int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *
 /* Same, with options of the analysis. */
 typedef struct fr_acli_opts {
     size_t max_stacks;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_limit (0: no limit) */
+    size_t bound_stacks;    /* FR_ANALYZE_STACKS: fr_stack_agg_set_bound instead (0: none) */
     uint32_t max_depth;     /* FR_ANALYZE_STACKS: fr_stack_agg_set_max_depth (0: no limit) */
     bool thread_roots;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_thread_roots */
     fr_cli_tids tids;       /* --tid: only these threads (none: all) */
@@ -101,8 +102,8 @@ int fr_acli_close_output(const char *command, const char *path, FILE *out);
 /* Parses --max-depth's value (a count of at least 1, at most 2^32 - 1) into *out; 0,
  * or -1 after a message (bad usage), as fr_acli_parse_count. */
 int fr_acli_parse_max_depth(const char *command, const char *arg, uint32_t *out);
-/* The note on stderr when calls were counted in "[deeper]" frames (none: nothing). */
-void fr_acli_report_deeper(const fr_stack_agg *sa, const char *command, uint32_t max_depth);
+/* The note on stderr that `deeper` calls were counted in "[deeper]" frames (0: none). */
+void fr_acli_report_deeper(uint64_t deeper, const char *command, uint32_t max_depth);
 int fr_acli_parse_count(const char *command, const char *option, const char *arg, uint64_t *out);
 
 #endif

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "analysis_cli.h"
 #include "cli_options.h"
 #include "text_escape.h"
@@ -74,21 +77,30 @@ static void sift_down(struct ranked *h, size_t n, size_t i)
     }
 }
 
+
 /* The nodes with calls, best first: all of them (sorted in place), or only the best
- * `top` (a heap of that size: O(nodes log top) time and O(top) memory). Returns the
- * array (malloc'd) and its length in *n, NULL if out of memory. */
-static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t top, size_t *n)
+ * `top` (a heap of that size: O(nodes log top) time and O(top) memory); with skip_other,
+ * not the "other" nodes. Returns the array (malloc'd) and its length in *n, NULL if out
+ * of memory. */
+static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t top, bool skip_other,
+                                 size_t *n, uint64_t *ranked)
 {
     size_t count = fr_stack_agg_count(sa), len = 0;
     size_t cap = top < count ? (size_t)top : count;
     struct ranked *r = malloc((cap ? cap : 1) * sizeof *r);
+    *ranked = 0;
     if (!r)
         return NULL;
-    for (uint32_t i = 0; i < count && cap; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         const fr_stack_node *s = fr_stack_agg_node(sa, i);
         if (!s->calls)
             continue;
         struct ranked v = {key_of(s, k), i};
+        if (skip_other && s->function_id == FR_STACK_OTHER)
+            continue;
+        ++*ranked;
+        if (!cap)
+            continue;
         if (len < cap) {
             r[len++] = v;
             if (len == cap && cap < count)     /* full: make it a heap, worst on top */
@@ -160,7 +172,7 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
 
 struct stack_opts {
     enum key     key;
-    uint64_t     top, max_stacks;
+    uint64_t     top, max_stacks;   /* top: TOP_DEFAULT until resolved in cmd_stack */
     fr_acli_opts acli;      /* --max-depth, --tid, --thread-root */
     const char  *format, *value, *binary, *output;
     bool         lines, verbose;
@@ -200,6 +212,16 @@ static int set_value(const char *command, const fr_cli_opt *o, const char *value
     return 0;
 }
 
+/* --top N or --top all. */
+static int set_top(const char *command, const fr_cli_opt *o, const char *value, void *field)
+{
+    if (!strcmp(value, "all")) {
+        *(uint64_t *)field = UINT64_MAX;
+        return 0;
+    }
+    return fr_cli_set_count(command, o, value, field);
+}
+
 static int set_max_stacks(const char *command, const fr_cli_opt *o, const char *value, void *field)
 {
     if (fr_cli_set_count(command, o, value, field))
@@ -219,8 +241,9 @@ static const fr_cli_opt stack_options[] = {
     {.name = "sort", .letter = 's', .arg = " KEY", .set = set_sort,
      .offset = offsetof(struct stack_opts, key),
      .help = "a column: total (default), self or calls, largest first"},
-    {.name = "top", .arg = " N", .set = fr_cli_set_count, .offset = offsetof(struct stack_opts, top),
-     .help = "only the first N stacks"},
+    {.name = "top", .arg = " N", .set = set_top, .offset = offsetof(struct stack_opts, top),
+     .help = "only the first N stacks, or all; default: 1000 in text\n"
+             "(a note says when there were more), all in folded and json"},
     {.name = "max-stacks", .arg = " N", .set = set_max_stacks,
      .offset = offsetof(struct stack_opts, max_stacks),
      .help = "keep at most N distinct stacks in memory; calls whose stack\n"
@@ -329,14 +352,48 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
     }
 }
 
-/* Ranks the stacks and writes them to -o (or stdout); the exit status. */
-static int report(fr_acli *c, const struct stack_opts *o)
+/* `stack` keeps the stacks it may show, not every distinct one. On a trace where most
+ * calls have a stack of their own (tens of millions), a node per stack took gigabytes, and
+ * ranking and printing them all took longer than reading the trace. So unless every stack
+ * is asked for (folded or json output without --top, --top all, --max-stacks), the tree holds the first
+ * BOUNDED_STACKS stacks met, and the calls of any later one are counted in an "other"
+ * node under its deepest known caller, as --max-stacks does. The stacks kept have exact
+ * figures (a node exists from its stack's first call on). The calls of the stacks that
+ * got no node also go into a small count-min sketch by their stack's identity, which
+ * bounds every figure of any of those stacks (fr_stack_agg_unkept_bound). When that bound
+ * is below the worst stack shown, no stack without a node could have been shown, and
+ * the output is exactly the whole tree's (ties are broken by first appearance, and every
+ * stack kept came before every stack not kept). When it is not (a stack to show met
+ * late in the trace, after the bound was reached, or the sketch too coarse for the
+ * figures shown), the trace is read again with no bound: the memory of the whole tree,
+ * as before, for the same output.
+ * 2^16 stacks: at most 2^17 + 1 nodes with the "other" ones, 4 MiB of nodes, 8 MiB of
+ * hash slots (kept at most 1/4 full), 1.5 MiB of sketch. A trace on standard input cannot
+ * be read twice: no bound then. */
+#define BOUNDED_STACKS  ((size_t)1 << 16)
+#define DEFAULT_TOP     1000
+#define TOP_DEFAULT     (UINT64_MAX - 1)   /* --top not given */
+#define REREAD          (-1)               /* report: the bound hid a stack to show */
+
+/* Ranks the stacks and writes them to -o (or stdout); the exit status, or REREAD (nothing
+ * written) when the bounded tree cannot tell which stacks to show. */
+static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool default_top)
 {
     const fr_stack_agg *sa = c->analysis->stacks;
     size_t n = 0;
+    uint64_t ranked;
+    fr_stack_node unkept;
     /* a path: the calls' frames, and a process's and a thread's root nodes */
     uint32_t max_depth = fr_analysis_stats(c->analysis)->max_depth + 2;
-    struct ranked *order = rank_nodes(sa, o->key, o->top, &n);
+    struct ranked *order = rank_nodes(sa, o->key, o->top, bounded, &n, &ranked);
+    bool unkept_stacks = bounded && fr_stack_agg_unkept_bound(sa, &unkept);
+    if (order && unkept_stacks && !(n == o->top && (n == 0 || key_of(&unkept, o->key) < order[n - 1].key))) {
+        free(order);
+        return REREAD;
+    }
+    if (unkept_stacks && o->verbose)
+        fprintf(stderr, "flightrec stack: note: the first %zu distinct stacks kept; the calls of later "
+                "ones counted under their callers, none of them could be shown\n", BOUNDED_STACKS);
     uint32_t *ids = malloc(max_depth * sizeof *ids);
     FILE *out = order && ids ? fr_acli_open_output("stack", o->output) : NULL;
     if (!out) {
@@ -346,10 +403,14 @@ static int report(fr_acli *c, const struct stack_opts *o)
         free(ids);
         return FR_EXIT_BAD_INPUT;
     }
-    if (fr_stack_agg_merged_calls(sa))
+    if (!bounded && fr_stack_agg_merged_calls(sa))
         fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
                 (unsigned long long)o->max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
-    fr_acli_report_deeper(sa, "stack", o->acli.max_depth);
+    fr_acli_report_deeper(bounded ? fr_stack_agg_cut_calls(sa) : fr_stack_agg_deeper_calls(sa),
+                          "stack", o->acli.max_depth);
+    if (default_top && (ranked > n || unkept_stacks))
+        fprintf(stderr, "flightrec stack: note: the first %d stacks of more (--top N or --top all "
+                "shows more)\n", DEFAULT_TOP);
     print_stacks(c, out, o, order, n, ids, max_depth);
     int rc = fr_acli_close_output("stack", o->output, out);
     fr_acli_report_unmatched(c);
@@ -360,9 +421,47 @@ static int report(fr_acli *c, const struct stack_opts *o)
 
 /* ---------------------------------------------------------------- the command */
 
+/* Whether every FILE can be read a second time (regular files, not standard input). */
+static bool rereadable(const fr_cli_operands *files)
+{
+    for (int i = 0; i < files->n; i++) {
+        struct stat st;
+        if (!strcmp(files->v[i], "-") || stat(files->v[i], &st) || !S_ISREG(st.st_mode))
+            return false;
+    }
+    return true;
+}
+
+/* The second read, without the bound: its messages are the first read's again, so they
+ * go nowhere (standard error is pointed at /dev/null meanwhile); a failure says so. */
+static int read_again(fr_acli *c, const fr_cli_operands *files, struct stack_opts *o)
+{
+    fr_acli_done(c);
+    o->acli.bound_stacks = 0;
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0)
+        dup2(null, 2);
+    if (null >= 0)
+        close(null);
+    int rc = fr_acli_run_files(c, "stack", (const char *const *)files->v, (size_t)files->n, o->binary,
+                               FR_ANALYZE_STACKS, &o->acli);
+    fflush(stderr);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    if (rc)
+        fprintf(stderr, "flightrec stack: reading the trace a second time failed (did it change?)\n");
+    else if (o->verbose)
+        fprintf(stderr, "flightrec stack: note: a stack to show may have come after the first %zu "
+                "distinct stacks: the trace was read again, every stack kept\n", BOUNDED_STACKS);
+    return rc;
+}
+
 int cmd_stack(int argc, char **argv)
 {
-    struct stack_opts o = {.key = BY_TOTAL, .top = UINT64_MAX, .format = "text", .value = "self",
+    struct stack_opts o = {.key = BY_TOTAL, .top = TOP_DEFAULT, .format = "text", .value = "self",
                            .acli = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH},
                            .color = FR_COLOR_AUTO};
     fr_cli_operands files;
@@ -372,14 +471,23 @@ int cmd_stack(int argc, char **argv)
     if (files.n < 1)
         return fr_cli_usage_error("stack", "no trace FILE given");
     g_lines = o.lines;
+    bool default_top = o.top == TOP_DEFAULT;
+    if (default_top)
+        o.top = !strcmp(o.format, "text") ? DEFAULT_TOP : UINT64_MAX;   /* machines get all */
+    bool bounded = !o.max_stacks && o.top <= BOUNDED_STACKS / 4 && rereadable(&files);
 
     fr_acli c;
     o.acli.max_stacks = o.max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)o.max_stacks;
+    o.acli.bound_stacks = bounded ? BOUNDED_STACKS : 0;
     rc = fr_acli_run_files(&c, "stack", (const char *const *)files.v, (size_t)files.n, o.binary,
                            FR_ANALYZE_STACKS, &o.acli);
     if (!rc) {
         c.verbose = o.verbose;
-        rc = report(&c, &o);
+        rc = report(&c, &o, bounded, default_top);
+        if (rc == REREAD && !(rc = read_again(&c, &files, &o))) {
+            c.verbose = o.verbose;
+            rc = report(&c, &o, false, default_top);
+        }
     }
     int drc = fr_acli_done(&c);
     return rc ? rc : drc;

@@ -173,7 +173,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     if (merged)
         fprintf(stderr, "flightrec convert: --max-stacks %zu: %llu calls counted in [other] stacks\n",
                 job->max_stacks, (unsigned long long)merged);
-    fr_acli_report_deeper(st->agg, "convert", job->max_depth);
+    fr_acli_report_deeper(fr_stack_agg_deeper_calls(st->agg), "convert", job->max_depth);
     return rc;
 }
 
