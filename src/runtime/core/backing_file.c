@@ -34,6 +34,10 @@
 #include "core/session.h"
 #include "core/write_error.h"
 #include "core/text_out.h"
+#include "core/trace_out.h"
+#include "core/trace_file.h"
+#include "core/write_signals.h"
+#include "core/metadata.h"
 #include "fr_backing.h"
 
 char fr_backing_path[FR_OPTIONS_PATH_MAX];

@@ -26,6 +26,7 @@
 #include "core/lifecycle_state.h"
 #include "core/text_out.h"
 #include "core/thread_writer.h"
+#include "core/trace_out.h"
 #include "fr_format.h"
 
 /* Its own output buffer and job: a dump may interrupt a flush or a snapshot elsewhere. */

@@ -30,171 +30,19 @@
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
 #include "core/xray_layout.h"
+#include "core/trace_out.h"
+#include "core/trace_file.h"
+#include "core/write_signals.h"
+#include "core/metadata.h"
 
 static uint8_t out_buffer[64 * 1024];
-
-static void write_all(struct fr_out *o, const uint8_t *p, size_t len)
-{
-    while (len && !o->error) {
-        ssize_t n = write(o->fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            o->error = errno;
-            return;
-        }
-        if (n == 0) {
-            o->error = EIO;
-            return;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
-void fr_out_flush(struct fr_out *o)
-{
-    write_all(o, o->buf, o->len);
-    o->len = 0;
-}
-
-void fr_out_put(struct fr_out *o, const void *data, size_t len)
-{
-    o->offset += len;
-    if (o->len + len > o->cap) {
-        fr_out_flush(o);
-        if (len >= o->cap) { /* big pieces (whole buffers) go straight out */
-            write_all(o, data, len);
-            return;
-        }
-    }
-    memcpy(o->buf + o->len, data, len);
-    o->len += len;
-}
-
-void fr_out_patch(struct fr_out *o, uint64_t offset, const void *data, size_t len)
-{
-    uint64_t buffered_from = o->offset - o->len;
-    if (offset >= buffered_from) {
-        memcpy(o->buf + (offset - buffered_from), data, len);
-        return;
-    }
-    const uint8_t *p = data;
-    while (len && !o->error) {
-        ssize_t n = pwrite(o->fd, p, len, (off_t)offset);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            o->error = n < 0 ? errno : EIO;
-            return;
-        }
-        p += n;
-        len -= (size_t)n;
-        offset += (uint64_t)n;
-    }
-}
-
-static void put_extents(struct fr_out *o, uint64_t n)
-{
-    uint8_t rec[FR_XRAY_METADATA_SIZE];
-    fr_md_put_buffer_extents(rec, (struct fr_md_buffer_extents){ n });
-    fr_out_put(o, rec, sizeof rec);
-}
-
-void fr_out_extents(struct fr_out *o, uint64_t n)
-{
-    put_extents(o, n);
-}
-
-/* The header of one of our records (fr_format.h, "flightrec records"): an XRay custom
- * event with delta 0 whose payload is the envelope then `size` bytes (which follow). */
-void fr_out_te_header(struct fr_out *o, uint16_t type, size_t size)
-{
-    uint8_t hdr[FR_ENVELOPED_HEADER_SIZE];
-    fr_te_header_put(hdr, type, size, 0);
-    fr_out_put(o, hdr, sizeof hdr);
-}
-
-void fr_meta_emit_iov(struct fr_meta_writer *w, uint16_t type, const struct iovec *iov, int iovcnt)
-{
-    size_t size = 0;
-    for (int i = 0; i < iovcnt; i++)
-        size += iov[i].iov_len;
-    fr_out_te_header(w->out, type, size);
-    for (int i = 0; i < iovcnt; i++)
-        fr_out_put(w->out, iov[i].iov_base, iov[i].iov_len);
-}
-
-void fr_meta_emit_str16(fr_meta_writer *w, uint16_t type, const void *fixed, size_t fixed_size,
-                        const char *str, size_t max)
-{
-    size_t n = 0;
-    if (str)
-        while (n < max && n < UINT16_MAX && str[n])
-            n++;
-    uint16_t n16 = (uint16_t)n;
-    struct iovec v[3] = { { (void *)fixed, fixed_size }, { &n16, 2 }, { (void *)str, n } };
-    fr_meta_emit_iov(w, type, v, 3);
-}
-
-void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size)
-{
-    struct iovec v = { (void *)payload, size };
-    fr_meta_emit_iov(w, type, &v, 1);
-}
-
-static void write_header(struct fr_out *o)
-{
-    struct fr_xray_file_header h = {
-        .version = FR_XRAY_VERSION_FDR,
-        .type = FR_XRAY_TYPE_FDR,
-        .flags = fr_clock.flags,
-        .cycle_frequency = fr_clock.ticks_per_second,
-        .buffer_size = fr_pool.buffer_size,
-    };
-    fr_out_put(o, &h, sizeof h);
-}
-
-/* The metadata block's preamble: tid 0, cpu 0, at timestamp 1. */
-static void write_metadata_preamble(struct fr_out *o)
-{
-    int64_t sec;
-    int32_t usec;
-    fr_clock_walltime(1, &sec, &usec);
-    uint8_t pre[FR_BUFFER_PREAMBLE];
-    fr_preamble_put(pre, 0, (struct fr_md_walltime){ sec, usec }, fr_session.pid, 0, 1);
-    fr_out_put(o, pre, sizeof pre);
-}
-
-void fr_out_header(struct fr_out *o)
-{
-    write_header(o);
-}
-
-/* Two passes over the records, the first only counting, so that the block goes out in
- * order with its true size and nothing is patched afterwards: a reader following a
- * streamed file never meets a BufferExtents that is still 0. (The counting pass has no
- * descriptor: its one write fails with EBADF and is ignored.) */
-void fr_out_metadata_block(struct fr_out *o, void (*emit)(struct fr_meta_writer *))
-{
-    static uint8_t none[1];
-    struct fr_out count = { .fd = -1, .buf = none, .offset = o->offset + FR_XRAY_METADATA_SIZE };
-    uint64_t body = count.offset;
-    write_metadata_preamble(&count);
-    struct fr_meta_writer cw = { .out = &count };
-    emit(&cw);
-    put_extents(o, count.offset - body);
-    write_metadata_preamble(o);
-    struct fr_meta_writer w = { .out = o };
-    emit(&w);
-}
 
 static void write_metadata_block(struct fr_out *o, const struct fr_meta_figures_source *figures)
 {
     uint64_t extents_at = o->offset;
-    put_extents(o, 0);
+    fr_out_extents(o, 0);
     uint64_t body = o->offset;
-    write_metadata_preamble(o);
+    fr_out_metadata_preamble(o);
     struct fr_meta_writer w = { o, figures };
     fr_meta_emit_all(&w);
     uint64_t n = o->offset - body;
@@ -244,7 +92,7 @@ static void write_thread_block(struct fr_out *o, int32_t tid, const uint32_t *id
     uint64_t size = FR_BLOCK_HEAD_EXTRA + used0 + (lost ? FR_LOST_RECORD_SIZE : 0);
     for (uint32_t i = 1; i < n; i++)
         size += buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP;
-    put_extents(o, size);
+    fr_out_extents(o, size);
     uint8_t head[FR_BLOCK_HEAD_SIZE];
     fr_block_head_put(head, first, NULL);
     fr_out_put(o, head, sizeof head);
@@ -259,89 +107,14 @@ static void write_thread_block(struct fr_out *o, int32_t tid, const uint32_t *id
                    buf_used(idx[i]) - FR_BUFFER_HEAD_SKIP);
 }
 
-int fr_open_new_file(const char *path, int access, unsigned mode)
-{
-    int fd;
-    do
-        fd = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
-    while (fd < 0 && errno == EINTR);
-    return fd >= 0 ? fd : -errno;
-}
-
-/* A name for the temporary file next to the target ("<dir>/.<base>.XXXXXXXX.tmp") that
- * another user cannot guess ahead of time; O_EXCL makes a guessed name merely fail (we try
- * another), never a file or link someone planted. */
-static int open_temp(const char *path, char *tmp, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    size_t baselen = strlen(base);
-    if (dirlen + 1 + baselen + 1 + 16 + 5 > cap)
-        return -ENAMETOOLONG;
-    static uint64_t counter;
-    for (int attempt = 0; attempt < 64; attempt++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
-                     ((uint64_t)getpid() << 32) ^
-                     (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull);
-        x ^= x >> 31;
-        x *= 0x94d049bb133111ebull;
-        x ^= x >> 29;
-        char *q = tmp;
-        memcpy(q, path, dirlen);
-        q += dirlen;
-        *q++ = '.';
-        memcpy(q, base, baselen);
-        q += baselen;
-        *q++ = '.';
-        for (int i = 0; i < 16; i++)
-            *q++ = "0123456789abcdef"[(x >> (4 * i)) & 15];
-        memcpy(q, ".tmp", 5);
-        /* read too: a streamed file is read back for copies (fr_stream_copy) */
-        int fd = fr_open_new_file(tmp, O_RDWR, fr_session.opts.file_mode);
-        if (fd != -EEXIST)
-            return fd;
-    }
-    return -EEXIST;
-}
-
-/* FIFOs and character devices (a pipe, /dev/null, /dev/stdout) are written in place: a
- * rename would replace the device by a regular file. O_NONBLOCK on open so that a FIFO
- * with no reader fails (ENXIO) instead of hanging the program at exit. */
-static int open_in_place(const char *path)
-{
-    int fd;
-    do
-        fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return -errno;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
-}
-
 static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trace_job *job);
-
-int fr_create_trace_file(const char *path, char *tmp, size_t cap, int *in_place)
-{
-    struct stat st;
-    *in_place = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
-    return *in_place ? open_in_place(path) : open_temp(path, tmp, cap);
-}
 
 static int write_file(struct fr_trace_job *job, const char *path)
 {
     char *tmp = job->tmp;
-    struct stat st;
-    /* stat, not lstat: a symlink to a FIFO or device is written in place through the link;
-     * any other symlink is replaced by the trace (rename replaces the link itself). */
-    int in_place = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+    int in_place;
+    int fd = fr_create_trace_file(path, tmp, sizeof job->tmp, &in_place);
     job->in_place = in_place;
-    int fd = in_place ? open_in_place(path) : open_temp(path, tmp, sizeof job->tmp);
     if (fd < 0)
         return -fd;
     job->fd = fd;
@@ -372,7 +145,7 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
             return err;
         o.offset = job->prefix;
     } else {
-        write_header(&o);
+        fr_out_header(&o);
     }
     write_metadata_block(&o, job ? job->figures : NULL);
     uint32_t nthreads = __atomic_load_n(&fr_pool.nthreads, __ATOMIC_ACQUIRE);
@@ -401,33 +174,6 @@ static int write_contents(int fd, uint8_t *buf, size_t cap, const struct fr_trac
             o.error = lseek(fd, 0, SEEK_SET) == 0 ? job->prefix_copy(fd, job->ctx) : errno;
     }
     return o.error;
-}
-
-void fr_write_signals_block(struct fr_write_signals *w)
-{
-    sigset_t set, pending;
-    sigemptyset(&pending);
-    sigpending(&pending);
-    w->xfsz_pending = sigismember(&pending, SIGXFSZ) == 1;
-    w->pipe_pending = sigismember(&pending, SIGPIPE) == 1;
-    sigemptyset(&set);
-    sigaddset(&set, SIGXFSZ);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, &w->old);
-}
-
-void fr_write_signals_restore(struct fr_write_signals *w)
-{
-    sigset_t ours;
-    sigemptyset(&ours);
-    if (!w->xfsz_pending)
-        sigaddset(&ours, SIGXFSZ);
-    if (!w->pipe_pending)
-        sigaddset(&ours, SIGPIPE);
-    struct timespec zero = { 0, 0 };
-    while (sigtimedwait(&ours, NULL, &zero) > 0)
-        ;
-    pthread_sigmask(SIG_SETMASK, &w->old, NULL);
 }
 
 int fr_write_trace_fd(int fd)

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/session.h"
 #include "core/metadata.h"
+#include "core/trace_out.h"
 
 #define MAX_SOURCES 32
 

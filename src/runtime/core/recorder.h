@@ -50,6 +50,9 @@ typedef struct fr_meta_writer fr_meta_writer;
 typedef void (*fr_meta_source_fn)(fr_meta_writer *w, void *ctx);
 FR_HIDDEN int  fr_meta_register_source(fr_meta_source_fn fn, void *ctx);
 FR_HIDDEN void fr_meta_emit(fr_meta_writer *w, uint16_t type, const void *payload, size_t size);
+/* The same, the payload gathered from pieces. */
+FR_HIDDEN void fr_meta_emit_iov(fr_meta_writer *w, uint16_t type, const struct iovec *iov,
+                                int iovcnt);
 /* A payload made of a fixed part (the type's struct in fr_format.h) and one str16 (`str`,
  * at most `max` bytes of it; NULL is empty). */
 FR_HIDDEN void fr_meta_emit_str16(fr_meta_writer *w, uint16_t type, const void *fixed,

@@ -42,6 +42,8 @@
 #include "core/stream_writer.h"
 #include "core/text_out.h"
 #include "core/thread_writer.h"
+#include "core/trace_out.h"
+#include "core/metadata.h"
 #include "fr_format.h"
 
 /* A buffer as the snapshot sees it. */

@@ -63,6 +63,9 @@
 #include "core/session.h"
 #include "core/write_error.h"
 #include "core/text_out.h"
+#include "core/trace_out.h"
+#include "core/trace_file.h"
+#include "core/metadata.h"
 #include "fr_format.h"
 
 #define LOAD(p)       __atomic_load_n((p), __ATOMIC_ACQUIRE)

@@ -26,6 +26,8 @@
 #include "core/clock.h"
 #include "core/session.h"
 #include "core/thread_writer.h"
+#include "core/trace_out.h"
+#include "core/metadata.h"
 
 #define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 
