@@ -17,7 +17,6 @@
 #include "core/pool_budget.h"
 #include "core/session.h"
 #include "core/text_out.h"
-#include "core/thread_writer.h"
 
 struct fr_pool fr_pool;
 
@@ -655,32 +654,6 @@ int fr_pool_next(uint32_t slot, struct fr_hold *h, uint64_t used, uint64_t recor
 }
 
 /* ------------------------------------------------------------------ readers */
-
-int fr_pool_view(uint32_t idx, struct fr_buffer_view *v)
-{
-    struct fr_buffer_desc *b = &fr_pool.bufs[idx];
-    uint64_t w = LOAD(&b->own);
-    uint32_t st = FR_OWN_STATE(w), slot = FR_OWN_SLOT(w);
-    memset(v, 0, sizeof *v);
-    v->index = idx;
-    v->state = st;
-    if (st == FR_BUF_FREE || slot >= FR_MAX_THREADS)
-        return 0;
-    v->slot = slot;
-    v->tid = fr_pool.threads[slot].tid;
-    v->seq = LOAD_R(&b->seq);
-    if (st == FR_BUF_CURRENT) {
-        struct fr_thread *t = fr_pool_pin(slot);
-        if (t) {
-            fr_writer_position(t, idx, FR_OWN_GEN(w), &v->used, &v->records);
-            fr_pool_unpin(slot);
-        }
-    } else {
-        v->used = LOAD_R(&b->used);
-        v->records = LOAD_R(&b->records);
-    }
-    return v->used >= FR_BUFFER_PREAMBLE;
-}
 
 static int32_t desc_tid(uint32_t i)
 {

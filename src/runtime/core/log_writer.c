@@ -34,6 +34,7 @@
 #include "core/trace_file.h"
 #include "core/write_signals.h"
 #include "core/metadata.h"
+#include "core/buffer_records.h"
 
 static uint8_t out_buffer[64 * 1024];
 
@@ -83,7 +84,7 @@ static void write_thread_block(struct fr_out *o, int32_t tid, const uint32_t *id
     } else if (lost) {
         /* Every buffer of the thread was taken by others (overwrite policy; it exited
          * first): a block of its own for the marker (cpu 0, the time now). */
-        fr_writer_put_preamble(empty, tid, 0, fr_clock_now());
+        fr_buffer_put_preamble(empty, tid, 0, fr_clock_now());
         first = empty;
         used0 = FR_BUFFER_PREAMBLE;
     } else {

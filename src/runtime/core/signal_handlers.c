@@ -35,11 +35,9 @@
 #include <unistd.h>
 #include "core/crash_dump.h"
 #include "core/signal_handlers.h"
+#include "core/signal_stack.h"
 #include "core/snapshot.h"
 #include "fr_format.h"
-
-#define ALTSTACK_SIZE (64 * 1024)
-#define GUARD_SIZE    4096
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
 static const int termination_signals[] = { SIGTERM, SIGINT, SIGHUP };
@@ -48,9 +46,6 @@ static struct sigaction previous[NSIG];
 static uint8_t installed[NSIG];
 static int crash_on, flush_on;       /* what the current session asked for */
 static int snapshot_sig = -1;        /* snapshot_signal=, -1 none */
-static pthread_key_t altstack_key;
-static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
-static int altstack_key_ok;
 
 static int is_fatal(int sig)
 {
@@ -59,46 +54,6 @@ static int is_fatal(int sig)
             return 1;
     return 0;
 }
-
-/* ------------------------------------------------------------------ alternate stacks */
-
-static void altstack_free(void *mem)
-{
-    stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (uint8_t *)mem + GUARD_SIZE &&
-        !(cur.ss_flags & SS_ONSTACK)) {
-        stack_t off = { .ss_flags = SS_DISABLE };
-        sigaltstack(&off, NULL);
-    }
-    munmap(mem, GUARD_SIZE + ALTSTACK_SIZE);
-}
-
-static void altstack_key_create(void)
-{
-    altstack_key_ok = pthread_key_create(&altstack_key, altstack_free) == 0;
-}
-
-void fr_signals_thread_start(void)
-{
-    if (!__atomic_load_n(&crash_on, __ATOMIC_ACQUIRE) || !altstack_key_ok)
-        return;
-    stack_t cur;
-    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
-        return; /* the program (or a sanitizer) gave this thread one already */
-    uint8_t *mem = mmap(NULL, GUARD_SIZE + ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED)
-        return;
-    mprotect(mem, GUARD_SIZE, PROT_NONE); /* an overflow of the handler faults, not corrupts */
-    stack_t st = { .ss_sp = mem + GUARD_SIZE, .ss_size = ALTSTACK_SIZE, .ss_flags = 0 };
-    if (sigaltstack(&st, NULL) != 0 || pthread_setspecific(altstack_key, mem) != 0) {
-        stack_t off = { .ss_flags = SS_DISABLE };
-        sigaltstack(&off, NULL);
-        munmap(mem, GUARD_SIZE + ALTSTACK_SIZE);
-    }
-}
-
-/* ------------------------------------------------------------------ chaining */
 
 static void call_previous(int sig, siginfo_t *si, void *uc, const struct sigaction *old)
 {
@@ -204,8 +159,8 @@ void fr_signals_install(const struct fr_options *o)
     }
     __atomic_store_n(&crash_on, o->crash_dump, __ATOMIC_RELEASE);
     __atomic_store_n(&flush_on, o->signal_flush, __ATOMIC_RELEASE);
+    fr_signal_stacks_enable(o->crash_dump);
     if (o->crash_dump) {
-        pthread_once(&altstack_once, altstack_key_create);
         for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
             install(fatal_signals[i], SA_NODEFER);
     }

@@ -44,6 +44,8 @@
 #include "core/thread_writer.h"
 #include "core/trace_out.h"
 #include "core/metadata.h"
+#include "core/buffer_records.h"
+#include "core/buffer_view.h"
 #include "fr_format.h"
 
 /* A buffer as the snapshot sees it. */

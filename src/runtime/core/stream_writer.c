@@ -66,15 +66,13 @@
 #include "core/trace_out.h"
 #include "core/trace_file.h"
 #include "core/metadata.h"
+#include "core/buffer_records.h"
+#include "core/stream_doorbell.h"
 #include "fr_format.h"
 
 #define LOAD(p)       __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_R(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v)   __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-
-uint32_t fr_stream_word;
-uint32_t fr_stream_sleeping;
-uint32_t fr_stream_batch = 1;
 
 /* How long the writer sleeps when nobody wakes it (it also picks up buffers of threads
  * that exited, and anything a missed wake left). */
@@ -450,7 +448,7 @@ static int write_block(const uint8_t *b, uint64_t used, uint64_t lost)
 static int append_lost_block(uint32_t slot, int32_t tid)
 {
     uint8_t pre[FR_BUFFER_PREAMBLE];
-    fr_writer_put_preamble(pre, tid, 0, fr_clock_now());   /* its walltime: append_block's */
+    fr_buffer_put_preamble(pre, tid, 0, fr_clock_now());   /* its walltime: append_block's */
     return append_block(pre, slot, tid, sizeof pre);
 }
 
@@ -617,13 +615,6 @@ static int pass(int finishing)
 }
 
 /* ------------------------------------------------------------------ the thread */
-
-void fr_stream_wake(void)
-{
-    int saved = errno;   /* may run in a signal handler */
-    syscall(SYS_futex, &fr_stream_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    errno = saved;
-}
 
 static void *writer_main(void *arg)
 {

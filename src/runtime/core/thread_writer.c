@@ -22,8 +22,9 @@
 #include "core/cpu_id.h"
 #include "core/session.h"
 #include "core/text_out.h"
-#include "core/signal_handlers.h"
-#include "core/stream_writer.h"
+#include "core/buffer_records.h"
+#include "core/signal_stack.h"
+#include "core/stream_doorbell.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 /* Current recorder session number (incremented by each init, reset, and in a fork
@@ -40,16 +41,6 @@ static pthread_key_t exit_key;
 /* ------------------------------------------------------------------ record bytes */
 
 static inline void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
-/* The four metadata records every buffer starts with (FR_BUFFER_PREAMBLE bytes). */
-void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc)
-{
-    uint64_t rel = tsc - fr_clock.base_tsc;
-    int64_t sec;
-    int32_t usec;
-    fr_clock_walltime(rel, &sec, &usec);
-    fr_preamble_put(p, tid, (struct fr_md_walltime){ sec, usec }, fr_session.pid, cpu, rel);
-}
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -95,7 +86,7 @@ static void close_own_run(struct fr_thread *t)
 static void start_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu)
 {
     uint8_t *start = fr_pool_buffer((uint32_t)t->hold.idx);
-    fr_writer_put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
+    fr_buffer_put_preamble(start, t->tid, fr_cpu_number(cpu), tsc);
     t->pos = start + FR_BUFFER_PREAMBLE;
     /* compiler-rt's FDR mode moves to a new buffer when a function record and a metadata
      * record no longer both fit: its buffers end 16 bytes short. An xray-fdr session's
@@ -341,21 +332,6 @@ void fr_writer_wait_exits(void)
 {
     while (__atomic_load_n(&exiting, __ATOMIC_SEQ_CST))
         sched_yield();
-}
-
-void fr_writer_position(const struct fr_thread *t, uint32_t idx, uint32_t gen, uint64_t *used,
-                        uint64_t *records)
-{
-    *used = *records = 0;
-    if (__atomic_load_n(&t->hold.idx, __ATOMIC_RELAXED) != (int32_t)idx ||
-        __atomic_load_n(&t->hold.gen, __ATOMIC_RELAXED) != gen)
-        return;
-    uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
-    uint8_t *start = fr_pool_buffer(idx);
-    if (pos >= start + FR_BUFFER_PREAMBLE && pos <= start + fr_pool_capacity(idx)) {
-        *used = (uint64_t)(pos - start);
-        *records = __atomic_load_n(&t->records, __ATOMIC_RELAXED);
-    }
 }
 
 void fr_writer_forget_self(void)
@@ -822,81 +798,6 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
         t->run_tsc = tsc;
     }
     guard_leave(t);
-}
-
-uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used)
-{
-    uint64_t off = FR_BUFFER_PREAMBLE;
-    while (off < used) {
-        uint8_t b = buf[off];
-        if (!fr_is_metadata(b)) {
-            off += FR_XRAY_FUNCTION_RECORD_SIZE;
-            continue;
-        }
-        unsigned kind = fr_md_kind(b);
-        if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT) {
-            off += FR_XRAY_METADATA_SIZE;
-            continue;
-        }
-        int32_t sz = fr_md_get_event_size(buf + off);
-        uint64_t body = off + FR_XRAY_METADATA_SIZE;
-        if (sz >= 0 && body + (uint64_t)sz <= used) {
-            off = body + (uint64_t)sz;
-            continue;
-        }
-        /* A run still growing when `used` was read: keep the entries below used. */
-        if (kind == FR_MD_CUSTOM_EVENT && body < used && used - body > sizeof(struct fr_te_envelope) &&
-            fr_te_enveloped_type(buf + body, used - body) == FR_TE_EVENT_RUN) {
-            fr_md_set_event_size(buf + off, (int32_t)(used - body));
-            return used;
-        }
-        return off;
-    }
-    return off < used ? off : used;
-}
-
-/* The entries of an event run's payload (after its envelope): key, time delta and size
- * varints, then `size` bytes (fr_record_event_entry). */
-static uint64_t run_entries(const uint8_t *p, const uint8_t *end)
-{
-    uint64_t n = 0;
-    while (p < end) {
-        uint64_t key, delta, size;
-        size_t len = fr_run_entry_get(p, end, &key, &delta, &size);
-        if (!len)
-            break;
-        p += len;
-        n++;
-    }
-    return n;
-}
-
-uint64_t fr_buffer_count_records(const uint8_t *buf, uint64_t used)
-{
-    uint64_t n = 0, off = FR_BUFFER_PREAMBLE;
-    while (off < used) {
-        uint8_t b = buf[off];
-        if (!fr_is_metadata(b)) {
-            n++;
-            off += FR_XRAY_FUNCTION_RECORD_SIZE;
-            continue;
-        }
-        unsigned kind = fr_md_kind(b);
-        off += FR_XRAY_METADATA_SIZE;
-        if (kind != FR_MD_CUSTOM_EVENT && kind != FR_MD_TYPED_EVENT)
-            continue;
-        int32_t sz = fr_md_get_event_size(buf + off - FR_XRAY_METADATA_SIZE);
-        if (sz < 0 || (uint64_t)sz > used - off)
-            break;
-        const uint8_t *body = buf + off;
-        if (kind == FR_MD_CUSTOM_EVENT && (size_t)sz > sizeof(struct fr_te_envelope) &&
-            fr_te_enveloped_type(body, (size_t)sz) == FR_TE_EVENT_RUN)
-            n += run_entries(body + sizeof(struct fr_te_envelope), body + sz);
-        else
-            n++;
-        off += (uint64_t)sz;
-    }
-    return n;
 }
 
 /* ------------------------------------------------------------------ public API */

@@ -57,22 +57,6 @@ struct fr_thread {
 
 extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
-/* The end of the whole records of a copy of a buffer whose records end at `used` (a
- * thread's pos, read while the thread went on writing): an event run whose size grew
- * past `used` since is cut back to `used` in buf (FR_TE_EVENT_RUN appends to a run in
- * place). Returns the bytes to keep. Async-signal-safe. */
-FR_HIDDEN uint64_t fr_buffer_whole_records(uint8_t *buf, uint64_t used);
-/* The records in a buffer's bytes up to `used` (whole records, as fr_buffer_whole_records
- * leaves them), counted as the thread's `records` counts them: a function record 1 (with
- * its call argument), a custom or typed event 1, an event run 1 per entry, other
- * metadata records 0. For a copy of a buffer a thread writes on: its `records` counter
- * read beside `pos` can be a record ahead or behind. Async-signal-safe. */
-FR_HIDDEN uint64_t fr_buffer_count_records(const uint8_t *buf, uint64_t used);
-/* A buffer's first FR_BUFFER_PREAMBLE bytes: NewBuffer(tid), WalltimeMarker, Pid,
- * NewCPUId(cpu, tsc); also the start of the files' marker-only blocks (a thread whose
- * buffers were all taken by others still gets its FR_TE_LOST). */
-FR_HIDDEN void fr_writer_put_preamble(uint8_t *p, int32_t tid, uint16_t cpu, uint64_t tsc);
-
 /* Lifecycle support (lifecycle.c, fork.c, crash dumps). */
 FR_HIDDEN int fr_writer_setup_key(void);
 
@@ -93,12 +77,6 @@ FR_HIDDEN uint32_t fr_writer_stop_threads(uint32_t max_yields);
 /* Waits until no thread is inside its exit work (fr_reset, after a new session number
  * made later exits leave the pool alone). */
 FR_HIDDEN void fr_writer_wait_exits(void);
-
-/* The end of whole records of t in buffer idx of generation gen (for fr_pool_view; t
- * pinned): bytes from the buffer's start and records, or 0 if t is elsewhere. */
-FR_HIDDEN void fr_writer_position(const struct fr_thread *t, uint32_t idx,
-                                                              uint32_t gen, uint64_t *used,
-                                                              uint64_t *records);
 
 /* Forget the calling thread's buffers (fork child). */
 FR_HIDDEN void fr_writer_forget_self(void);

@@ -28,6 +28,7 @@
 #include "core/thread_writer.h"
 #include "core/trace_out.h"
 #include "core/metadata.h"
+#include "core/buffer_records.h"
 
 #define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 
@@ -54,7 +55,7 @@ static void hidden_metadata_block(struct fr_out *o, const struct fr_meta_figures
     }
     uint64_t size = m.offset, pieces = (size + PIECE - 1) / PIECE;
     uint8_t pre[FR_BUFFER_PREAMBLE];
-    fr_writer_put_preamble(pre, 0, 0, fr_clock.base_tsc + 1);
+    fr_buffer_put_preamble(pre, 0, 0, fr_clock.base_tsc + 1);
     fr_out_extents(o, sizeof pre + pieces * FR_XRAY_METADATA_SIZE);
     fr_out_put(o, pre, sizeof pre);
     for (uint64_t at = 0; at < size && !o->error;) {
