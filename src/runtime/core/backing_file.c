@@ -23,21 +23,14 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "core/backing_file.h"
+#include "core/backing_map.h"
 #include "core/fd_guard.h"
-#include "core/buffer_pool.h"
-#include "core/clock.h"
-#include "core/crash_dump.h"
-#include "core/log_writer.h"
 #include "core/output_path.h"
-#include "core/recorder.h"
 #include "core/session.h"
-#include "core/write_error.h"
 #include "core/text_out.h"
-#include "core/trace_out.h"
 #include "core/trace_file.h"
+#include "core/write_error.h"
 #include "core/write_signals.h"
-#include "core/metadata.h"
 #include "fr_backing.h"
 
 char fr_backing_path[FR_OPTIONS_PATH_MAX];
@@ -61,19 +54,7 @@ static struct {
 } bk;
 static uint32_t last_gen;
 
-/* The event sites region: the part of the mapping between the header and the pool. */
-#define SITES_OFF FR_BACKING_HEADER_SIZE
-#define SITES_CAP (FR_BACKING_POOL_OFFSET - FR_BACKING_HEADER_SIZE)
-
-/* The runtime's descriptors are the file's (fr_backing.h): same sizes, same offsets. */
-_Static_assert(sizeof(struct fr_buffer_desc) == sizeof(struct fr_backing_buffer_desc), "buffer desc");
-_Static_assert(offsetof(struct fr_buffer_desc, used) == offsetof(struct fr_backing_buffer_desc, used), "used");
-_Static_assert(sizeof(struct fr_thread_desc) == sizeof(struct fr_backing_thread_desc), "thread desc");
-_Static_assert(offsetof(struct fr_thread_desc, dropped) == offsetof(struct fr_backing_thread_desc, dropped), "dropped");
-_Static_assert(offsetof(struct fr_thread_desc, taken_records) == offsetof(struct fr_backing_thread_desc, taken_records), "taken");
-_Static_assert(offsetof(struct fr_thread_desc, name) == offsetof(struct fr_backing_thread_desc, name), "name");
-
-static void say(const char *what, const char *path, int err)
+void fr_backing_say(const char *what, const char *path, int err)
 {
     char msg[FR_OPTIONS_PATH_MAX + 256];
     size_t len = 0;
@@ -123,13 +104,13 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
 {
     char path[FR_OPTIONS_PATH_MAX];
     if (fr_expand_output(path, sizeof path, o->backing, (int32_t)getpid(), force_pid) < 0) {
-        say("path too long", o->backing, 0);
+        fr_backing_say("path too long", o->backing, 0);
         return MAP_FAILED;
     }
     char used[FR_OPTIONS_PATH_MAX];
     int fd = create_file(path, (mode_t)o->file_mode, used, sizeof used);
     if (fd < 0) {
-        say("cannot create it", path, -fd);
+        fr_backing_say("cannot create it", path, -fd);
         return MAP_FAILED;
     }
     const size_t huge = FR_BACKING_POOL_OFFSET;
@@ -163,12 +144,12 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
     } else if (!err) {
         const struct fr_backing_header *ph = (const void *)((uint8_t *)fixed - huge);
         uint64_t n = __atomic_load_n(&ph->sites_len, __ATOMIC_ACQUIRE);
-        if (ph->version == FR_BACKING_VERSION && n <= SITES_CAP && n &&
-            pwrite(fd, (const uint8_t *)ph + SITES_OFF, n, SITES_OFF) == (ssize_t)n) {
+        if (ph->version == FR_BACKING_VERSION && n <= FR_BACKING_SITES_CAP && n &&
+            pwrite(fd, (const uint8_t *)ph + FR_BACKING_SITES_OFF, n, FR_BACKING_SITES_OFF) == (ssize_t)n) {
             carried = n;
         } else if (n) {
             gen = ++last_gen;
-            say("cannot copy the parent's event sites (a recovered trace reports the child's "
+            fr_backing_say("cannot copy the parent's event sites (a recovered trace reports the child's "
                 "structured events as undecoded)", used, errno);
         }
     }
@@ -197,7 +178,7 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
         }
     }
     if (err) {
-        say("cannot size or map it", used, err);
+        fr_backing_say("cannot size or map it", used, err);
         unlink(used);
         close(fd);
         return MAP_FAILED;
@@ -239,7 +220,7 @@ int fr_backing_reserve(uint64_t off, uint64_t len)
         if (err) {
             static int said;
             if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-                say("cannot reserve more of it (the pool stops growing; records that find "
+                fr_backing_say("cannot reserve more of it (the pool stops growing; records that find "
                     "no buffer are counted as dropped)", fr_backing_path, err);
             return -1;
         }
@@ -249,43 +230,9 @@ int fr_backing_reserve(uint64_t off, uint64_t len)
     return 0;
 }
 
-void fr_backing_fill_header(uint32_t session)
+struct fr_backing_map fr_backing_map(void)
 {
-    if (!bk.base)
-        return;
-    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
-    memset(h, 0, sizeof *h);
-    h->version = FR_BACKING_VERSION;
-    h->header_size = sizeof *h;
-    h->map_size = bk.size;
-    h->data_off = (uint64_t)((uint8_t *)fr_pool.data - bk.base);
-    h->bufs_off = (uint64_t)((uint8_t *)fr_pool.bufs - bk.base);
-    h->threads_off = (uint64_t)((uint8_t *)fr_pool.threads - bk.base);
-    h->meta_off = bk.size;
-    h->buffer_size = fr_pool.buffer_size;
-    h->buffers = fr_pool.nbuf;
-    h->max_threads = FR_MAX_THREADS;
-    h->buffer_desc_size = sizeof(struct fr_buffer_desc);
-    h->thread_desc_size = sizeof(struct fr_thread_desc);
-    h->policy = (uint32_t)fr_pool.policy;
-    h->state = FR_BACKING_RECORDING;
-    h->pid = fr_session.process.pid;
-    h->ppid = fr_session.process.ppid;
-    h->clock_flags = fr_clock.flags;
-    h->session = session;
-    h->ticks_per_second = fr_clock.ticks_per_second;
-    h->threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0;
-    h->realtime_ns = fr_clock.realtime_ns;
-    h->exe_len = fr_session.process.exe_len <= sizeof h->exe ? fr_session.process.exe_len : sizeof h->exe;
-    memcpy(h->exe, fr_session.process.exe, h->exe_len);
-    h->sites_off = SITES_OFF;
-    h->sites_cap = SITES_CAP;
-    h->small_per_buffer = fr_pool.small_per;
-    h->small_size = (uint32_t)fr_pool.small_size;
-    h->sites_len = bk.carried;
-    /* the magic last: a reader that sees it sees a whole header */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    memcpy(h->magic, FR_BACKING_MAGIC, 8);
+    return (struct fr_backing_map){ bk.base, bk.size, bk.carried, bk.base && getpid() == bk.pid };
 }
 
 uint32_t fr_backing_generation(void)
@@ -293,74 +240,9 @@ uint32_t fr_backing_generation(void)
     return bk.base ? bk.gen : 0;
 }
 
-static uint64_t sites_cap_for_test;   /* fr__backing_sites_cap_for_test */
-
-int fr_backing_add_site(uint32_t id, const void *bytes, uint32_t size)
-{
-    if (!bk.base || getpid() != bk.pid)
-        return 1;
-    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
-    uint64_t len = h->sites_len;   /* only we (under the caller's lock) change it */
-    struct fr_te_event_site fixed = { .site = id };
-    uint64_t record = FR_ENVELOPED_SIZE(sizeof fixed + size);
-    uint64_t cap = sites_cap_for_test ? sites_cap_for_test : SITES_CAP;
-    if (len > cap || record > cap - len)
-        return -1;
-    uint8_t *p = bk.base + SITES_OFF + len;
-    fr_te_header_put(p, FR_TE_EVENT_SITE, sizeof fixed + size, 0);
-    memcpy(p + FR_ENVELOPED_HEADER_SIZE, &fixed, sizeof fixed);
-    memcpy(p + FR_ENVELOPED_HEADER_SIZE + sizeof fixed, bytes, size);
-    /* the length after the bytes: a recovery never reads a record half written */
-    __atomic_store_n(&h->sites_len, len + record, __ATOMIC_RELEASE);
-    return 0;
-}
-
-/* Test seam (tests/progs/events_compact.c): the sites region holds only `cap` bytes from
- * now on, so that a test fills it with a few sites. */
-FR_HIDDEN void fr__backing_sites_cap_for_test(uint64_t cap);
-void fr__backing_sites_cap_for_test(uint64_t cap)
-{
-    sites_cap_for_test = cap < SITES_CAP ? cap : SITES_CAP;
-}
-
-/* Opens the file we created for writing again: by name, but only if the name still
- * leads to it (same device and inode), never through a link. -1 if not. */
-static int reopen(void)
+int fr_backing_reopen(void)
 {
     return fr_fd_reopen(fr_backing_path, O_WRONLY, bk.dev, bk.ino);
-}
-
-void fr_backing_write_meta(void)
-{
-    static int busy;   /* one writer at a time (init, a late hook, a dlopen) */
-    if (!bk.base || !fr_backing_path[0] || getpid() != bk.pid ||
-        __atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-        return;
-    struct fr_backing_header *h = (struct fr_backing_header *)bk.base;
-    static uint8_t buf[16 * 1024];
-    /* the metadata sources keep scratch state that a flush uses too (functrace) */
-    pthread_mutex_lock(&fr_session.registry_lock);
-    int fd = reopen();
-    /* meta_len 0 while the bytes change: a reader never takes half old, half new */
-    __atomic_store_n(&h->meta_len, 0, __ATOMIC_RELEASE);
-    if (fd >= 0 && lseek(fd, (off_t)h->meta_off, SEEK_SET) == (off_t)h->meta_off) {
-        struct fr_out o = { .fd = fd, .buf = buf, .cap = sizeof buf };
-        struct fr_meta_writer w = { .out = &o };
-        fr_meta_emit_start(&w);
-        fr_out_flush(&o);
-        if (!o.error && o.offset <= FR_BACKING_META_MAX)
-            __atomic_store_n(&h->meta_len, o.offset, __ATOMIC_RELEASE);
-        else
-            say("cannot write the metadata (a recovered trace will lack names)", fr_backing_path,
-                o.error);
-    } else {
-        say("cannot reopen it for the metadata (a recovered trace will lack names)",
-            fr_backing_path, fd < 0 ? errno : 0);
-    }
-    if (fd >= 0)
-        close(fd);
-    pthread_mutex_unlock(&fr_session.registry_lock);
-    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
 void fr_backing_set_state(uint32_t state)

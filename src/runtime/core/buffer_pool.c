@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "core/backing_file.h"
+#include "core/backing_map.h"
 #include "core/buffer_pool.h"
 #include "core/chunk_queue.h"
 #include "core/index_sort.h"
