@@ -100,3 +100,16 @@ target_include_directories(core_slots_test PRIVATE ${CMAKE_SOURCE_DIR}/src/runti
 target_link_libraries(core_slots_test PRIVATE flightrec_static Threads::Threads)
 add_test(NAME core_slots COMMAND core_slots_test)
 set_tests_properties(core_slots PROPERTIES LABELS concurrency TIMEOUT 120)
+# No two files of src/runtime/core depend on each other in a circle (issue 26): by the
+# symbols each object defines and uses (nm), and by their #include lines (a file and its
+# header count as one); the pool includes no writer's header, directly or through others.
+find_program(FR_NM NAMES nm llvm-nm)
+if(FR_NM)
+  add_test(NAME core_no_cycles COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/check_cycles.py
+    --part src/runtime/core $<TARGET_OBJECTS:flightrec_objs> COMMAND_EXPAND_LISTS)
+  set_tests_properties(core_no_cycles PROPERTIES ENVIRONMENT NM=${FR_NM})
+endif()
+add_test(NAME core_no_include_cycles COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/check_includes.py
+  --part src/runtime/core
+  --forbid buffer_pool=thread_writer,log_writer,stream_writer,stream_doorbell,trace_out,trace_file,xray_layout,snapshot,crash_dump,metadata,backing_file,backing_meta,lifecycle,lifecycle_state,fork
+  ${CMAKE_SOURCE_DIR})

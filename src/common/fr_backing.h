@@ -6,7 +6,7 @@
  *
  * The runtime maps the file MAP_SHARED and records into it exactly as into its private
  * pool; this header is the one description of the bytes, shared by the runtime
- * (src/runtime/core/backing_file.c, whose structs are checked against these offsets)
+ * (src/runtime/core/backing_meta.c, whose structs are checked against these offsets)
  * and the recovering side (src/reader/backing_recover.c), which treats every field as
  * hostile input. All integers are little-endian (x86-64 native).
  *

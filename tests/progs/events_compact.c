@@ -54,7 +54,7 @@ FR_PROVIDER_DEFINE(app, "CompactApp");
 
 /* Test seam (event_site_table.c): sites registered from now on get no id. */
 void fr__event_sites_off_for_test(void);
-/* Test seam (backing_file.c): the backing file's sites region holds only CAP bytes. */
+/* Test seam (backing_meta.c): the backing file's sites region holds only CAP bytes. */
 void fr__backing_sites_cap_for_test(uint64_t cap);
 
 static void sample(uint32_t i)

@@ -3,7 +3,7 @@
  * MAP_SHARED, described by a header (src/common/fr_backing.h) so that `flightrec
  * recover` can turn it into a trace after the process died without writing one.
  * docs/BACKING.md says what the file holds and when it is removed. The mapping, which is
- * all the pool knows of the file: backing_map.h (backing_file.c); what the file holds
+ * all the pool knows of the file: backing_map.h (backing_map.c); what the file holds
  * besides the pool, below: backing_meta.c.
  */
 #ifndef FLIGHTREC_BACKING_FILE_H

@@ -1,7 +1,7 @@
 /*
  * backing_map.h - the pool's memory in a file (option backing=PATH): the file created
  * safely, mapped MAP_SHARED, its space reserved as the pool first uses it, removed once
- * the trace is written (backing_file.c). The pool knows the file through this only.
+ * the trace is written (backing_map.c). The pool knows the file through this only.
  */
 #ifndef FLIGHTREC_BACKING_MAP_H
 #define FLIGHTREC_BACKING_MAP_H

@@ -1,7 +1,7 @@
 /*
  * backing_meta.c - what a backing file holds besides the pool (backing_file.h): the header
  * that describes the pool's layout, the metadata block's fixed records, the structured
- * events' call sites. The mapping itself: backing_file.c.
+ * events' call sites. The mapping itself: backing_map.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -12,11 +12,10 @@
 #include <unistd.h>
 #include "core/backing_map.h"
 #include "core/buffer_pool.h"
-#include "core/chunk_queue.h"
 #include "core/index_sort.h"
 #include "core/pool_budget.h"
-#include "core/session.h"
 #include "core/text_out.h"
+#include "core/chunk_queue.h"
 
 struct fr_pool fr_pool;
 
@@ -89,7 +88,7 @@ int fr_pool_create(const struct fr_options *o)
     /* Nothing is faulted in here: buffers are handed out from the pool's start
      * (take_fresh) and touched by their writers, so a program that records little costs
      * little whatever the pool's size (a backing file's space is reserved the same way:
-     * backing_file.c). */
+     * backing_map.c). */
     void *m = o->backing[0] ? fr_backing_create(o, total, data_r, data_r + l.bufs, l.threads, 0, NULL)
                             : map_pool(total);
     if (m == MAP_FAILED)
@@ -337,7 +336,7 @@ static int take_fresh(uint32_t slot, struct fr_hold *h)
     uint32_t idx = ADD_R(&fr_pool.fresh, 1);
     if (idx >= fr_pool.nbuf)
         return -1;
-    /* A backing file's space is reserved as the pool grows into it (backing_file.c):
+    /* A backing file's space is reserved as the pool grows into it (backing_map.c):
      * a page the file system cannot give would be a SIGBUS at the next record. */
     if (fr_pool.backed && fr_backing_reserve((size_t)idx * fr_pool.buffer_size,
                                              fr_pool.buffer_size) != 0) {

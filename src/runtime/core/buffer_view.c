@@ -4,9 +4,9 @@
  * through a pin; the pool itself knows nothing of the thread writer's state.
  */
 #include <string.h>
-#include "core/buffer_pool.h"
 #include "core/buffer_view.h"
 #include "core/thread_writer.h"
+#include "core/buffer_pool.h"
 
 #define LOAD(p)       __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_R(p)     __atomic_load_n((p), __ATOMIC_RELAXED)

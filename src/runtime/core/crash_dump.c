@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include "flightrec.h"
 #include "core/crash_dump.h"
-#include "core/buffer_pool.h"
 #include "core/log_writer.h"
 #include "core/recorder.h"
 #include "core/session.h"

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "flightrec.h"
 #include "core/backing_file.h"
-#include "core/buffer_pool.h"
 #include "core/recorder.h"
 #include "core/fork.h"
 #include "core/output_path.h"
@@ -23,6 +22,7 @@
 #include "core/lifecycle_state.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
+#include "core/buffer_pool.h"
 
 /* Signals are blocked across fork (as LTTng-UST does): a handler that records must not
  * run in the child between fork and the reset of the recorder's state, nor in the

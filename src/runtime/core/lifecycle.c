@@ -21,54 +21,34 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/membarrier.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "flightrec.h"
 #include "core/recorder.h"
 #include "core/backing_file.h"
-#include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/cpu_id.h"
 #include "core/fork.h"
-#include "core/options.h"
 #include "core/output_path.h"
-#include "core/session.h"
-#include "core/log_writer.h"
 #include "core/process_info.h"
 #include "core/lifecycle_state.h"
-#include "core/metadata.h"
 #include "core/text_out.h"
 #include "core/signal_handlers.h"
 #include "core/stream_writer.h"
 #include "core/thread_writer.h"
 #include "core/xray_layout.h"
+#include "core/buffer_pool.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/log_writer.h"
+#include "core/metadata.h"
 
 
-static fr_state state = FR_STATE_UNINITIALIZED;
-static int flushing;
-static int flushed;      /* the FINALIZED session was written (or needs no file) */
-static int have_membarrier;
-static char last_output[FR_OPTIONS_PATH_MAX];
-static int last_output_valid;
 
 #define MAX_HOOKS 8
 static fr_lifecycle_hooks hooks[MAX_HOOKS];
 static uint32_t nhooks;
-
-static int cas_state(fr_state from, fr_state to)
-{
-    return __atomic_compare_exchange_n(&state, &from, to, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-
-fr_state fr_get_state(void)
-{
-    return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-}
 
 void fr_lifecycle_register_hooks(const fr_lifecycle_hooks *h)
 {
@@ -108,8 +88,7 @@ static void setup_once(void)
         once_error = 1;
     atexit(at_exit);
     fr_fork_install();
-    have_membarrier =
-        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    fr_lifecycle_barrier_setup();
 }
 
 /* ------------------------------------------------------------------ init */
@@ -124,7 +103,7 @@ fr_status fr_init(const char *options)
 {
     fr_state prev = fr_get_state();
     if (prev == FR_STATE_FINALIZED) {
-        if (!__atomic_load_n(&flushed, __ATOMIC_ACQUIRE) && !fr_session.opts.no_file_flush) {
+        if (!__atomic_load_n(&fr_lifecycle.flushed, __ATOMIC_ACQUIRE) && !fr_session.opts.no_file_flush) {
             fr_status w = fr_flush();
             if (w != FR_OK)
                 return w;
@@ -134,7 +113,7 @@ fr_status fr_init(const char *options)
             return r;
         prev = FR_STATE_UNINITIALIZED;
     }
-    if (prev != FR_STATE_UNINITIALIZED || !cas_state(FR_STATE_UNINITIALIZED, FR_STATE_INITIALIZING))
+    if (prev != FR_STATE_UNINITIALIZED || !fr_lifecycle_cas(FR_STATE_UNINITIALIZED, FR_STATE_INITIALIZING))
         return FR_ERR_STATE;
     pthread_once(&once, setup_once);
     fr_xray_layout_set(0);   /* xray-fdr's init sets it again for its session */
@@ -155,7 +134,7 @@ fr_status fr_init(const char *options)
         bad = -1;
     }
     if (bad || once_error) {
-        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        __atomic_store_n(&fr_lifecycle.state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
         return FR_ERR_OPTIONS;
     }
     fr_clock_init((enum fr_clock_choice)o.clock);
@@ -164,7 +143,7 @@ fr_status fr_init(const char *options)
     if (fr_pool_create(&o) < 0) {
         int io = errno == EIO;   /* the backing file, said on stderr */
         pthread_mutex_unlock(&fr_session.registry_lock);
-        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        __atomic_store_n(&fr_lifecycle.state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
         return io ? FR_ERR_IO : FR_ERR_NOMEM;
     }
     fr_session.opts = o;
@@ -175,16 +154,16 @@ fr_status fr_init(const char *options)
     if (so < 0) {
         fr_pool_destroy();
         pthread_mutex_unlock(&fr_session.registry_lock);
-        __atomic_store_n(&state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
+        __atomic_store_n(&fr_lifecycle.state, FR_STATE_UNINITIALIZED, __ATOMIC_RELEASE);
         return so == -1 ? FR_ERR_OPTIONS : FR_ERR_IO;
     }
     uint32_t session = fr_writer_new_session();
     fr_backing_fill_header(session);
-    flushing = 0;
-    flushed = 0;
+    fr_lifecycle.flushing = 0;
+    fr_lifecycle.flushed = 0;
     pthread_mutex_unlock(&fr_session.registry_lock);
     fr_signals_install(&fr_session.opts);
-    __atomic_store_n(&state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.state, FR_STATE_INITIALIZED, __ATOMIC_RELEASE);
     __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
     uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
@@ -203,54 +182,18 @@ fr_status fr_init(const char *options)
 
 fr_status fr_finalize(void)
 {
-    if (!cas_state(FR_STATE_INITIALIZED, FR_STATE_FINALIZING))
+    if (!fr_lifecycle_cas(FR_STATE_INITIALIZED, FR_STATE_FINALIZING))
         return FR_ERR_STATE;
     uint32_t n = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < MAX_HOOKS; i++)
         if (hooks[i].before_finalize)
             hooks[i].before_finalize();
-    __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
-    if (!have_membarrier ||
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        struct timespec grace = { 0, 2 * 1000 * 1000 }; /* store buffers drain in ns */
-        nanosleep(&grace, NULL);
-    }
+    fr_lifecycle_stop_recording();
     fr_writer_stop_threads(STOP_MAX_YIELDS);
     fr_backing_set_state(FR_BACKING_STOPPED);
-    __atomic_store_n(&flushed, fr_session.opts.no_file_flush, __ATOMIC_RELEASE);
-    __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.flushed, fr_session.opts.no_file_flush, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
     return FR_OK;
-}
-
-/* ------------------------------------------------------------------ stop from a signal */
-
-/* For crash_dump.c: stop recording from a signal handler. No hooks (they unpatch code)
- * and no registry lock (the crashing thread may hold it). Returns 0 when the caller now
- * owns the FINALIZING state and must end it with fr_lifecycle_dump_done. */
-int fr_lifecycle_stop_for_dump(void)
-{
-    if (!cas_state(FR_STATE_INITIALIZED, FR_STATE_FINALIZING))
-        return -1;
-    __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
-    if (!have_membarrier ||
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        struct timespec grace = { 0, 2 * 1000 * 1000 };
-        nanosleep(&grace, NULL);
-    }
-    return 0;
-}
-
-/* The dump is over: FINALIZED (the exit-time flush then leaves the file alone). */
-void fr_lifecycle_dump_done(const char *written)
-{
-    if (written) {
-        memcpy(last_output, written, sizeof last_output);
-        __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
-        fr_backing_remove();   /* the dump is the trace */
-    } else {
-        fr_backing_set_state(FR_BACKING_STOPPED);
-    }
-    __atomic_store_n(&state, FR_STATE_FINALIZED, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ flush, reset */
@@ -293,7 +236,7 @@ fr_status fr_flush(void)
     if (fr_get_state() != FR_STATE_FINALIZED)
         return FR_ERR_STATE;
     int expect = 0;
-    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!__atomic_compare_exchange_n(&fr_lifecycle.flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
     pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = FR_OK;
@@ -317,15 +260,14 @@ fr_status fr_flush(void)
             fr_write_stderr(msg, len);
             r = FR_ERR_IO;
         } else {
-            memcpy(last_output, fr_session.output_path, sizeof last_output);
-            __atomic_store_n(&last_output_valid, 1, __ATOMIC_RELEASE);
-            __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
+            fr_lifecycle_written(fr_session.output_path);
+            __atomic_store_n(&fr_lifecycle.flushed, 1, __ATOMIC_RELEASE);
             fr_backing_remove();   /* the trace is written: the file has served */
             report_drops();
         }
     }
     pthread_mutex_unlock(&fr_session.registry_lock);
-    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.flushing, 0, __ATOMIC_RELEASE);
     return r;
 }
 
@@ -336,13 +278,13 @@ fr_status fr_flush_fd(int fd)
     if (fr_get_state() != FR_STATE_FINALIZED)
         return FR_ERR_STATE;
     int expect = 0;
-    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!__atomic_compare_exchange_n(&fr_lifecycle.flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
     pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = fr_get_state() != FR_STATE_FINALIZED ? FR_ERR_STATE
                   : fr_write_trace_fd(fd) ? FR_ERR_IO : FR_OK;
     pthread_mutex_unlock(&fr_session.registry_lock);
-    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.flushing, 0, __ATOMIC_RELEASE);
     return r;
 }
 
@@ -351,11 +293,11 @@ fr_status fr_reset(void)
     if (fr_get_state() != FR_STATE_FINALIZED)
         return FR_ERR_STATE;
     int expect = 0;
-    if (!__atomic_compare_exchange_n(&flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!__atomic_compare_exchange_n(&fr_lifecycle.flushing, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return FR_ERR_STATE;
     pthread_mutex_lock(&fr_session.registry_lock);
     fr_status r = FR_ERR_STATE;
-    if (cas_state(FR_STATE_FINALIZED, FR_STATE_UNINITIALIZED)) {
+    if (fr_lifecycle_cas(FR_STATE_FINALIZED, FR_STATE_UNINITIALIZED)) {
         /* Threads of this session notice the new session number and re-register; an
          * exiting thread of this session finishes with the pool before it goes. */
         fr_writer_new_session();
@@ -365,35 +307,8 @@ fr_status fr_reset(void)
         r = FR_OK;
     }
     pthread_mutex_unlock(&fr_session.registry_lock);
-    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&fr_lifecycle.flushing, 0, __ATOMIC_RELEASE);
     return r;
-}
-
-/* fork child (fork.c): only the forking thread exists. A lifecycle call that another
- * thread had in progress will never finish here: INITIALIZING -> UNINITIALIZED (the
- * child starts no session of its own), FINALIZING -> FINALIZED (recording had stopped);
- * no flush is in progress. Returns the state the child continues in. */
-fr_state fr_lifecycle_fork_child(void)
-{
-    pthread_mutex_init(&fr_session.registry_lock, NULL);
-    __atomic_store_n(&flushing, 0, __ATOMIC_RELAXED);
-    fr_state s = fr_get_state();
-    if (s == FR_STATE_INITIALIZING) {
-        __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
-        s = FR_STATE_UNINITIALIZED;
-    } else if (s == FR_STATE_FINALIZING) {
-        __atomic_store_n(&fr_recording, 0, __ATOMIC_SEQ_CST);
-        s = FR_STATE_FINALIZED;
-    }
-    __atomic_store_n(&state, s, __ATOMIC_RELEASE);
-    if (s == FR_STATE_FINALIZED)
-        __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);   /* the parent's to write */
-    return s;
-}
-
-const char *fr_last_output_path(void)
-{
-    return __atomic_load_n(&last_output_valid, __ATOMIC_ACQUIRE) ? last_output : NULL;
 }
 
 void fr_get_stats(fr_stats *out)

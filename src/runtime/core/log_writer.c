@@ -22,19 +22,18 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "core/log_writer.h"
-#include "core/recorder.h"
-#include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "fr_format.h"
-#include "core/session.h"
 #include "core/stream_writer.h"
-#include "core/thread_writer.h"
 #include "core/xray_layout.h"
-#include "core/trace_out.h"
 #include "core/trace_file.h"
 #include "core/write_signals.h"
-#include "core/metadata.h"
 #include "core/buffer_records.h"
+#include "core/recorder.h"
+#include "core/buffer_pool.h"
+#include "core/session.h"
+#include "core/trace_out.h"
+#include "core/metadata.h"
 
 static uint8_t out_buffer[64 * 1024];
 

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/recorder.h"
-#include "core/log_writer.h"
 #include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/session.h"
@@ -210,7 +209,7 @@ static void emit_sources(struct fr_meta_writer *w)
 }
 
 /* What is known at the start, without totals: a streamed file's first metadata block
- * (stream_writer.c), and a backing file's metadata (backing_file.c, where the recovering
+ * (stream_writer.c), and a backing file's metadata (backing_meta.c, where the recovering
  * side adds the totals it counts). */
 void fr_meta_emit_start(struct fr_meta_writer *w)
 {

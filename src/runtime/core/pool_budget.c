@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "core/buffer_pool.h"
+#include "core/buffer_desc.h"
+#include "core/chunk_queue.h"
 #include "core/pool_budget.h"
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }

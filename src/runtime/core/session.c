@@ -1,8 +1,8 @@
 /*
  * session.c - the current recorder session's shared state (session.h).
  */
-#include "core/recorder.h"
 #include "core/session.h"
+#include "core/recorder.h"
 
 struct fr_session fr_session = { .registry_lock = PTHREAD_MUTEX_INITIALIZER };
 

@@ -32,20 +32,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "flightrec.h"
-#include "core/buffer_pool.h"
 #include "core/crash_dump.h"
 #include "core/log_writer.h"
-#include "core/options.h"
 #include "core/session.h"
 #include "core/write_error.h"
 #include "core/snapshot.h"
 #include "core/stream_writer.h"
 #include "core/text_out.h"
 #include "core/thread_writer.h"
-#include "core/trace_out.h"
-#include "core/metadata.h"
 #include "core/buffer_records.h"
 #include "core/buffer_view.h"
+#include "core/buffer_pool.h"
+#include "core/options.h"
+#include "core/trace_out.h"
+#include "core/metadata.h"
 #include "fr_format.h"
 
 /* A buffer as the snapshot sees it. */

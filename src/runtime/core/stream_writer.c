@@ -52,14 +52,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/stream_writer.h"
-#include "core/buffer_pool.h"
 #include "core/clock.h"
-#include "core/crash_dump.h"
 #include "core/fd_guard.h"
-#include "core/log_writer.h"
-#include "core/options.h"
 #include "core/recorder.h"
-#include "core/thread_writer.h"
 #include "core/session.h"
 #include "core/write_error.h"
 #include "core/text_out.h"
@@ -67,6 +62,8 @@
 #include "core/trace_file.h"
 #include "core/metadata.h"
 #include "core/buffer_records.h"
+#include "core/buffer_pool.h"
+#include "core/options.h"
 #include "core/stream_doorbell.h"
 #include "fr_format.h"
 

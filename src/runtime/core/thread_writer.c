@@ -13,11 +13,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "core/xray_layout.h"
-#include "core/recorder.h"
 #include "flightrec.h"
 #include "core/thread_writer.h"
-#include "core/buffer_pool.h"
 #include "core/clock.h"
 #include "core/cpu_id.h"
 #include "core/session.h"
@@ -25,6 +22,8 @@
 #include "core/buffer_records.h"
 #include "core/signal_stack.h"
 #include "core/stream_doorbell.h"
+#include "core/recorder.h"
+#include "core/buffer_pool.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 /* Current recorder session number (incremented by each init, reset, and in a fork

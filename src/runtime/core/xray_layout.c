@@ -22,13 +22,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "core/xray_layout.h"
-#include "core/buffer_pool.h"
 #include "core/clock.h"
-#include "core/session.h"
 #include "core/thread_writer.h"
+#include "core/buffer_records.h"
+#include "core/buffer_pool.h"
+#include "core/session.h"
 #include "core/trace_out.h"
 #include "core/metadata.h"
-#include "core/buffer_records.h"
 
 #define PIECE FR_MD_PAYLOAD_MAX   /* carried bytes per NewCPUId record: its payload */
 

@@ -7,8 +7,9 @@
 #ifndef FLIGHTREC_XRAY_LAYOUT_H
 #define FLIGHTREC_XRAY_LAYOUT_H
 
-#include "core/log_writer.h"
+#include "core/metadata.h"
 #include "core/session.h"
+#include "core/trace_out.h"
 
 /* Whether the session's files are written in this layout: fr_xray_layout_set and
  * fr_xray_layout_on, session.h. */

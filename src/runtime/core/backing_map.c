@@ -1,5 +1,5 @@
 /*
- * backing_file.c - the pool in a MAP_SHARED mapping of a file (backing=PATH), so that
+ * backing_map.c - the pool in a MAP_SHARED mapping of a file (backing=PATH), so that
  * what a process recorded outlives it when it dies without writing its trace (SIGKILL,
  * the OOM killer, _exit). The record path is the same: the same stores into a mapping;
  * only where the mapping's pages come from differs. Layout: src/common/fr_backing.h;
