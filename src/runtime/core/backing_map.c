@@ -28,7 +28,7 @@
 #include "core/output_path.h"
 #include "core/session.h"
 #include "core/text_out.h"
-#include "core/trace_file.h"
+#include "core/new_file.h"
 #include "core/write_error.h"
 #include "core/write_signals.h"
 #include "fr_backing.h"

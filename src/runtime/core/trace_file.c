@@ -10,17 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "core/new_file.h"
 #include "core/session.h"
 #include "core/trace_file.h"
-
-int fr_open_new_file(const char *path, int access, unsigned mode)
-{
-    int fd;
-    do
-        fd = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
-    while (fd < 0 && errno == EINTR);
-    return fd >= 0 ? fd : -errno;
-}
 
 /* A name for the temporary file next to the target ("<dir>/.<base>.XXXXXXXX.tmp") that
  * another user cannot guess ahead of time; O_EXCL makes a guessed name merely fail (we try

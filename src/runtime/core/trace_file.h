@@ -7,10 +7,6 @@
 #include <stddef.h>
 #include "core/visibility.h"
 
-/* Opens a new file at exactly `path` (`access` | O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
- * `mode`), again after EINTR: never an existing file or a planted link. The descriptor
- * or -errno (-EEXIST when the name is taken). Async-signal-safe. */
-FR_HIDDEN int fr_open_new_file(const char *path, int access, unsigned mode);
 /* Creates the trace file `path` for writing the way every trace file is created: a FIFO
  * or character device is opened in place (*in_place = 1); anything else gets a new file
  * O_CREAT|O_EXCL|O_NOFOLLOW under an unguessable temporary name next to it (`tmp`, `cap`
