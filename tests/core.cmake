@@ -100,6 +100,7 @@ target_include_directories(core_slots_test PRIVATE ${CMAKE_SOURCE_DIR}/src/runti
 target_link_libraries(core_slots_test PRIVATE flightrec_static Threads::Threads)
 add_test(NAME core_slots COMMAND core_slots_test)
 set_tests_properties(core_slots PROPERTIES LABELS concurrency TIMEOUT 120)
+
 # No two files of src/runtime/core depend on each other in a circle (issue 26): by the
 # symbols each object defines and uses (nm), and by their #include lines (a file and its
 # header count as one); the pool includes no writer's header, directly or through others.
