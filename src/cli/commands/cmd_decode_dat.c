@@ -23,6 +23,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "decode_json.h"
 #include "eventheader_decode.h"
 #include "regular_file.h"
 #include "cli_options.h"
@@ -45,21 +46,6 @@ static bool is_trace(FILE *in)
 
 /* ---------------------------------------------------------------- parse */
 
-struct decode_dat_opts {
-    const char *output, *format;
-    bool        object;
-};
-
-static const fr_cli_opt decode_dat_options[] = {
-    FR_CLI_OPT_FLAG("object", 0, struct decode_dat_opts, object,
-                    "wrap the output in braces (a complete JSON object)"),
-    FR_CLI_OPT_FORMAT(struct decode_dat_opts, format, " F", "json",
-                      "unknown format '%s' (json)", "json (the only format)"),
-    FR_CLI_OPT_OUTPUT(struct decode_dat_opts, output, " OUT", "write to OUT instead of standard output"),
-    FR_CLI_OPT_HELP("this text"),
-    {0},
-};
-
 /* decode-dat's words for a bad option: an unknown one is followed by the whole usage. */
 static int decode_dat_bad_option(const fr_cli_command *cmd, const char *arg, bool missing)
 {
@@ -78,7 +64,7 @@ const fr_cli_command fr_cmd_decode_dat = {
             "Decodes an EventHeader interceptor corpus (.dat: u32 size, tracepoint name,\n"
             "event bytes per record) and prints each event as JSON in the style of the\n"
             "reference decoder.\n",
-    .options = decode_dat_options,
+    .options = fr_decode_json_options,
     .column = 22,
     .tail = "",
     .bad_option = decode_dat_bad_option,
@@ -207,7 +193,7 @@ static int decode_events(FILE *in, FILE *out, const char *path, uint64_t file_si
 
 int cmd_decode_dat(int argc, char **argv)
 {
-    struct decode_dat_opts o = {.format = "json"};
+    struct fr_decode_json_opts o = {.format = "json"};
     fr_cli_operands files;
     int rc = fr_cli_parse(&fr_cmd_decode_dat, argc, argv, &o, &files);
     if (rc)
@@ -228,14 +214,9 @@ int cmd_decode_dat(int argc, char **argv)
     }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (o.object)
-        fputs("{\n", out);
-    fr_cli_json_string(out, base);   /* valid UTF-8 JSON whatever the name */
-    fputs(": [", out);
+    fr_decode_json_begin(out, &o, base);
     rc = decode_events(in, out, path, file_size);
-    fputs(" ]\n", out);
-    if (o.object)
-        fputs("}\n", out);
+    fr_decode_json_end(out, &o);
     fclose(in);
     int wrc = fr_cli_close_output("decode-dat", o.output, out);
     return rc ? rc : wrc;

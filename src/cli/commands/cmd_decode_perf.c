@@ -27,6 +27,7 @@
 #include "cli_common.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "decode_json.h"
 #include "eventheader_decode.h"
 #include "eventheader_text.h"
 #include "perf_data.h"
@@ -242,21 +243,6 @@ static int decode_samples(fr_perf *perf, FILE *out, char *err, size_t errcap, ui
 
 /* ------------------------------------------------------------------ parse */
 
-struct decode_perf_opts {
-    const char *output, *format;
-    bool        object;
-};
-
-static const fr_cli_opt decode_perf_options[] = {
-    FR_CLI_OPT_FLAG("object", 0, struct decode_perf_opts, object,
-                    "wrap the output in braces (a complete JSON object)"),
-    FR_CLI_OPT_FORMAT(struct decode_perf_opts, format, " F", "json",
-                      "unknown format '%s' (json)", "json (the only format)"),
-    FR_CLI_OPT_OUTPUT(struct decode_perf_opts, output, " OUT", "write to OUT instead of standard output"),
-    FR_CLI_OPT_HELP("this text"),
-    {0},
-};
-
 const fr_cli_command fr_cmd_decode_perf = {
     .name = "decode-perf",
     .summary = "tracepoint samples of a perf.data file (user_events too) as JSON",
@@ -269,7 +255,7 @@ const fr_cli_command fr_cmd_decode_perf = {
             "then the EventHeader level, keyword, opcode...). The time is UTC with\n"
             "nanoseconds when the file has perf's clock data (perf record -k CLOCK), else\n"
             "seconds on perf's clock (since boot).\n",
-    .options = decode_perf_options,
+    .options = fr_decode_json_options,
     .column = 22,
     .tail = "",
     .bad_option = fr_cli_bad_option_named,
@@ -279,7 +265,7 @@ const fr_cli_command fr_cmd_decode_perf = {
 
 int cmd_decode_perf(int argc, char **argv)
 {
-    struct decode_perf_opts o = {.format = "json"};
+    struct fr_decode_json_opts o = {.format = "json"};
     fr_cli_operands files;
     int rc = fr_cli_parse(&fr_cmd_decode_perf, argc, argv, &o, &files);
     if (rc)
@@ -305,15 +291,10 @@ int cmd_decode_perf(int argc, char **argv)
     }
     const char *base = strrchr(path, '/');
     base = !strcmp(path, "-") ? "stdin" : base ? base + 1 : path;
-    if (o.object)
-        fputs("{\n", out);
-    fr_cli_json_string(out, base);   /* valid UTF-8 JSON whatever the name */
-    fputs(": [", out);
+    fr_decode_json_begin(out, &o, base);
     uint64_t count;
     int status = decode_samples(perf, out, err, sizeof err, &count);
-    fputs(" ]\n", out);
-    if (o.object)
-        fputs("}\n", out);
+    fr_decode_json_end(out, &o);
     rc = FR_EXIT_OK;
     if (status < 0)
         rc = fr_cli_input_error(COMMAND, "%s: %s (%llu events printed before it)", path, err,

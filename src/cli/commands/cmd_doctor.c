@@ -19,6 +19,7 @@
 #include "program_facts.h"
 #include "text_escape.h"
 #include "cli_options.h"
+#include "cli_start.h"
 #include "user_events_probe.h"
 
 static void kernel_clocksource(char *buf, size_t n)
@@ -74,13 +75,12 @@ int cmd_doctor(int argc, char **argv)
 {
     const char *cmd = "doctor";
     struct doctor_opts o = {.format = "text"};
-    fr_cli_operands ops;
-    int prc = fr_cli_parse(&fr_cmd_doctor, argc, argv, &o, &ops);
+    const char *path;
+    int prc = fr_cli_parse_one(&fr_cmd_doctor, argc, argv, &o, "program", "no program given",
+                               &path);
     if (prc)
         return prc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : prc;
-    if ((prc = fr_cli_one_operand(cmd, &ops, "program", "no program given")) != 0)
-        return prc;
-    const char *path = ops.v[0], *output = o.output;
+    const char *output = o.output;
     bool json = !strcmp(o.format, "json");
 
     char *program = fr_program_resolve(path);

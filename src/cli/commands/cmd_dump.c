@@ -17,6 +17,7 @@
 #include "eventheader_decode.h"
 #include "text_escape.h"
 #include "cli_options.h"
+#include "cli_start.h"
 
 static const char *kind_name(const fr_record *r)
 {
@@ -382,17 +383,10 @@ int cmd_dump(int argc, char **argv)
 {
     const char *cmd = "dump";
     struct dump_opts o = {.format = "text", .color = FR_COLOR_AUTO};
-    fr_cli_operands files;
-    int rc = fr_cli_parse(&fr_cmd_dump, argc, argv, &o, &files);
+    fr_cli_trace t;
+    int rc = fr_cli_start_trace(&t, &fr_cmd_dump, argc, argv, &o, &o.binary);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if ((rc = fr_cli_one_operand(cmd, &files, "trace file", "no trace file given")) != 0)
-        return rc;
-
-    fr_cli_trace t;
-    rc = fr_cli_open(&t, cmd, files.v[0], o.binary);
-    if (rc)
-        return rc;
     t.return_meta = o.meta;
     struct dump_filter f;
     if ((rc = check_filter(&f, &o, &t)) != 0) {

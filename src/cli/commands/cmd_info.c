@@ -13,6 +13,7 @@
 #include "cli_common.h"
 #include "text_escape.h"
 #include "cli_options.h"
+#include "cli_start.h"
 
 typedef struct thread_info {
     int32_t  tid, pid;
@@ -476,17 +477,10 @@ int cmd_info(int argc, char **argv)
 {
     const char *cmd = "info";
     struct info_opts o = {.format = "text"};
-    fr_cli_operands files;
-    int rc = fr_cli_parse(&fr_cmd_info, argc, argv, &o, &files);
+    fr_cli_trace t;
+    int rc = fr_cli_start_trace(&t, &fr_cmd_info, argc, argv, &o, &o.binary);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if ((rc = fr_cli_one_operand(cmd, &files, "trace file", "no trace file given")) != 0)
-        return rc;
-
-    fr_cli_trace t;
-    rc = fr_cli_open(&t, cmd, files.v[0], o.binary);
-    if (rc)
-        return rc;
     t.return_meta = true; /* counted below as metadata */
     struct info_counts ic = {0};
     count_records(&t, &ic);

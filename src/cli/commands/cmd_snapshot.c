@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli_start.h"
 #include "commands.h"
 #include "cli_common.h"
 #include "core/options.h"
@@ -153,13 +154,11 @@ int cmd_snapshot(int argc, char **argv)
 {
     const char *cmd = "snapshot";
     struct snapshot_opts o = {0};
-    fr_cli_operands ops;
-    int rc = fr_cli_parse(&fr_cmd_snapshot, argc, argv, &o, &ops);
+    const char *pid_text;
+    int rc = fr_cli_parse_one(&fr_cmd_snapshot, argc, argv, &o, "process", "no process id given",
+                              &pid_text);
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
-    if ((rc = fr_cli_one_operand(cmd, &ops, "process", "no process id given")) != 0)
-        return rc;
-    const char *pid_text = ops.v[0];
     char *end;
     errno = 0;
     long pid = strtol(pid_text, &end, 10);
