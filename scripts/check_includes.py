@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from check_cycles import strongly_connected   # Tarjan's, the same for both checks
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -63,45 +65,7 @@ def main(args):
                 if dep != mod:
                     edges.setdefault(mod, set()).add(dep)
     bad = 0
-    # circles: strongly connected sets of modules
-    index, low, stack, on, comps, n = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        work = [(v, iter(sorted(edges.get(v, ()))))]
-        index[v] = low[v] = n[0]
-        n[0] += 1
-        stack.append(v)
-        on.add(v)
-        while work:
-            u, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = n[0]
-                    n[0] += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(edges.get(w, ())))))
-                    break
-                if w in on:
-                    low[u] = min(low[u], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[u])
-                if low[u] == index[u]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == u:
-                            break
-                    if len(comp) > 1:
-                        comps.append(sorted(comp))
-
-    for m in sorted(modules):
-        if m not in index:
-            visit(m)
+    comps = strongly_connected(sorted(modules), edges)
     for comp in comps:
         bad += 1
         print("circle: " + " ".join(comp))
