@@ -12,21 +12,16 @@ keeps its minimum CPU time (user + sys). Targets (issue 23): account <= 2x the f
 usage: analysis_account_bench.py FLIGHTREC ANALYSIS_GEN READFLOOR LLVM_XRAY WORKDIR [RECORDS [ROUNDS]]
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_measure import peak_rss_mb, rounds, show, verdict   # noqa: E402
+from bench_measure import trace as bench_trace   # noqa: E402
 
 flightrec, gen, floor, llvm_xray, work = sys.argv[1:6]
 records = sys.argv[6] if len(sys.argv) > 6 else "20000000"
 n = int(sys.argv[7]) if len(sys.argv) > 7 else 5
-os.makedirs(work, exist_ok=True)
-trace = os.path.join(work, "bench-%s.xray" % records)
-mapf = os.path.join(work, "bench-%s-map.yaml" % records)
-if not (os.path.exists(trace) and os.path.exists(mapf)):
-    subprocess.run([gen, trace, mapf, records, "1"], check=True)
-subprocess.run(["cat", trace], stdout=subprocess.DEVNULL, check=True)   # page cache
+trace, mapf = bench_trace(gen, work, "bench", records, "1")
 print("trace: %s (%.1f MB, %s function records); load %s on %d CPUs"
       % (trace, os.path.getsize(trace) / 1e6, records, open("/proc/loadavg").read().split()[0], os.cpu_count()))
 cmds = {"account": [flightrec, "account", trace],

@@ -12,21 +12,16 @@ keeps them all: its memory is shown, with no target met by it.
 usage: analysis_stack_bench.py FLIGHTREC ANALYSIS_GEN LLVM_XRAY WORKDIR [RECORDS [ROUNDS]]
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_measure import peak_rss_mb, rounds, show, verdict   # noqa: E402
+from bench_measure import trace as bench_trace   # noqa: E402
 
 flightrec, gen, llvm_xray, work = sys.argv[1:5]
 records = sys.argv[5] if len(sys.argv) > 5 else "20000000"
 n = int(sys.argv[6]) if len(sys.argv) > 6 else 3
-os.makedirs(work, exist_ok=True)
-trace = os.path.join(work, "distinct-%s.xray" % records)
-mapf = os.path.join(work, "distinct-%s-map.yaml" % records)
-if not (os.path.exists(trace) and os.path.exists(mapf)):
-    subprocess.run([gen, trace, mapf, records, "4", "3"], check=True)
-subprocess.run(["cat", trace], stdout=subprocess.DEVNULL, check=True)   # page cache
+trace, mapf = bench_trace(gen, work, "distinct", records, "4", "3")
 print("trace: %s (%.1f MB, %s function records, 4 threads); load %s on %d CPUs"
       % (trace, os.path.getsize(trace) / 1e6, records, open("/proc/loadavg").read().split()[0], os.cpu_count()))
 ours = {"stack --top 10": [flightrec, "stack", trace, "--top", "10"],

@@ -8,6 +8,18 @@ import subprocess
 import sys
 
 
+def trace(gen, work, name, records, *gen_args):
+    """WORK/NAME-RECORDS.xray and its instrumentation map, made by gen (bench/analysis_gen.c)
+    unless they exist, read once so that every command starts from the page cache"""
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "%s-%s.xray" % (name, records))
+    mapf = os.path.join(work, "%s-%s-map.yaml" % (name, records))
+    if not (os.path.exists(path) and os.path.exists(mapf)):
+        subprocess.run([gen, path, mapf, records, *gen_args], check=True)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    return path, mapf
+
+
 def cpu_run(cmd, out_path):
     """CPU seconds (user + sys) of one run of cmd, its standard output into out_path"""
     with open(out_path, "wb") as out, open(out_path + ".err", "wb") as err:
