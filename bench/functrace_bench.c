@@ -4,17 +4,23 @@
  *   FT_MODE_XRAY_API   clang -fxray-instrument, the XRay API: linked with libflightrec
  *                      (flightrec) or with compiler-rt's XRay runtime (compiler-rt FDR).
  *                      Init: __xray_log_init_mode("xray-fdr", "buffer_size=..:buffer_max=..")
- *                      threshold 0, then __xray_patch() (unless "unpatched"); variant
- *                      "ring": flightrec with a small pool reused in a circle.
- *   FT_MODE_PLAIN      no instrumentation; "plain" calls, or "baseline": each call
- *                      framed by what a minimal recorder must do: two rdtsc and two
- *                      8-byte stores into a thread-local ring (cache-resident);
- *                      "baseline-fresh": the same into a pre-faulted buffer that holds
- *                      the whole run (what "patched" costs in memory alone: on this VM
- *                      the first write to fresh memory is slow even when pre-faulted).
+ *                      threshold 0, then __xray_patch() (unless "unpatched").
+ *   FT_MODE_PLAIN      no instrumentation; "plain" calls, or "baseline-fresh": each call
+ *                      framed by two rdtsc and two 8-byte stores into a pre-faulted
+ *                      buffer that holds the whole run (what "patched" costs in memory
+ *                      alone: on this VM the first write to fresh memory is slow).
  *   "patched" pre-faults what init mapped in both runtimes (like for like);
  *   "patched-cold" does not (compiler-rt's buffers then fault in the timed loop).
- * usage: functrace_bench VARIANT THREADS [CALLS]   prints "VARIANT THREADS ns_per_call".
+ * Two variants compare two loops in one process, alternating them round by round (min
+ * of FT_ROUNDS rounds each), so that both see the same machine:
+ *   "floor" (flightrec): the traced call (sleds patched, a small pool reused in a circle)
+ *            against its floor: the same function built without sleds, framed by two
+ *            rdtsc and two 16-byte stores into a per-thread ring of the same size as
+ *            the pool's share of the thread (cache-resident like it). Prints both.
+ *   "unpatched" (flightrec, nothing initialised): the function with its sleds as the
+ *            compiler left them against the same function built without sleds.
+ * usage: functrace_bench VARIANT THREADS [CALLS]   prints "VARIANT THREADS ns_per_call"
+ * ("VARIANT THREADS ns ns_of_the_peer" for the two above).
  * ns per call = CPU time of a calling thread's loop (CLOCK_THREAD_CPUTIME_ID: user +
  * system, so page faults count, time spent waiting for a CPU on a loaded machine does
  * not) / calls per thread, averaged over the threads, which run at the same time.
@@ -97,19 +103,31 @@ enum XRayPatchingStatus __xray_patch(void);
 #define NOINLINE __attribute__((noinline))
 #define NEVER __attribute__((noinline, xray_never_instrument))
 
-/* The traced function: tiny, never inlined, always instrumented. */
+/* The traced function: tiny, never inlined, always instrumented; and its twin built
+ * without sleds, for the variants that compare the two in one process. */
 __attribute__((noinline, xray_always_instrument)) int tiny(int x)
 {
     __asm__ volatile("");
     return x + 1;
 }
 
+__attribute__((noinline, xray_never_instrument)) int tiny_plain(int x)
+{
+    __asm__ volatile("");
+    return x + 1;
+}
+
 static long calls = 10000000;
-static int baseline;   /* 1 ring, 2 fresh memory */
+static int baseline;   /* 2 fresh memory */
+static int paired;     /* 1 "floor", 2 "unpatched": two loops alternated in one process */
 static pthread_barrier_t start;
 
-/* The peer "minimal recorder": rdtsc + 8-byte store before and after the call. */
-static __thread uint64_t ring[8192] __attribute__((tls_model("initial-exec")));
+#define FT_ROUNDS 7
+/* The floor's ring: 16-byte records (a timestamp and a word), 256 KiB per thread, the
+ * share of the "floor" variant's pool (4 buffers of 64 KiB per thread). */
+#define FLOOR_RING 16384
+struct floor_rec { uint64_t tsc, what; };
+static __thread struct floor_rec floor_ring[FLOOR_RING] __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t rdtsc(void)
 {
@@ -118,15 +136,31 @@ static inline uint64_t rdtsc(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-NEVER static int loop_baseline(long n)
+/* The floor of a traced call: the function without sleds, an rdtsc and a 16-byte store
+ * into the thread's ring before and after it. */
+NEVER static int loop_floor(long n)
 {
     int x = 0;
     unsigned i = 0;
     for (long k = 0; k < n; k++) {
-        ring[i++ & 8191] = rdtsc() << 8 | 1;
-        x = tiny(x);
-        ring[i++ & 8191] = rdtsc() << 8 | 2;
+        struct floor_rec *a = &floor_ring[i++ & (FLOOR_RING - 1)];
+        a->tsc = rdtsc();
+        a->what = 1;
+        __asm__ volatile("" ::: "memory");
+        x = tiny_plain(x);
+        struct floor_rec *b = &floor_ring[i++ & (FLOOR_RING - 1)];
+        b->tsc = rdtsc();
+        b->what = 2;
+        __asm__ volatile("" ::: "memory");
     }
+    return x;
+}
+
+NEVER static int loop_untraced(long n)
+{
+    int x = 0;
+    for (long k = 0; k < n; k++)
+        x = tiny_plain(x);
     return x;
 }
 
@@ -158,7 +192,30 @@ NEVER static double cpu_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static double cpu_seconds[64];
+static double cpu_seconds[64], peer_seconds[64];
+
+/* Min over FT_ROUNDS rounds of CALLS / FT_ROUNDS calls of LOOP and of PEER, the two
+ * alternated (and which goes first alternated too): seconds per round of each. */
+NEVER static void paired_rounds(int (*loop)(long), int (*peer)(long), double *best,
+                                double *best_peer)
+{
+    long n = calls / FT_ROUNDS > 0 ? calls / FT_ROUNDS : 1;
+    int r = loop(n / 4) + peer(n / 4);   /* warm: registers the thread, caches */
+    *best = *best_peer = 1e30;
+    for (int k = 0; k < FT_ROUNDS; k++)
+        for (int j = 0; j < 2; j++) {
+            int first = (j == 0) == (k % 2 == 0);
+            double t0 = cpu_now();
+            r += first ? loop(n) : peer(n);
+            double s = cpu_now() - t0;
+            double *b = first ? best : best_peer;
+            if (s < *b)
+                *b = s;
+        }
+    __atomic_fetch_add(&sink, r, __ATOMIC_RELAXED);
+    *best *= (double)calls / (double)n;   /* scaled to CALLS, as the other variants */
+    *best_peer *= (double)calls / (double)n;
+}
 
 NEVER static void *worker(void *arg)
 {
@@ -171,9 +228,13 @@ NEVER static void *worker(void *arg)
             abort();
     }
     pthread_barrier_wait(&start);
+    if (paired) {
+        paired_rounds(loop_plain, paired == 1 ? loop_floor : loop_untraced,
+                      &cpu_seconds[index], &peer_seconds[index]);
+        return NULL;
+    }
     double t0 = cpu_now();
-    int r = baseline == 2 ? loop_baseline_fresh(fresh, calls)
-          : baseline ? loop_baseline(calls) : loop_plain(calls);
+    int r = baseline == 2 ? loop_baseline_fresh(fresh, calls) : loop_plain(calls);
     cpu_seconds[index] = cpu_now() - t0;
     __atomic_fetch_add(&sink, r, __ATOMIC_RELAXED);
     return NULL;
@@ -191,7 +252,10 @@ NEVER int main(int argc, char **argv)
         calls = atol(argv[3]);
     if (threads < 1 || threads > 64 || calls < 1)
         return 2;
-    baseline = !strcmp(variant, "baseline") ? 1 : !strcmp(variant, "baseline-fresh") ? 2 : 0;
+    baseline = !strcmp(variant, "baseline-fresh") ? 2 : 0;
+#ifdef FT_MODE_XRAY_API
+    paired = !strcmp(variant, "floor") ? 1 : !strcmp(variant, "unpatched") ? 2 : 0;
+#endif
 #ifdef FT_MODE_XRAY_API
     /* "patched-cold": as "patched" but what init mapped is not touched before the clock
      * starts, so compiler-rt's buffers (mmap'ed at init, never touched) fault in inside
@@ -206,12 +270,12 @@ NEVER int main(int argc, char **argv)
     if (strcmp(variant, "unpatched")) {
         /* "patched": room for every record of the run, in both runtimes, so nothing is
          * dropped and compiler-rt never runs out of buffers (both then also pay for
-         * touching fresh memory). "ring" (flightrec only, policy overwrite): a small
-         * pool reused in a circle, cache-resident like the baseline's ring. */
+         * touching fresh memory). "floor" (flightrec only, policy overwrite): a small
+         * pool reused in a circle, cache-resident like the floor's ring. */
         char config[256];
         long records = 2 * calls * threads + 4096;
         long buffers = records * 8 / (1 << 20) + 2 * threads + 8;
-        if (!strcmp(variant, "ring"))
+        if (!strcmp(variant, "floor"))
             snprintf(config, sizeof config, "buffer_size=65536:buffer_max=%d:"
                      "func_duration_threshold_us=0:no_file_flush=true", 4 * threads);
         else
@@ -234,10 +298,11 @@ NEVER int main(int argc, char **argv)
     for (long i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, worker, (void *)i);
     pthread_barrier_wait(&start);
-    double total = 0;
+    double total = 0, total_peer = 0;
     for (int i = 0; i < threads; i++) {
         pthread_join(t[i], NULL);
         total += cpu_seconds[i];
+        total_peer += peer_seconds[i];
     }
 #ifdef FT_MODE_XRAY_API
     if (strcmp(variant, "unpatched"))
@@ -246,6 +311,10 @@ NEVER int main(int argc, char **argv)
 #ifdef FT_MODE_XRAY_API
     variant = label;
 #endif
-    printf("%s %d %.2f\n", variant, threads, total / threads * 1e9 / (double)calls);
+    if (paired)
+        printf("%s %d %.2f %.2f\n", variant, threads, total / threads * 1e9 / (double)calls,
+               total_peer / threads * 1e9 / (double)calls);
+    else
+        printf("%s %d %.2f\n", variant, threads, total / threads * 1e9 / (double)calls);
     return 0;
 }
