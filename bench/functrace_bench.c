@@ -97,6 +97,7 @@ enum XRayLogInitStatus __xray_log_finalize(void);
 enum XRayPatchingStatus __xray_patch(void);
 #else
 #include <flightrec/xray.h>
+#include "flightrec.h"
 #endif
 #endif
 
@@ -267,20 +268,31 @@ NEVER int main(int argc, char **argv)
         variant = "patched";
     size_t nbefore = 0;
     struct region *before = cold ? NULL : anon_regions(&nbefore);
-    if (strcmp(variant, "unpatched")) {
+    if (!strcmp(variant, "floor")) {
+#ifdef FT_COMPILER_RT
+        fprintf(stderr, "floor: flightrec only\n");
+        return 2;
+#else
+        /* flightrec's own start (patches every sled): a small pool reused in a circle
+         * (policy overwrite), cache-resident like the floor's ring. (XRay's FDR mode
+         * would drop once its buffers are used, as compiler-rt's does.) */
+        char opts[160];
+        snprintf(opts, sizeof opts, "policy=overwrite buffer_size=64k buffers=%d "
+                 "output=/dev/null", 4 * threads);
+        if (fr_init(opts) != FR_OK) {
+            fprintf(stderr, "floor: fr_init failed\n");
+            return 1;
+        }
+#endif
+    } else if (strcmp(variant, "unpatched")) {
         /* "patched": room for every record of the run, in both runtimes, so nothing is
          * dropped and compiler-rt never runs out of buffers (both then also pay for
-         * touching fresh memory). "floor" (flightrec only, policy overwrite): a small
-         * pool reused in a circle, cache-resident like the floor's ring. */
+         * touching fresh memory). */
         char config[256];
         long records = 2 * calls * threads + 4096;
         long buffers = records * 8 / (1 << 20) + 2 * threads + 8;
-        if (!strcmp(variant, "floor"))
-            snprintf(config, sizeof config, "buffer_size=65536:buffer_max=%d:"
-                     "func_duration_threshold_us=0:no_file_flush=true", 4 * threads);
-        else
-            snprintf(config, sizeof config, "buffer_size=1048576:buffer_max=%ld:"
-                     "func_duration_threshold_us=0:no_file_flush=true", buffers);
+        snprintf(config, sizeof config, "buffer_size=1048576:buffer_max=%ld:"
+                 "func_duration_threshold_us=0:no_file_flush=true", buffers);
         /* compiler-rt 14 fails init_mode unless the mode was selected first */
         __xray_log_select_mode("xray-fdr");
         if (__xray_log_init_mode("xray-fdr", config) != XRAY_LOG_INITIALIZED ||
@@ -305,6 +317,11 @@ NEVER int main(int argc, char **argv)
         total_peer += peer_seconds[i];
     }
 #ifdef FT_MODE_XRAY_API
+#ifndef FT_COMPILER_RT
+    if (!strcmp(variant, "floor"))
+        fr_finalize();
+    else
+#endif
     if (strcmp(variant, "unpatched"))
         __xray_log_finalize();
 #endif

@@ -24,6 +24,7 @@
 #include "core/stream_doorbell.h"
 #include "core/recorder.h"
 #include "core/buffer_pool.h"
+#include "core/fast_record.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 /* Current recorder session number (incremented by each init, reset, and in a fork
@@ -32,6 +33,17 @@ static uint32_t session_number;
 volatile int fr_recording;
 
 static pthread_key_t exit_key;
+
+/* What the architecture's fast path reads and writes (core/fast_record.h). */
+_Static_assert(offsetof(struct fr_thread, pos) == FR_THREAD_OFF_POS, "fast path: pos");
+_Static_assert(offsetof(struct fr_thread, end) == FR_THREAD_OFF_END, "fast path: end");
+_Static_assert(offsetof(struct fr_thread, last_tsc) == FR_THREAD_OFF_LAST_TSC, "fast path: last_tsc");
+_Static_assert(offsetof(struct fr_thread, cpu) == FR_THREAD_OFF_CPU, "fast path: cpu");
+_Static_assert(offsetof(struct fr_thread, busy) == FR_THREAD_OFF_BUSY, "fast path: busy");
+_Static_assert(offsetof(struct fr_thread, records) == FR_THREAD_OFF_RECORDS, "fast path: records");
+_Static_assert(offsetof(struct fr_thread, fast_session) == FR_THREAD_OFF_FAST_SESSION,
+               "fast path: fast_session");
+_Static_assert(FR_FAST_MAX_FUNCTION_ID == FR_XRAY_MAX_FUNCTION_ID, "fast path: id range");
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -154,6 +166,10 @@ static void reset_thread_state(struct fr_thread *t, uint32_t session)
     t->session = session;
     t->threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0;
     t->rewind_enabled = t->threshold_ticks != 0;
+    /* The fast path writes only what fr_record_function's own fast case would: TSC
+     * records, the CPU from rseq, no rewind (fast_record.h). */
+    t->fast_session = fr_clock_use_tsc && !t->rewind_enabled && fr_cpu_rseq_offset >= 0
+                          ? session : 0;
 }
 
 /* Claims a thread slot (lock-free). 0; -1 when the recorder stopped meanwhile; -2 when
@@ -339,6 +355,7 @@ void fr_writer_forget_self(void)
     detach(t);
     t->slot = -1;
     t->session = 0; /* stale: the next record registers in the child's session */
+    t->fast_session = 0;
 }
 
 void fr_writer_after_fork(void)

@@ -14,7 +14,8 @@
  *   4. write the record's bytes, then advance pos (a snapshot of pos is always the end
  *      of complete records), clear busy.
  * A signal handler that records between two records just appends to the same chain of
- * deltas, so its records are valid.
+ * deltas, so its records are valid. The trampolines' fast path follows the same protocol
+ * for function records (core/fast_record.h: which fields, which checks, which order).
  */
 #ifndef FLIGHTREC_THREAD_WRITER_H
 #define FLIGHTREC_THREAD_WRITER_H
@@ -36,6 +37,8 @@ struct fr_thread {
     uint64_t records;        /* records in the current buffer */
     uint64_t threshold_ticks;
     uint32_t rewind_enabled; /* 1 when threshold_us > 0 */
+    uint32_t fast_session;   /* session when the trampolines' fast path may write this
+                              * thread's function records, else 0 (fast_record.h) */
     /* cold */
     int32_t  slot;           /* thread descriptor index, -1 unregistered, -2 no slot */
     struct fr_hold hold;     /* the current buffer (index, generation) */

@@ -44,6 +44,7 @@
  */
 
 #include "port_defs.h"
+#include "core/fast_record.h"
 #include "functrace/shadow_stack.h"
 #define H_FUNCTION FR_ARCH_HANDLER_OFF_FUNCTION
 #define H_ARG1     FR_ARCH_HANDLER_OFF_ARG1
@@ -171,10 +172,154 @@
     .size \name, . - \name
 .endm
 
+/* ------------------------------------------------------------------ fast path
+ * When the handler is the recorder, entry, exit and tail exit first try to do all of it
+ * here (core/fast_record.h is the contract with the C recorder): the shadow stack's push
+ * or pop inline, then the function record written directly into the thread's buffer.
+ * They save only what they touch: rax rdx (rdtsc), rcx, and r11 at a tail exit (it may
+ * hold the tail jump's target); r10 is the id. Anything unusual (a shadow stack case the
+ * inline code does not decide, a record the C path must write: busy, another session,
+ * buffer full, CPU changed, delta too big) goes to the full path, which saves everything
+ * a C function may clobber; a record left to C after the inline push or pop calls
+ * fr_record_function alone (the shadow stack is done). Scratch in the macros below:
+ * rax rcx rdx r11. */
+
+    .section .rodata
+    .p2align 3
+.Ldelta_max:
+    .quad 0xffffffff
+    .text
+
+/* SHADOW_PUSH_FAST off, slow: the push of SHADOW_PUSH when it needs no C (the stack not
+ * full, the new slot below the top one); else jumps to slow with nothing changed. */
+.macro SHADOW_PUSH_FAST off, slow
+    movq fr_shadow@GOTTPOFF(%rip), %r11
+    movl %fs:FR_SHADOW_OFF_DEPTH(%r11), %eax
+    leaq \off(%rsp), %rcx
+    cmpl $FR_SHADOW_CAP, %eax
+    jae \slow
+    movq %rax, %rdx
+    shlq $4, %rdx                   /* top entry e[depth-1] is at 16 * depth */
+    testl %eax, %eax
+    je 6f
+    cmpq %rcx, %fs:(%r11,%rdx)      /* top.sp > slot: we are its callee, as usual */
+    jbe \slow
+6:  incl %eax
+    movl %eax, %fs:FR_SHADOW_OFF_DEPTH(%r11)   /* depth first (see shadow_stack.h) */
+    movq %rcx, %fs:FR_SHADOW_OFF_ENTRIES(%r11,%rdx)
+    movq %r10, %fs:FR_SHADOW_OFF_ENTRIES+8(%r11,%rdx)   /* id, flags 0 */
+.endm
+
+/* SHADOW_POP_FAST off, slow: the pop of SHADOW_POP when the exit is the top entry's;
+ * else jumps to slow with nothing changed. */
+.macro SHADOW_POP_FAST off, slow
+    movq fr_shadow@GOTTPOFF(%rip), %r11
+    movl %fs:FR_SHADOW_OFF_DEPTH(%r11), %eax
+    leal -1(%rax), %edx
+    cmpl $FR_SHADOW_CAP-1, %edx     /* depth 0, or frames beyond the stored ones */
+    ja \slow
+    shlq $4, %rax
+    leaq \off(%rsp), %rcx
+    cmpq %rcx, %fs:(%r11,%rax)
+    jne \slow
+    cmpq %r10, %fs:8(%r11,%rax)     /* same id, flags 0 */
+    jne \slow
+    movl %edx, %fs:FR_SHADOW_OFF_DEPTH(%r11)
+.endm
+
+/* RECORD_FAST kindbits, slow_busy, slow: the function record (kind << 1 = kindbits) of
+ * fast_record.h. slow_busy: go to C with busy to be cleared (r11 = fr_tls's offset);
+ * slow: go to C, nothing changed. */
+.macro RECORD_FAST kindbits, slow_busy, slow
+    movq fr_tls@GOTTPOFF(%rip), %r11
+    cmpl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
+    jne \slow                       /* nested: the C path counts the drop */
+    movl $1, %fs:FR_THREAD_OFF_BUSY(%r11)
+    movl fr_recording(%rip), %eax   /* after busy is set (the stopper's protocol) */
+    testl %eax, %eax
+    je 5f                           /* not recording: nothing to write */
+    cmpl %eax, %fs:FR_THREAD_OFF_FAST_SESSION(%r11)
+    jne \slow_busy
+    cmpl $FR_FAST_MAX_FUNCTION_ID, %r10d
+    ja \slow_busy
+    movq %fs:FR_THREAD_OFF_POS(%r11), %rcx
+    leaq 8(%rcx), %rax
+    cmpq %fs:FR_THREAD_OFF_END(%r11), %rax
+    ja \slow_busy                   /* no room (or no buffer: pos, end NULL) */
+    rdtsc
+    shlq $32, %rdx
+    orq %rdx, %rax                  /* the clock */
+    movq fr_cpu_rseq_offset(%rip), %rdx
+    movl %fs:(%rdx), %edx
+    cmpl %edx, %fs:FR_THREAD_OFF_CPU(%r11)
+    jne \slow_busy                  /* migrated: NewCPUId first */
+    movq %rax, %rdx
+    subq %fs:FR_THREAD_OFF_LAST_TSC(%r11), %rdx
+    cmpq .Ldelta_max(%rip), %rdx
+    ja \slow_busy                   /* the delta does not fit: TSCWrap first */
+    shlq $28, %rdx                  /* delta << 32 | id << 4 | kind << 1 */
+    orq %r10, %rdx
+    shlq $4, %rdx
+    .if \kindbits
+    orq $\kindbits, %rdx
+    .endif
+    movq %rdx, (%rcx)
+    addq $8, %rcx
+    movq %rcx, %fs:FR_THREAD_OFF_POS(%r11)   /* after the record's bytes */
+    movq %rax, %fs:FR_THREAD_OFF_LAST_TSC(%r11)
+    incq %fs:FR_THREAD_OFF_RECORDS(%r11)
+5:  movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
+.endm
+
 /* ------------------------------------------------------------------ entry (kind 0) */
 FUNCTION fr_tramp_entry
+    leaq fr_record_function(%rip), %r11
+    cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
+    jne .Lentry_other
+    pushq %rax
+    .cfi_adjust_cfa_offset 8
+    pushq %rdx
+    .cfi_adjust_cfa_offset 8
+    pushq %rcx
+    .cfi_adjust_cfa_offset 8
+    SHADOW_PUSH_FAST 32, .Lentry_push_slow   /* 3 saved + our return address */
+    RECORD_FAST 0, .Lentry_record_busy, .Lentry_record_slow
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    ret
+    .cfi_adjust_cfa_offset 24
+.Lentry_record_busy:
+    movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
+.Lentry_record_slow:                /* pushed; the C recorder writes the record */
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    SAVE_ARGS
+    movl %r10d, %edi
+    xorl %esi, %esi                 /* ENTRY */
+    call fr_record_function
+    RESTORE_ARGS
+    ret
+    .cfi_adjust_cfa_offset 24
+.Lentry_push_slow:                  /* pushed; nothing done: the full path */
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    jmp .Lentry_full
+.Lentry_other:                      /* another handler, or none */
     cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
     je 9f
+.Lentry_full:
     SAVE_ARGS
     SHADOW_PUSH 200                 /* 192 saved + our return address */
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
@@ -187,10 +332,67 @@ FUNCTION fr_tramp_entry
 9:  ret
 END fr_tramp_entry
 
-/* ------------------------------------------------------------------ tail exit (kind 2) */
+/* ------------------------------------------------------------------ tail exit (kind 2)
+ * r11 may hold the tail jump's target: saved before anything uses it. */
 FUNCTION fr_tramp_tail
+    pushq %r11
+    .cfi_adjust_cfa_offset 8
+    leaq fr_record_function(%rip), %r11
+    cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
+    jne .Ltail_other
+    pushq %rax
+    .cfi_adjust_cfa_offset 8
+    pushq %rdx
+    .cfi_adjust_cfa_offset 8
+    pushq %rcx
+    .cfi_adjust_cfa_offset 8
+    SHADOW_POP_FAST 40, .Ltail_pop_slow     /* 4 saved + our return address */
+    RECORD_FAST 4, .Ltail_record_busy, .Ltail_record_slow
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    popq %r11
+    .cfi_adjust_cfa_offset -8
+    ret
+    .cfi_adjust_cfa_offset 32
+.Ltail_record_busy:
+    movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
+.Ltail_record_slow:                 /* popped; the C recorder writes the record */
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    popq %r11
+    .cfi_adjust_cfa_offset -8
+    SAVE_ARGS
+    movl %r10d, %edi
+    movl $2, %esi                   /* TAIL */
+    call fr_record_function
+    RESTORE_ARGS
+    ret
+    .cfi_adjust_cfa_offset 32
+.Ltail_pop_slow:                    /* nothing done: the full path */
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    popq %r11
+    .cfi_adjust_cfa_offset -8
+    jmp .Ltail_full
+    .cfi_adjust_cfa_offset 8
+.Ltail_other:                       /* another handler, or none */
+    popq %r11
+    .cfi_adjust_cfa_offset -8
     cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
     je 9f
+.Ltail_full:
     SAVE_ARGS
     SHADOW_POP 200
     movq fr_sled_handlers+H_FUNCTION(%rip), %rax
@@ -240,6 +442,53 @@ END fr_tramp_arg1
     fxam; fnstsw %ax; andw $0x4500, %ax; cmpw $0x4100, %ax   /* C3,C0 set = empty */
 
 FUNCTION fr_tramp_exit
+    leaq fr_record_function(%rip), %r11
+    cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
+    jne .Lexit_other
+    pushq %rax                      /* the return registers rdtsc needs; rcx, r11 are */
+    .cfi_adjust_cfa_offset 8        /* free at a function's return */
+    pushq %rdx
+    .cfi_adjust_cfa_offset 8
+    SHADOW_POP_FAST 16, .Lexit_pop_slow     /* 2 saved + our return address */
+    RECORD_FAST 2, .Lexit_record_busy, .Lexit_record_slow
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    ret
+    .cfi_adjust_cfa_offset 16
+.Lexit_record_busy:
+    movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
+.Lexit_record_slow:                 /* rax rdx pushed: xmm0 xmm1 too (C may use them) */
+    subq $40, %rsp                  /* 0 xmm0, 16 xmm1, 32 r10; aligned for the call */
+    .cfi_adjust_cfa_offset 40
+    movups %xmm0, 0(%rsp)
+    movups %xmm1, 16(%rsp)
+    jmp 2f
+    .cfi_adjust_cfa_offset -40
+.Lexit_pop_slow:                    /* the shadow stack's C, then the record's */
+    subq $40, %rsp
+    .cfi_adjust_cfa_offset 40
+    movups %xmm0, 0(%rsp)
+    movups %xmm1, 16(%rsp)
+    movq %r10, 32(%rsp)
+    movl %r10d, %edi
+    leaq 56(%rsp), %rsi             /* the return-address slot */
+    call fr_shadow_exit_slow
+    movq 32(%rsp), %r10
+2:  movl %r10d, %edi
+    movl $1, %esi                   /* EXIT */
+    call fr_record_function
+    movups 0(%rsp), %xmm0
+    movups 16(%rsp), %xmm1
+    addq $40, %rsp
+    .cfi_adjust_cfa_offset -40
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rax
+    .cfi_adjust_cfa_offset -8
+    ret
+.Lexit_other:                       /* another handler (x87 kept), or none */
     movq fr_sled_handlers+H_FUNCTION(%rip), %r11
     testq %r11, %r11
     je 9f
@@ -249,15 +498,7 @@ FUNCTION fr_tramp_exit
     movups %xmm1, 16(%rsp)
     movq %rax, 32(%rsp)
     movq %rdx, 40(%rsp)
-    leaq fr_record_function(%rip), %rax
-    cmpq %rax, %r11
-    jne 5f
-    SHADOW_POP 104
-    movl %r10d, %edi
-    movl $1, %esi                   /* EXIT */
-    call fr_record_function
-    jmp 4f
-5:  xorl %edx, %edx                 /* any other handler: x87 values saved around it */
+    xorl %edx, %edx                 /* values on the x87 stack saved around the handler */
     X87_EMPTY_TEST
     je 1f
     fstpt 48(%rsp)
