@@ -70,6 +70,20 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_avx_calls.fr buffer_size=4096 buffers=4 policy=overwrite;GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
   set_tests_properties(functrace_avx_calls_detects PROPERTIES SKIP_RETURN_CODE 77)
 
+  # The trampolines' fast path under the recorder: every argument/result register kind
+  # and a tail call checked on every call, signal handlers tracing calls in the middle of
+  # it, and records written + dropped = 2 x calls made. A tiny ring (the C path runs in
+  # the loop) and a pool that holds the whole run (every record kept: fast path only).
+  functrace_xray_program(functrace_fast_path functrace_fast_path.c "flightrec;Threads::Threads")
+  add_test(NAME functrace_fast_path_ring COMMAND functrace_fast_path)
+  set_tests_properties(functrace_fast_path_ring PROPERTIES SKIP_RETURN_CODE 77
+    LABELS concurrency ENVIRONMENT
+    "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_fast_path_ring.fr buffer_size=4096 buffers=4 policy=overwrite")
+  add_test(NAME functrace_fast_path_pool
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_fast_path.sh $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:functrace_fast_path> ${CMAKE_CURRENT_BINARY_DIR}/functrace_fast_path_pool.fr)
+  set_tests_properties(functrace_fast_path_pool PROPERTIES SKIP_RETURN_CODE 77 LABELS concurrency)
+
   # The flags users need: pkg-config's xray_cflags; record warns about few sleds.
   add_test(NAME functrace_few_sleds
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_few_sleds.sh $<TARGET_FILE:flightrec_cli>
