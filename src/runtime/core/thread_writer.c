@@ -718,31 +718,78 @@ void fr_record_ours_iov(uint16_t type, const struct iovec *iov, int iovcnt)
 
 /* ------------------------------------------------------------------ compact events */
 
+/* Copies n bytes with inline loads and stores (two overlapping ones of the largest
+ * power of two not above n): an event's fixed-size fields (1, 2, 4, 8, 16 bytes), its
+ * short strings and varint heads cost no library call. Longer pieces go to memcpy.
+ * Writes exactly [d, d + n) and reads exactly [s, s + n). */
+static inline __attribute__((always_inline)) void put_bytes(uint8_t *d, const void *src, size_t n)
+{
+    const uint8_t *s = src;
+    if (n >= 8) {
+        if (n > 16) {
+            memcpy(d, s, n);
+            return;
+        }
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n >= 2) {
+        uint16_t a, b;
+        memcpy(&a, s, 2);
+        memcpy(&b, s + n - 2, 2);
+        memcpy(d, &a, 2);
+        memcpy(d + n - 2, &b, 2);
+    } else if (n) {
+        *d = *s;
+    }
+}
+
 static inline uint8_t *put_iov(uint8_t *q, const struct iovec *iov, int iovcnt)
 {
     for (int i = 0; i < iovcnt; i++) {
-        if (iov[i].iov_len)
-            memcpy(q, iov[i].iov_base, iov[i].iov_len);
+        put_bytes(q, iov[i].iov_base, iov[i].iov_len);
         q += iov[i].iov_len;
     }
     return q;
 }
 
-/* Writes the entry (head, ext, values) at q; returns its end. The entry's first byte
- * last, in program order (a compiler fence, no instruction; x86 keeps stores in order):
- * it is never 0 (the key's first byte: site ids start at 1), so in a backing file read
- * after SIGKILL an entry whose first byte is still 0 was being written (docs/BACKING.md). */
-static inline uint8_t *put_entry(uint8_t *q, const uint8_t *head, size_t head_len,
-                                 const void *ext, size_t ext_len, const struct iovec *values,
-                                 int nvalues)
+/* Bytes of v as a varint (fr_varint_put); one byte, the usual case, without a division. */
+static inline size_t varint_len(uint64_t v)
 {
-    memcpy(q + 1, head + 1, head_len - 1);
-    uint8_t *v = q + head_len;
-    if (ext_len)
-        memcpy(v, ext, ext_len);
+    if (LIKELY(v < 0x80))
+        return 1;
+    return 1 + (size_t)(63 - __builtin_clzll(v)) / 7;
+}
+
+/* Writes the entry (head: the key, delta and size varints; ext; values) at q; returns
+ * its end. The head is encoded in place, not copied from a temporary (reading back
+ * bytes just stored one by one as wider words stalls store forwarding). The entry's
+ * first byte last, in program order (a compiler fence, no instruction; x86 keeps stores
+ * in order): it is never 0 (the key's first byte: site ids start at 1), so in a backing
+ * file read after SIGKILL an entry whose first byte is still 0 was being written
+ * (docs/BACKING.md). */
+static inline __attribute__((always_inline)) uint8_t *
+put_entry(uint8_t *q, uint64_t key, uint64_t delta, uint64_t size, const void *ext,
+          size_t ext_len, const struct iovec *values, int nvalues)
+{
+    size_t n = 1;
+    if (key >= 0x80)   /* the key's bytes after its first: the varint of key >> 7 */
+        n += fr_varint_put(q + 1, key >> 7);
+    n += fr_varint_put(q + n, delta);
+    n += fr_varint_put(q + n, size);
+    uint8_t *v = q + n;
+    put_bytes(v, ext, ext_len);
     v = put_iov(v + ext_len, values, nvalues);
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    q[0] = head[0];
+    q[0] = (uint8_t)(key >= 0x80 ? key | 0x80 : key);
     return v;
 }
 
@@ -757,7 +804,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
     for (int i = 0; i < nvalues; i++)
         vsize += values[i].iov_len;
     uint64_t key = (uint64_t)site_id << 1 | (ext_len != 0);
-    uint8_t head[3 * FR_EVENT_RUN_VARINT_MAX];
+    size_t key_size_len = varint_len(key) + varint_len(vsize);
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = t->pos;
@@ -765,10 +812,8 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
      * CPU, in this session. Its entries' deltas chain from its own timestamp, which stays
      * the base of the next record's delta (last_tsc is left alone), as llvm-xray reads it. */
     if (LIKELY(t->run_end == p && p && rec == t->session && cpu == t->cpu && tsc >= t->run_tsc)) {
-        size_t hn = fr_varint_put(head, key);
-        hn += fr_varint_put(head + hn, tsc - t->run_tsc);
-        hn += fr_varint_put(head + hn, vsize);
-        size_t need = hn + vsize;
+        uint64_t delta = tsc - t->run_tsc;
+        size_t need = key_size_len + varint_len(delta) + vsize;
         int32_t size = fr_md_get_event_size(t->run_hdr);
         if (LIKELY((intptr_t)((uintptr_t)t->end - (uintptr_t)p) >= (intptr_t)need &&
                    need <= (size_t)(INT32_MAX - size))) {
@@ -780,7 +825,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
              * (fr_buffer_whole_records, close_own_run). */
             fr_md_set_event_size(t->run_hdr, size + (int32_t)need);
             __atomic_signal_fence(__ATOMIC_RELEASE);
-            uint8_t *q = put_entry(p, head, hn, ext, ext_len, values, nvalues);
+            uint8_t *q = put_entry(p, key, delta, vsize, ext, ext_len, values, nvalues);
             /* release: a snapshot reading pos from another thread sees the entry */
             __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
             t->run_end = q;
@@ -791,10 +836,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
         }
     }
     /* A new run: the custom event's header, the envelope, the entry (delta 0). */
-    size_t hn = fr_varint_put(head, key);
-    hn += fr_varint_put(head + hn, 0);
-    hn += fr_varint_put(head + hn, vsize);
-    size_t size = sizeof(struct fr_te_envelope) + hn + vsize;
+    size_t size = sizeof(struct fr_te_envelope) + key_size_len + varint_len(0) + vsize;
     if (UNLIKELY(size > fr_pool.buffer_size)) {   /* also keeps size within INT32_MAX */
         drop_counted(t, rec, FR_DROP_TOO_LARGE, size);
         guard_leave(t);
@@ -804,7 +846,8 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
     if (p) {
         fr_te_header_put(p, FR_TE_EVENT_RUN, size - sizeof(struct fr_te_envelope),
                          (int32_t)(tsc - t->last_tsc));
-        uint8_t *q = put_entry(p + FR_ENVELOPED_HEADER_SIZE, head, hn, ext, ext_len, values, nvalues);
+        uint8_t *q = put_entry(p + FR_ENVELOPED_HEADER_SIZE, key, 0, vsize, ext, ext_len,
+                               values, nvalues);
         __atomic_store_n(&t->pos, q, __ATOMIC_RELEASE);
         t->last_tsc = tsc;
         __atomic_store_n(&t->records, t->records + 1, __ATOMIC_RELAXED);

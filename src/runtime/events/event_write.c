@@ -14,16 +14,21 @@
  *   flight recorder, activity:     [0] name, [1] header, [2] activity extension, [3] meta
  *   user_events:                   [.] write index, header, [activity], metadata, values
  *                                  (without an activity, no empty iovec: starts at [1])
+ * The usual case (the flight recorder alone, a site with an id, no span) goes straight
+ * to the compact record path; the recorder stores the values with inline stores
+ * (thread_writer.c put_bytes): no library call for fixed-size fields or short strings.
  */
 #include <string.h>
 
 #include "events/events_internal.h"
 
-void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t *related,
-                     struct iovec *iov, int iovcnt)
+/* Every case: activity extensions, the full forms, user_events (`enabled` read once by
+ * the caller). */
+static __attribute__((noinline)) void write_any(fr_event_site *site, uint32_t enabled,
+                                                const uint8_t *activity,
+                                                const uint8_t *related, struct iovec *iov,
+                                                int iovcnt)
 {
-    /* Acquire: pairs with the release that set the bit after the site was completed. */
-    uint32_t enabled = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
     struct fr_tracepoint *tp = site->tracepoint;
     if (!tp || iovcnt < 4)
         return;
@@ -82,4 +87,21 @@ void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t
         iov[first + 1].iov_len = FR_EH_HEADER_SIZE;
         fr_ue_write(tp, iov + first, iovcnt - first);
     }
+}
+
+void fr__event_write(fr_event_site *site, const uint8_t *activity, const uint8_t *related,
+                     struct iovec *iov, int iovcnt)
+{
+    /* Acquire: pairs with the release that set the bit after the site was completed. */
+    uint32_t enabled = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
+    /* The common case, the flight recorder alone writing a compact event of a site with
+     * an id, outside any span: straight to the record path (a tail call, no frame). */
+    if (__builtin_expect(enabled == FR_SITE_RECORDER && !activity && !fr_current_activity.set &&
+                             iovcnt >= 4 && site->tracepoint &&
+                             __atomic_load_n(&fr_events_compact, __ATOMIC_RELAXED) &&
+                             site->recorder_site_id, 1)) {
+        fr_events_recorder_write_compact(site->recorder_site_id, NULL, 0, iov + 4, iovcnt - 4);
+        return;
+    }
+    write_any(site, enabled, activity, related, iov, iovcnt);
 }
