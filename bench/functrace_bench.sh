@@ -13,6 +13,7 @@
 #                                           runtimes), same pool, runs interleaved
 # and, without a target, the same-pool run against 2 rdtsc + 2 stores into fresh memory.
 set -eu
+. "$(dirname "$0")/bench_lib.sh"
 fr=$1 crt=$2 plain=$3 calls=${4:-10000000} reps=${5:-5}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -21,13 +22,7 @@ run() { # NAME BIN VARIANT THREADS: one run; keeps the min of fields 3 (and 4) i
   for f in 3 4; do
     v=$(echo "$out" | awk -v f=$f '{print $f}')
     [ -n "$v" ] || continue
-    k="$dir/$1.$4.$f"
-    if [ -f "$k" ]; then
-      awk -v a="$(cat "$k")" -v v="$v" 'BEGIN { print (v < a) ? v : a }' >"$k.new"
-      mv "$k.new" "$k"
-    else
-      echo "$v" >"$k"
-    fi
+    keep_min "$dir/$1.$4.$f" "$v"
   done
 }
 get() { cat "$dir/$1.$2.${3:-3}"; }

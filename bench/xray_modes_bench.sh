@@ -7,19 +7,14 @@
 # mode no slower than compiler-rt's), MET or MISSED. Runs in a temporary directory
 # (basic mode writes its log in the working directory).
 set -eu
+. "$(dirname "$0")/bench_lib.sh"
 fr=$(readlink -f "$1") crt=$(readlink -f "$2") calls=${3:-5000000} reps=${4:-5}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 run() { # NAME BIN MODE THREADS: one run; the min so far kept in $dir/NAME.MODE.THREADS
   v=$(cd "$dir" && env -u FLIGHTREC_OPTIONS -u XRAY_OPTIONS -u XRAY_BASIC_OPTIONS \
       -u XRAY_PROFILING_OPTIONS "$2" "$3" "$4" "$calls" | awk '{print $3}')
-  k="$dir/$1.$3.$4"
-  if [ -f "$k" ]; then
-    awk -v a="$(cat "$k")" -v v="$v" 'BEGIN { print (v < a) ? v : a }' >"$k.new"
-    mv "$k.new" "$k"
-  else
-    echo "$v" >"$k"
-  fi
+  keep_min "$dir/$1.$3.$4" "$v"
 }
 echo "xray modes benchmark: tiny function, $calls calls per thread, best of $reps interleaved rounds"
 i=0

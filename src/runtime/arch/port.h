@@ -19,7 +19,10 @@
  *                         fr_tramp_tail, fr_tramp_arg1, and the event entry points
  *                         __xray_CustomEvent / __xray_TypedEvent; each calls the handler
  *                         read from fr_sled_handlers at FR_ARCH_HANDLER_OFF_*; entry and
- *                         exit trampolines keep the shadow stack (functrace/shadow_stack.h)
+ *                         exit trampolines keep the shadow stack (functrace/shadow_stack.h);
+ *                         when the handler is the recorder they may write the record
+ *                         themselves, as core/fast_record.h says (optional: calling C
+ *                         every time is correct, only slower)
  *   jmpbuf_<cpu>.c        fr_arch_jmpbuf_sp below
  *
  * functrace/sled_patch.c asserts that the handler offsets match the C struct.

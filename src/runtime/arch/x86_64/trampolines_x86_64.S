@@ -1,9 +1,15 @@
 /*
  * trampolines_x86_64.S - what patched XRay sleds call (see sled_x86_64.c for the sleds).
  *
- * A patched sled is `mov $id, %r10d; call/jmp trampoline`. Each trampoline saves exactly
- * what the place of its sled keeps live and a C handler may clobber, calls the handler in
- * fr_sled_handlers (skipped when it is NULL), restores, returns:
+ * A patched sled is `mov $id, %r10d; call/jmp trampoline`. When the installed handler
+ * is the recorder (fr_record_function), entry, exit and tail exit take the fast path
+ * first (below, "fast path"; the contract with the C recorder is core/fast_record.h):
+ * the shadow stack's push or pop and the function record written inline, saving only
+ * what they touch: rax rdx (rdtsc), rcx at entry, rcx and r11 at a tail exit (at an
+ * exit rcx and r11 hold nothing). Otherwise, and whenever the fast path cannot
+ * decide, each trampoline saves exactly what the place of its sled keeps live and a C
+ * handler may clobber, calls the handler in fr_sled_handlers (skipped when it is NULL),
+ * restores, returns:
  *   entry, log-args entry: the argument registers rdi rsi rdx rcx r8 r9, rax (al counts
  *                vector arguments of a variadic function), xmm0-7.
  *   tail exit:   the same plus r11: clang's indirect tail jump may hold its target in any
@@ -17,15 +23,16 @@
  * jumps instead of calling, so the exit trampoline starts like a function. Frames keep
  * the handler's call aligned.
  * r10 carries the id (clang never keeps a value in r10 across a sled), r11 is free at
- * entry and exit.
+ * entry and exit. The flags are not live at any sled (a call or a return is next).
  *
  * Shadow stack (functrace/shadow_stack.h): whenever a handler is installed, entry and
  * log-args entry push (return-address slot, id) and exit and tail exit pop it, inline:
- * one TLS load, a compare with the top entry, two stores. Anything else (a full stack,
- * an exit that is not the top entry, an entry at or above the top entry's slot) goes to
- * fr_shadow_enter_slow / fr_shadow_exit_slow, which may emit exits for dead frames
- * through the handler first: so it is called where the handler would be, with the same
- * registers saved.
+ * one TLS load, a compare with the top entry, then three stores (depth, slot, id) at a
+ * push and one (depth) at a pop. Anything else (a full stack, an exit that is not the
+ * top entry, an entry at or above the top entry's slot) goes to fr_shadow_enter_slow /
+ * fr_shadow_exit_slow, which may emit exits for dead frames through the handler first:
+ * so it is called where the handler would be, with the same registers saved, and always
+ * before this call's own record.
  *
  * What the handlers may touch, and why the saved sets suffice: the recorder
  * (fr_record_function and the shadow stack's C code) is built for the x86-64 baseline
@@ -271,50 +278,53 @@
 5:  movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
 .endm
 
-/* ------------------------------------------------------------------ entry (kind 0) */
-FUNCTION fr_tramp_entry
-    leaq fr_record_function(%rip), %r11
-    cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
-    jne .Lentry_other
+/* The fast path's saved registers, with their unwind information. */
+.macro SAVE_SCRATCH
     pushq %rax
     .cfi_adjust_cfa_offset 8
     pushq %rdx
     .cfi_adjust_cfa_offset 8
     pushq %rcx
     .cfi_adjust_cfa_offset 8
-    SHADOW_PUSH_FAST 32, .Lentry_push_slow   /* 3 saved + our return address */
-    RECORD_FAST 0, .Lentry_record_busy, .Lentry_record_slow
+.endm
+.macro RESTORE_SCRATCH
     popq %rcx
     .cfi_adjust_cfa_offset -8
     popq %rdx
     .cfi_adjust_cfa_offset -8
     popq %rax
     .cfi_adjust_cfa_offset -8
+.endm
+
+/* The record through C after the inline shadow stack: every argument register saved. */
+.macro RECORD_IN_C kind
+    SAVE_ARGS
+    movl %r10d, %edi
+    movl $\kind, %esi
+    call fr_record_function
+    RESTORE_ARGS
+    ret
+.endm
+
+/* ------------------------------------------------------------------ entry (kind 0) */
+FUNCTION fr_tramp_entry
+    leaq fr_record_function(%rip), %r11
+    cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
+    jne .Lentry_other
+    SAVE_SCRATCH
+    SHADOW_PUSH_FAST 32, .Lentry_push_slow   /* 3 saved + our return address */
+    RECORD_FAST 0, .Lentry_record_busy, .Lentry_record_slow
+    RESTORE_SCRATCH
     ret
     .cfi_adjust_cfa_offset 24
 .Lentry_record_busy:
     movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
-.Lentry_record_slow:                /* pushed; the C recorder writes the record */
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rax
-    .cfi_adjust_cfa_offset -8
-    SAVE_ARGS
-    movl %r10d, %edi
-    xorl %esi, %esi                 /* ENTRY */
-    call fr_record_function
-    RESTORE_ARGS
-    ret
+.Lentry_record_slow:
+    RESTORE_SCRATCH
+    RECORD_IN_C 0                   /* ENTRY */
     .cfi_adjust_cfa_offset 24
-.Lentry_push_slow:                  /* pushed; nothing done: the full path */
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rax
-    .cfi_adjust_cfa_offset -8
+.Lentry_push_slow:                  /* nothing done: the full path */
+    RESTORE_SCRATCH
     jmp .Lentry_full
 .Lentry_other:                      /* another handler, or none */
     cmpq $0, fr_sled_handlers+H_FUNCTION(%rip)
@@ -340,49 +350,24 @@ FUNCTION fr_tramp_tail
     leaq fr_record_function(%rip), %r11
     cmpq %r11, fr_sled_handlers+H_FUNCTION(%rip)
     jne .Ltail_other
-    pushq %rax
-    .cfi_adjust_cfa_offset 8
-    pushq %rdx
-    .cfi_adjust_cfa_offset 8
-    pushq %rcx
-    .cfi_adjust_cfa_offset 8
+    SAVE_SCRATCH
     SHADOW_POP_FAST 40, .Ltail_pop_slow     /* 4 saved + our return address */
     RECORD_FAST 4, .Ltail_record_busy, .Ltail_record_slow
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rax
-    .cfi_adjust_cfa_offset -8
+    RESTORE_SCRATCH
     popq %r11
     .cfi_adjust_cfa_offset -8
     ret
     .cfi_adjust_cfa_offset 32
 .Ltail_record_busy:
     movl $0, %fs:FR_THREAD_OFF_BUSY(%r11)
-.Ltail_record_slow:                 /* popped; the C recorder writes the record */
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rax
-    .cfi_adjust_cfa_offset -8
+.Ltail_record_slow:
+    RESTORE_SCRATCH
     popq %r11
     .cfi_adjust_cfa_offset -8
-    SAVE_ARGS
-    movl %r10d, %edi
-    movl $2, %esi                   /* TAIL */
-    call fr_record_function
-    RESTORE_ARGS
-    ret
+    RECORD_IN_C 2                   /* TAIL */
     .cfi_adjust_cfa_offset 32
 .Ltail_pop_slow:                    /* nothing done: the full path */
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rax
-    .cfi_adjust_cfa_offset -8
+    RESTORE_SCRATCH
     popq %r11
     .cfi_adjust_cfa_offset -8
     jmp .Ltail_full
