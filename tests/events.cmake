@@ -82,3 +82,10 @@ add_test(NAME events_compact
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/events_compact.py
           $<TARGET_FILE:events_compact> $<TARGET_FILE:events_compact_lib>
           $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} ${CMAKE_CURRENT_BINARY_DIR}/events_compact.d)
+
+# Compact events of 80 call sites: two-byte keys, strings past the inline copies.
+add_executable(events_many_sites ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_many_sites.c)
+target_link_libraries(events_many_sites PRIVATE flightrec_static)
+add_test(NAME events_many_sites
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/events_many_sites.sh $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:events_many_sites> ${CMAKE_CURRENT_BINARY_DIR}/events_many_sites.d)
