@@ -15,6 +15,10 @@
  *       FR_SPAN_START(my_provider, &s, "Work", FR_LEVEL(4), FR_U64("job", job));
  *       ...                                  // events here carry the span's activity id
  *       FR_SPAN_STOP(my_provider, &s, "Work", FR_LEVEL(4));
+ *       {
+ *           FR_SPAN_SCOPE(my_provider, "Step", FR_LEVEL(4));   // stops at the '}', or
+ *           ...                                // at a return, break, exception, longjmp
+ *       }
  *       fr_provider_unregister(&my_provider);               // optional: also at exit
  *   }
  *
@@ -197,6 +201,25 @@ typedef struct fr_activity_scope {
 FR_API void fr_activity_enter(fr_activity_scope *scope, const uint8_t id[16]);
 FR_API void fr_activity_leave(fr_activity_scope *scope);
 
+/* A scoped span: FR_SPAN_SCOPE(provider, "Name", fields and options...) starts a span
+ * that stops when the enclosing scope is left: by return, break, goto, a C++ exception
+ * (a destructor; in C, __attribute__((cleanup)), which runs during an unwind only in
+ * code compiled with -fexceptions) or a longjmp past it (the runtime's longjmp stops it:
+ * the stop event is written and the thread's current span restored). Frames are told
+ * apart by stack address: a span in a function inlined into the frame that catches (or
+ * called setjmp) is not stopped by the unwind (docs/DESIGN.md, "Spans and unwinding"). The stop event
+ * has the start's name, level and keyword, and no fields. One FR_SPAN_SCOPE per line
+ * of a block, as a statement (it declares a variable).
+ *
+ * Spans on the thread's stack that a C++ exception or a longjmp leaves behind (a
+ * FR_SPAN_START whose FR_SPAN_STOP never ran) no longer stay the thread's current span:
+ * the runtime restores the current span that was in place before them when the
+ * exception is caught or the longjmp is taken. */
+typedef struct fr_span_scope {
+    fr_span        span;
+    fr_event_site *stop;   /* the stop event's call site */
+} fr_span_scope;
+
 /* ------------------------------------------------------------------ what macros call */
 
 /* Writes one enabled event to the sinks that want it. iov[0..2] are scratch slots, iov[3]
@@ -207,6 +230,31 @@ FR_API void fr__event_write(fr_event_site *site, const uint8_t *activity,
 FR_API void fr__span_begin(fr_span *s, const uint8_t *parent, bool detached,
                            const uint8_t **activity, const uint8_t **related);
 FR_API void fr__span_end(fr_span *s);
+FR_API void fr__span_scope_begin(fr_span_scope *g, const uint8_t **activity,
+                                 const uint8_t **related);
+FR_API void fr__span_scope_end(fr_span_scope *g);
+#ifdef __cplusplus
+} /* extern "C" */
+extern "C++" {
+struct fr__span_guard : fr_span_scope {
+    explicit fr__span_guard(fr_event_site *stop_site)
+    {
+        span.flags = 0;
+        stop = stop_site;
+    }
+    ~fr__span_guard() { fr__span_scope_end(this); }
+    fr__span_guard(const fr__span_guard &) = delete;
+    fr__span_guard &operator=(const fr__span_guard &) = delete;
+};
+}
+extern "C" {
+#define FR__SCOPE_DECL(var, stop_site) fr__span_guard var(&(stop_site))
+#else
+static inline void fr__span_scope_cleanup(fr_span_scope *g) { fr__span_scope_end(g); }
+#define FR__SCOPE_DECL(var, stop_site) \
+    fr_span_scope var __attribute__((cleanup(fr__span_scope_cleanup))) = \
+        {{{0}, {0}, 0}, &(stop_site)}
+#endif
 static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
 
 /* ------------------------------------------------------------------ fields */
@@ -327,6 +375,25 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
               (fr__span_end(span);), \
               (if ((span)->flags & FR_SPAN_ACTIVE) fr__span_end(span);), provider, __VA_ARGS__)
 
+#define FR_SPAN_SCOPE(...) FR__SPAN_SCOPE(FR__CAT(fr__scope_, __COUNTER__), __VA_ARGS__)
+#define FR__SPAN_SCOPE(var, ...) \
+    FR__STOP_SITE(FR__CAT(var, _meta), FR__CAT(var, _stop), FR__CAT(var, _ref), __VA_ARGS__) \
+    FR__SCOPE_DECL(var, FR__CAT(var, _stop)); \
+    FR__EVENT((FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_START)), \
+              (fr__span_scope_begin(&(var), &fr__act, &fr__rel), 1), (), (), __VA_ARGS__)
+/* The stop event of a scoped span: the start's name and options, no fields. */
+#define FR__STOP_SITE(meta, site, ref, ...) \
+    typedef struct __attribute__((packed)) { \
+        uint16_t size, kind; \
+        char name[sizeof(FR__ARG2(__VA_ARGS__, ~))]; \
+    } FR__CAT(meta, _t); \
+    static const FR__CAT(meta, _t) meta = { \
+        sizeof(FR__CAT(meta, _t)) - 4, FR_EH_EXT_METADATA, FR__ARG2(__VA_ARGS__, ~)}; \
+    static fr_event_site site = FR__SITE_INIT(FR__ARG1(__VA_ARGS__), meta, \
+        FR__SI(opcode, FR_EH_OPCODE_ACTIVITY_STOP) FR__FOREACH(FR__P_SITE, __VA_ARGS__)); \
+    static fr_event_site *ref __attribute__((section("fr_events"), used)) = &site; \
+    (void)ref;
+
 /* site_init: extra designated initializers; when: a condition evaluated once enabled;
  * after: statements after the write; otherwise: statements when disabled; then the
  * provider, the event name and the fields and options. (The provider and the name travel
@@ -346,7 +413,7 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
             sizeof(fr__meta_t) - 4, FR_EH_EXT_METADATA, evname, \
             FR__FOREACH(FR__P_MINIT, __VA_ARGS__) \
         }; \
-        static fr_event_site fr__site = FR__SITE_INIT(prov_, \
+        static fr_event_site fr__site = FR__SITE_INIT(prov_, fr__meta, \
             FR__UNPAREN site_init FR__FOREACH(FR__P_SITE, __VA_ARGS__)); \
         static fr_event_site *fr__site_ref __attribute__((section("fr_events"), used)) = &fr__site; \
         (void)fr__site_ref; \
@@ -378,11 +445,11 @@ static inline const char *fr__zstr(const char *s) { return s ? s : ""; }
 #ifdef __cplusplus
 #define FR__SI(field, v) fr__opt{FR__K_##field, (uint64_t)(v)},
 #define FR__SITE_PICK(field, ...) fr__pick(FR__K_##field, 0, __VA_ARGS__ fr__opt{0, 0})
-#define FR__SITE_INIT(prov_, ...) { \
+#define FR__SITE_INIT(prov_, meta_, ...) { \
         0, (uint8_t)FR__SITE_PICK(level, __VA_ARGS__), (uint8_t)FR__SITE_PICK(opcode, __VA_ARGS__), \
         (uint8_t)FR__SITE_PICK(version, __VA_ARGS__), 0, (uint16_t)FR__SITE_PICK(id, __VA_ARGS__), \
-        (uint16_t)FR__SITE_PICK(tag, __VA_ARGS__), (uint32_t)sizeof fr__meta, \
-        FR__SITE_PICK(keyword, __VA_ARGS__), &(prov_), &fr__meta, NULL, NULL, 0, {0}, 0 }
+        (uint16_t)FR__SITE_PICK(tag, __VA_ARGS__), (uint32_t)sizeof meta_, \
+        FR__SITE_PICK(keyword, __VA_ARGS__), &(prov_), &meta_, NULL, NULL, 0, {0}, 0 }
 enum { FR__K_level = 1, FR__K_opcode, FR__K_version, FR__K_id, FR__K_tag, FR__K_keyword };
 struct fr__opt {
     int kind;
@@ -400,8 +467,8 @@ constexpr uint64_t fr__pick(int kind, uint64_t found, fr__opt o, fr__opt next, R
 extern "C" {
 #else
 #define FR__SI(field, v) .field = (v),
-#define FR__SITE_INIT(prov_, ...) { \
-        .provider = &(prov_), .metadata = &fr__meta, .metadata_size = sizeof fr__meta, \
+#define FR__SITE_INIT(prov_, meta_, ...) { \
+        .provider = &(prov_), .metadata = &meta_, .metadata_size = sizeof meta_, \
         __VA_ARGS__ }
 #endif
 #define FR__CAT(a, b) FR__CAT_(a, b)

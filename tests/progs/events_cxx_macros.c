@@ -80,5 +80,10 @@ int main(int argc, char **argv)
     fr_activity_leave(&scope);
     FR_SPAN_STOP(app, &inner, "Inner", FR_LEVEL(4));
     FR_SPAN_STOP(app, &outer, "Outer", FR_LEVEL(4), FR_U32("status", 200));
+    for (int i = 0; i < 3; i++) {
+        FR_SPAN_SCOPE(app, "Scoped", FR_LEVEL(4), FR_KEYWORD(0x1), FR_I32("i", i));
+        if (i == 0)
+            break;
+    }
     return 0;   /* the normal exit writes the trace */
 }

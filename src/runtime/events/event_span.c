@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "events/events_internal.h"
+#include "events/span_unwind.h"
 
 #define FR_TLS __thread __attribute__((tls_model("initial-exec")))
 
@@ -91,6 +92,7 @@ void fr__span_begin(fr_span *s, const uint8_t *parent, bool detached,
             s->flags |= FR_SPAN_PARENT;
         }
     } else {
+        fr_span_keep(s, current_set, current_id);   /* for an unwind that skips the stop */
         if (current_set) {
             memcpy(s->parent, current_id, 16);
             s->flags |= FR_SPAN_PARENT;
@@ -107,6 +109,7 @@ void fr__span_end(fr_span *s)
     if (!(s->flags & FR_SPAN_ACTIVE))
         return;
     if (!(s->flags & FR_SPAN_DETACHED)) {
+        fr_span_forget(s);
         current_set = (s->flags & FR_SPAN_PARENT) != 0;
         if (current_set)
             memcpy(current_id, s->parent, 16);

@@ -9,6 +9,7 @@
  *   event_site_table.c       the flight recorder's site ids (compact FR_TE_EVENT_RUN events)
  *   event_enable.c           the `events=` option: which events the recorder takes
  *   event_span.c             activity ids and the thread's current span
+ *   span_unwind.c            spans left by an exception or a longjmp; FR_SPAN_SCOPE
  *   provider_guid.c, sha1.c  ETW-style provider ids
  */
 #ifndef FLIGHTREC_EVENTS_INTERNAL_H

@@ -2,7 +2,8 @@
  * unwind_hooks.c - where frames die without running their exit sleds: the C++ personality
  * routine, __cxa_begin_catch and the longjmp family. Each is interposed (a definition in
  * libflightrec, found before libstdc++'s and libc's), tells the shadow stack which frames
- * were unwound, and forwards to the real function found with dlsym(RTLD_NEXT).
+ * were unwound (and the open spans on the stack, events/span_unwind.c, which of them
+ * died), and forwards to the real function found with dlsym(RTLD_NEXT).
  *
  * Safe when the symbols are absent: nothing calls a personality routine or
  * __cxa_begin_catch in a program without libstdc++, and the forwarders are resolved only
@@ -15,6 +16,7 @@
 #undef _FORTIFY_SOURCE   /* we define longjmp itself, not the fortified redirect */
 #include "functrace/shadow_stack.h"
 #include "arch/port.h"
+#include "events/span_unwind.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -107,6 +109,8 @@ void *__cxa_begin_catch(void *exception)
 {
     if (fr_shadow.depth)
         fr_shadow_unwound_below((uint64_t)(uintptr_t)__builtin_dwarf_cfa(), 0);
+    if (fr_spans_open())   /* dead frames may be overwritten already: no stop events */
+        fr_spans_unwound_below((uintptr_t)__builtin_dwarf_cfa(), false);
     begin_catch_fn real = __atomic_load_n(&real_begin_catch, __ATOMIC_ACQUIRE);
     if (!real) {
         fr_unwind_hooks_init();
@@ -122,11 +126,16 @@ void *__cxa_begin_catch(void *exception)
  * read the exits come later, from the trampolines' fallback. */
 static void before_jump(void *env)
 {
-    if (!fr_shadow.depth)
+    bool spans = fr_spans_open();
+    if (!fr_shadow.depth && !spans)
         return;
     uint64_t sp = fr_arch_jmpbuf_sp(env, (uint64_t)(uintptr_t)__builtin_frame_address(0));
-    if (sp)
+    if (!sp)
+        return;
+    if (fr_shadow.depth)
         fr_shadow_unwound_below(sp, 0);
+    if (spans)   /* the frames are still there: scoped spans write their stop events */
+        fr_spans_unwound_below((uintptr_t)sp, true);
 }
 
 #define LONGJMP_HOOK(name, var)                                                     \
