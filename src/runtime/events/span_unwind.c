@@ -4,22 +4,22 @@
  * A span started with FR_SPAN_START (or FR_SPAN_SCOPE) that is the thread's current span
  * restores its parent when it stops; when a C++ exception or a longjmp leaves its frame
  * first, nothing would, and every later event of the thread would hang under it. So
- * each thread keeps, for the open attached spans that live on its own stack, the span's
- * address and the current activity it replaced. The unwind hooks (functrace/
+ * each thread keeps, for its open attached spans, the span's address, the stack pointer
+ * when it started and the current activity it replaced. The unwind hooks (functrace/
  * unwind_hooks.c) say which stack addresses died: below the catching frame, when an
  * exception is caught; below the setjmp frame, before a longjmp is taken. The spans
  * there are closed, innermost first: a scoped span (FR_SPAN_SCOPE) writes its stop event
  * if its memory is still intact (before a longjmp; a C++ exception runs its destructor
  * itself), and each restores the activity that was current before it.
  *
- * Spans outside the thread's stack (static, on the heap, on a signal stack) are not
- * kept: nothing says when they die. The first 16 nested spans are kept; deeper ones are
- * counted, and closed only when a kept one below them dies too. The bounds of the
- * thread's stack are read at its first span (pthread_getattr_np: not async-signal-safe,
- * like the thread's first activity id); after that everything is.
+ * A span died with its frame when its address lies between the stack pointer at its
+ * start and the live stack pointer: that range is stack memory of this thread, frames
+ * that were left, so a span elsewhere (static, on the heap) is never taken for a dead
+ * one, and one in a frame that stays is not either. The first 16 nested spans are kept;
+ * deeper ones are counted, and closed only when a kept one below them dies too. No
+ * system call, no lock: span starts stay async-signal-safe (and free of system calls,
+ * which the kernel tests check).
  */
-#define _GNU_SOURCE
-#include <pthread.h>
 #include <string.h>
 
 #include "events/events_internal.h"
@@ -31,6 +31,7 @@
 
 struct kept_span {
     uintptr_t addr;        /* the fr_span (first member of an fr_span_scope) */
+    uintptr_t sp;          /* a stack address below the frame that started it */
     uint8_t   prev[16];    /* the activity current before it started */
     bool      had_prev;
     bool      scoped;      /* an fr_span_scope: has a stop site */
@@ -38,42 +39,29 @@ struct kept_span {
 
 static FR_TLS struct {
     uint32_t depth;                  /* open spans kept or counted */
-    uintptr_t stack_lo, stack_hi;    /* this thread's stack; both 0 until known */
     struct kept_span e[KEPT_SPANS];
 } kept;
 
-static void find_stack(void)
+/* A program linked statically with spans gets the hooks that close them. */
+__attribute__((used)) static void (*const link_unwind_hooks)(void) = fr_unwind_hooks_init;
+
+/* Larger than any thread's stack: beyond, the two addresses are not on one stack. */
+#define MAX_STACK_SPAN ((uintptr_t)1 << 30)
+
+static bool died(const struct kept_span *k, uintptr_t live_sp)
 {
-    pthread_attr_t attr;
-    void *addr = NULL;
-    size_t size = 0;
-    kept.stack_lo = kept.stack_hi = 1;   /* unknown: keep nothing */
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
-            kept.stack_lo = (uintptr_t)addr;
-            kept.stack_hi = (uintptr_t)addr + size;
-        }
-        pthread_attr_destroy(&attr);
-    }
-    fr_unwind_hooks_init();   /* links the hooks into static programs that use spans */
+    return k->addr > k->sp && k->addr < live_sp && live_sp - k->sp < MAX_STACK_SPAN;
 }
 
-static bool on_stack(const void *p)
-{
-    if (!kept.stack_hi)
-        find_stack();
-    return (uintptr_t)p >= kept.stack_lo && (uintptr_t)p < kept.stack_hi;
-}
-
+__attribute__((noinline))
 void fr_span_keep(const fr_span *s, bool had_prev, const uint8_t prev[16])
 {
-    if (!on_stack(s))
-        return;
     uint32_t d = kept.depth++;
     if (d >= KEPT_SPANS)
         return;
     struct kept_span *k = &kept.e[d];
     k->addr = (uintptr_t)s;
+    k->sp = (uintptr_t)__builtin_frame_address(0);
     k->had_prev = had_prev;
     if (had_prev)
         memcpy(k->prev, prev, 16);
@@ -84,7 +72,7 @@ void fr_span_keep(const fr_span *s, bool had_prev, const uint8_t prev[16])
  * frames are gone) or they do not nest, and either way s's stop decides the current. */
 void fr_span_forget(const fr_span *s)
 {
-    if (!kept.depth || !on_stack(s))
+    if (!kept.depth)
         return;
     uint32_t n = kept.depth < KEPT_SPANS ? kept.depth : KEPT_SPANS;
     for (uint32_t i = n; i-- > 0;) {
@@ -130,11 +118,11 @@ void fr_spans_unwound_below(uintptr_t live_sp, bool memory_intact)
     if (!d)
         return;
     if (d > KEPT_SPANS) {
-        if (kept.e[KEPT_SPANS - 1].addr >= live_sp)
+        if (!died(&kept.e[KEPT_SPANS - 1], live_sp))
             return;   /* only counted spans can have died: which ones is unknown */
         d = kept.depth = KEPT_SPANS;
     }
-    while (d > 0 && kept.e[d - 1].addr < live_sp) {
+    while (d > 0 && died(&kept.e[d - 1], live_sp)) {
         struct kept_span k = kept.e[d - 1];
         if (memory_intact && k.scoped)
             fr__span_scope_end((fr_span_scope *)k.addr);
