@@ -20,6 +20,7 @@ usage: convert_perfetto_check.py FLIGHTREC CONVERT_TRACES ANALYSIS_GEN PROTO_DIR
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -118,6 +119,10 @@ for tid, name in spec["threads"].items():
     th = [d for d in dec.tracks.values() if d.get("tid") == int(tid)]
     check(len(th) == 1 and th[0]["thread_name"] == name and th[0]["parent"] == proc_uuid,
           "calls: thread %s descriptor named %r under the process: %s" % (tid, name, th))
+# the recorded first argument (function 4 entered with 99, issue 24 item 5): an annotation
+# of its slice
+check(re.search(r'uint_value: 99\s+name: "arg"|name: "arg"\s+uint_value: 99\b', text) is not None,
+      "calls: the call entered with an argument has it as annotation 'arg' (99)")
 by_name = {i[1]: i for i in dec.instants}
 check(by_name.get("custom event", (0, 0, 0, 0, {}))[4].get("data") == "hello world", "calls: custom event data")
 check(by_name.get("typed event", (0, 0, 0, 0, {}))[4].get("hex") == "000102", "calls: typed event bytes")

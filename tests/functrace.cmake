@@ -159,6 +159,18 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   target_link_options(functrace_exception PRIVATE -fxray-instrument -fnoxray-link-deps)
   target_link_libraries(functrace_exception PRIVATE flightrec_static)
   add_test(NAME functrace_exception COMMAND functrace_exception)
+
+  # record --sched (issue 24 item 4): threads that sleep inside known calls get
+  # scheduling marks there (replay, perfetto), account --exclude-off-cpu takes them off;
+  # where the kernel refuses perf_event_open (a seccomp filter stands in for
+  # perf_event_paranoid 3), one message and a trace without marks.
+  functrace_xray_program(sched_prog sched_prog.c "flightrec;Threads::Threads")
+  add_executable(no_perf_events ${CMAKE_CURRENT_SOURCE_DIR}/progs/no_perf_events.c)
+  add_test(NAME functrace_record_sched
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sched_check.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:sched_prog> $<TARGET_FILE:no_perf_events>
+            ${CMAKE_CURRENT_SOURCE_DIR}/data/perfetto ${CMAKE_CURRENT_BINARY_DIR}/sched_work)
+  set_tests_properties(functrace_record_sched PROPERTIES SKIP_RETURN_CODE 77)
 else()
   message(STATUS "functrace XRay tests not registered: the C compiler is not clang")
 endif()

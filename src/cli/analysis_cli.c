@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "fr_alloc.h"
+#include "u64_map.h"
 
 int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
                 unsigned what)
@@ -13,24 +15,69 @@ int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *b
     return fr_acli_run_opts(c, command, path, binary, what, NULL);
 }
 
-/* Feeds every record of t (from where it is) to the analysis. */
-static void feed_trace(fr_cli_trace *t, fr_analysis *a)
+/* --exclude-off-cpu: each thread's clock stops while it is off the CPU. A thread's
+ * records are fed with their time minus the thread's time off the CPU so far (the sum of
+ * its FR_TE_SCHED records), so that a call's duration and self time leave out the
+ * stretches off the CPU within it, and its callees' times are measured the same way. */
+struct off_cpu {
+    fr_u64_map by_tid;      /* tid -> index in off */
+    uint64_t  *off;
+    size_t     n, cap;
+};
+
+static uint64_t *off_cpu_of(struct off_cpu *oc, int32_t tid)
 {
+    uint32_t i = fr_u64_map_get(&oc->by_tid, (uint64_t)(uint32_t)tid);
+    if (i == FR_U64_MAP_NONE) {
+        oc->off = fr_xgrow(oc->off, &oc->cap, oc->n + 1, sizeof *oc->off, 16);
+        oc->off[oc->n] = 0;
+        i = (uint32_t)oc->n++;
+        fr_u64_map_put(&oc->by_tid, (uint64_t)(uint32_t)tid, i);
+    }
+    return &oc->off[i];
+}
+
+/* Feeds every record of t (from where it is) to the analysis. Returns how many
+ * scheduling marks were taken off (exclude_off_cpu). */
+static uint64_t feed_trace(fr_cli_trace *t, fr_analysis *a, bool exclude_off_cpu)
+{
+    uint64_t marks = 0;
     /* Plain function records (nearly all of a trace) in batches, the rest one by one. */
     enum { FN_BATCH = 1024 };   /* 16 KiB: stays in L1 while the tracker reads it */
     fr_function_record fns[FN_BATCH];
     fr_record rec;
+    struct off_cpu oc = {0};
+    if (exclude_off_cpu)
+        fr_u64_map_init(&oc.by_tid);
     for (;;) {
         int32_t tid;
         size_t n = fr_cli_next_functions(t, fns, FN_BATCH, &tid);
         if (n) {
+            uint64_t off = exclude_off_cpu ? *off_cpu_of(&oc, tid) : 0;
+            for (size_t i = 0; off && i < n; i++)
+                fns[i].tsc -= off;
             fr_analysis_feed_functions(a, tid, fns, n);
             continue;
         }
         if (fr_cli_next(t, &rec) != FR_READ_OK)
             break;
+        if (exclude_off_cpu && rec.kind != FR_REC_BLOCK) {
+            uint64_t *off = off_cpu_of(&oc, rec.tid);
+            rec.tsc -= *off;
+            struct fr_te_sched s;
+            if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_SCHED && rec.size >= sizeof s) {
+                memcpy(&s, rec.data, sizeof s);
+                *off += s.off_ticks;
+                marks++;
+            }
+        }
         fr_analysis_feed(a, &rec);
     }
+    if (exclude_off_cpu) {
+        fr_u64_map_free(&oc.by_tid);
+        free(oc.off);
+    }
+    return marks;
 }
 
 /* Keeps what names trace t's root frames once it is closed (several traces with thread
@@ -101,7 +148,8 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
         }
         fr_stack_agg_set_process(c->analysis->stacks, 0);
     }
-    feed_trace(&c->trace, c->analysis);
+    bool off = opts && opts->exclude_off_cpu;
+    uint64_t marks = feed_trace(&c->trace, c->analysis, off);
     fr_cli_losses_add(&c->lost, &c->trace);
     /* A process's frames still open end with its trace, not in the next one. */
     fr_analysis_finish(c->analysis);
@@ -136,7 +184,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
                 more.only_tids = opts->tids;
             if (roots)
                 fr_stack_agg_set_process(c->analysis->stacks, (uint32_t)i);
-            feed_trace(&more, c->analysis);
+            marks += feed_trace(&more, c->analysis, off);
             fr_cli_losses_add(&c->lost, &more);
             fr_analysis_finish(c->analysis);
             if (roots)
@@ -151,6 +199,10 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
         return FR_EXIT_BAD_INPUT;
     if (opts && (rc = fr_cli_tids_matched(command, &opts->tids, tid_records)) != 0)
         return rc;   /* (nothing written yet) */
+    if (off && !marks)
+        fprintf(stderr, "flightrec %s: note: --exclude-off-cpu: the trace has no scheduling "
+                "marks (record it with 'flightrec record --sched'): times are wall times\n",
+                command);
 
     c->ticks_per_second = c->trace.ticks_per_second;
     if (!c->ticks_per_second) {

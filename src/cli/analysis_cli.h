@@ -47,6 +47,8 @@ typedef struct fr_acli_opts {
     uint32_t max_depth;     /* FR_ANALYZE_STACKS: fr_stack_agg_set_max_depth (0: no limit) */
     bool thread_roots;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_thread_roots */
     fr_cli_tids tids;       /* --tid: only these threads (none: all) */
+    bool exclude_off_cpu;   /* --exclude-off-cpu: a thread's time off the CPU (FR_TE_SCHED
+                               records, `record --sched`) is no call's time */
 } fr_acli_opts;
 int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                       unsigned what, const fr_acli_opts *opts);

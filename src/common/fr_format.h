@@ -158,6 +158,17 @@ struct fr_te_build_id {
 } __attribute__((packed));
 _Static_assert(sizeof(struct fr_te_build_id) == 4, "build id size");
 
+/* FR_TE_SCHED: the thread was off the CPU (sched=1, `flightrec record --sched`): switched
+ * out at the record's time minus off_ticks, back in at the record's time. Written by the
+ * thread at its first record after it ran again, so it lies in the thread's history in
+ * time order. */
+#define FR_SCHED_PREEMPTED 0x1u   /* switched out while runnable (preempted), not blocked */
+struct fr_te_sched {
+    uint64_t off_ticks;         /* time off the CPU, in the file's ticks */
+    uint32_t flags;             /* FR_SCHED_* */
+} __attribute__((packed));
+_Static_assert(sizeof(struct fr_te_sched) == 12, "sched size");
+
 /* FR_TE_FUNCTION: then str16 name (may be empty: the reader then resolves the address
  * through the object's symbols). */
 struct fr_te_function {
@@ -354,7 +365,8 @@ enum fr_te_tail {
     X(DROPS,        0xF010u, "drops",        sizeof(struct fr_te_drops),        FR_TE_TAIL_NONE)    \
     X(EVENT_SITE,   0xF011u, "event-site",   sizeof(struct fr_te_event_site),   FR_TE_TAIL_EVENT)   \
     X(EVENT_RUN,    0xF012u, "event-run",    0,                                 FR_TE_TAIL_EVENT_RUN) \
-    X(BUILD_ID,     0xF013u, "build-id",     sizeof(struct fr_te_build_id),     FR_TE_TAIL_STR16)
+    X(BUILD_ID,     0xF013u, "build-id",     sizeof(struct fr_te_build_id),     FR_TE_TAIL_STR16)   \
+    X(SCHED,        0xF01Cu, "sched",        sizeof(struct fr_te_sched),        FR_TE_TAIL_NONE)
 
 enum fr_te_type {
 #define FR_TE_ENUM_(n, v, s, size, tail) FR_TE_##n = v,

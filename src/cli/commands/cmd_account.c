@@ -60,6 +60,9 @@ static const fr_cli_opt account_options[] = {
                     "debug information): after the name (text), file and line\n"
                     "columns (csv) or members (json)"),
     FR_CLI_OPT_TIDS(struct account_opts, acli.tids, " TID[,TID...]", "only these threads (repeatable)"),
+    FR_CLI_OPT_FLAG("exclude-off-cpu", 0, struct account_opts, acli.exclude_off_cpu,
+                    "leave out of every call's time the time its thread\n"
+                    "was off the CPU (scheduling marks: see record --help)"),
     FR_CLI_OPT_OUTPUT(struct account_opts, output, " FILE", "write to FILE instead of standard output"),
     FR_CLI_OPT_FLAG("verbose", 'v', struct account_opts, verbose, FR_CLI_HELP_VERBOSE),
     FR_CLI_OPT_COLOR(struct account_opts, color, "bold header: auto (default: on a terminal), always, never"),

@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sched_perf.h"
 #include "backing_recover.h"
 #include "commands.h"
 #include "core/options.h"
@@ -526,7 +527,7 @@ enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
 
 struct record_opts {
     struct record_option opt[N_OPTIONS];   /* each checked by the runtime's parser */
-    bool no_check, no_backing;
+    bool no_check, no_backing, sched;
 };
 
 #define RECORD_VALUE(slot, name_, letter_, arg_, text)                                        \
@@ -549,6 +550,10 @@ static const fr_cli_opt record_options[] = {
                  "range N-M; a C++ name matches as written\n"
                  "('ns::Box::get', 'ns::Box<long>::get(int) const') or\n"
                  "as linked ('_ZNK2ns3BoxIlE3getEi'); '::' is no separator"),
+    FR_CLI_OPT_FLAG("sched", 0, struct record_opts, sched,
+                    "scheduling marks: when each thread was off the CPU\n"
+                    "(its context switches, perf_event_open; uftrace's\n"
+                    "linux:schedule), shown by replay and convert"),
     FR_CLI_OPT_FLAG("no-check", 0, struct record_opts, no_check,
                     "run PROGRAM even if it seems to have no\n"
                     "instrumentation or cannot be traced"),
@@ -578,7 +583,7 @@ const fr_cli_command fr_cmd_record = {
     .run = cmd_record,
     .head = "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
             "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
-            "                        [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
+            "                        [--sched] [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
             "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
             "flightrec-%p.fr; %p is the program's pid). PROGRAM is built with clang\n"
             "-fxray-instrument -fxray-instruction-threshold=1 (with or without\n"
@@ -779,6 +784,24 @@ static int place_traces(struct record_run *r)
     return 0;
 }
 
+/* --sched: whether the kernel gives a thread its own context switches (tried here, so
+ * that a refusal is said once, not by every process of the program). */
+static bool sched_allowed(void)
+{
+    int fd = fr_sched_perf_open();
+    if (fd >= 0) {
+        close(fd);
+        return true;
+    }
+    int err = errno;
+    char paranoid[16];
+    fr_sched_paranoid(paranoid);
+    fprintf(stderr, "flightrec record: --sched: the kernel refuses perf_event_open (%s; "
+                    "kernel.perf_event_paranoid=%s): recording without scheduling marks\n",
+            strerror(err), paranoid);
+    return false;
+}
+
 /* The environment the program runs in: FLIGHTREC_OPTIONS (ours, the caller's, then the
  * flags), the library path, LD_PRELOAD. 0, or FR_EXIT_BAD_INPUT after a message. */
 static int prepare_environment(struct record_run *r, const struct record_opts *o)
@@ -839,6 +862,8 @@ static int prepare_environment(struct record_run *r, const struct record_opts *o
         bad |= append_option(&options, "buffers", buffers);
     if (threshold)
         bad |= append_option(&options, "threshold_us", threshold);
+    if (o->sched && sched_allowed())
+        bad |= append_option(&options, "sched", "1");
     r->options = options;
     if (bad || setenv("FLIGHTREC_OPTIONS", options, 1)) {
         fprintf(stderr, "flightrec record: out of memory\n");

@@ -7,9 +7,15 @@
  *         0.000001300       0.215 us [  1234] |   parse();
  *         0.000003344       2.110 us [  1234] | } // main   (written with C comment marks)
  *
+ * A stretch off the CPU (FR_TE_SCHED, `record --sched`) is a line of its own where it
+ * happened, as uftrace shows it: "linux:schedule();" with its length, inside the call
+ * that was running, and "(preempted)" when the thread was runnable.
  * A call with no shown callee is one line, "name();", with its duration; a call with
  * callees opens with "name() {" (at its enter time) and closes with a "}" line naming
- * it, with its duration (a C++ name keeps its own parameter list: "step(int) {").
+ * it, with its duration (a C++ name keeps its own parameter list: "step(int) {"). A call
+ * recorded with its first argument (XRay's xray_log_args(1), an FDR CallArgument) shows
+ * it in decimal: "compute(42) {", or "step(int) arg=42 {" for a name with a parameter
+ * list.
  * Records come in the file's order: one thread's block after another's (the TID
  * column says whose). The timestamp is seconds since the trace's start.
  *
@@ -40,12 +46,15 @@ struct frame {
     uint32_t base;        /* depth of the outermost --function match (its indent 0) */
     uint8_t  shown;       /* within the filters (tid, function, depth) */
     uint8_t  opened;      /* its "name() {" line was written */
+    uint8_t  has_arg;     /* entered with its first argument */
+    uint64_t arg;
 };
 
 struct thread {
     int32_t       tid;
     struct frame *frames;
     size_t        cap;
+    uint32_t      depth;   /* frames open now (the call tracker's, followed) */
 };
 
 struct replay {
@@ -57,6 +66,7 @@ struct replay {
     cv_out        o;
     cv_names      calls, plains;
     uint64_t      max_depth;        /* 0: no limit */
+    const fr_record *fed;           /* the record being fed to the tracker (on_enter's arg) */
     int64_t       min_ticks;        /* --time-filter */
     const char   *functions[MAX_FILTERS]; size_t n_functions;
     uint8_t      *fn_match;         /* per function id: 0 unknown, 1 no, 2 yes */
@@ -188,6 +198,29 @@ static char *escaped_name(const char *name, bool call)
     return s;
 }
 static char *call_name(const char *name, void *ctx) { (void)ctx; return escaped_name(name, true); }
+
+/* A call as its opening or one-line form shows it: "name()", or with the argument
+ * "name(42)" (C names) or "step(int) arg=42" (names with their own parameter list). */
+static void put_call(struct replay *r, uint32_t id, bool has_arg, uint64_t arg)
+{
+    cv_out *o = &r->o;
+    const char *call = cv_names_get(&r->calls, id);
+    if (!has_arg) {
+        cv_puts(o, call);
+        return;
+    }
+    size_t n = strlen(call);
+    if (n >= 2 && call[n - 2] == '(' && call[n - 1] == ')' &&
+        !strchr(cv_names_get(&r->plains, id), '(')) {
+        cv_put(o, call, n - 1);
+        cv_u64(o, arg);
+        cv_putc(o, ')');
+    } else {
+        cv_puts(o, call);
+        CV_LIT(o, " arg=");
+        cv_u64(o, arg);
+    }
+}
 static char *plain_name(const char *name, void *ctx) { (void)ctx; return escaped_name(name, false); }
 
 /* Writes the opening lines of the shown frames above depth d not written yet. */
@@ -199,7 +232,7 @@ static void open_ancestors(struct replay *r, struct thread *t, uint32_t d)
     for (; k < d; k++) {
         struct frame *f = &t->frames[k];
         put_prefix(r, f->enter_tsc, NULL, t->tid, k - f->base);
-        cv_puts(&r->o, cv_names_get(&r->calls, f->id));
+        put_call(r, f->id, f->has_arg, f->arg);
         CV_LIT(&r->o, " {\n");
         f->opened = 1;
     }
@@ -216,6 +249,9 @@ static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t 
     f->id = stack[depth];
     f->enter_tsc = tsc;
     f->opened = 0;
+    t->depth = depth + 1;
+    f->has_arg = r->fed && r->fed->kind == FR_REC_ENTER_ARG;
+    f->arg = f->has_arg ? r->fed->arg : 0;
     bool inside = r->n_functions == 0 || (up && up->shown);
     if (inside) {
         f->base = up && r->n_functions ? up->base : 0;
@@ -234,6 +270,7 @@ static void on_call(const fr_call *call, void *ctx)
     uint32_t d = call->depth;
     if (d >= t->cap)
         return;
+    t->depth = d;   /* calls complete innermost first: the last one leaves d open */
     struct frame *f = &t->frames[d];
     uint64_t ticks = call->exit_tsc - call->enter_tsc;
     if (!f->shown || (!f->opened && (int64_t)ticks < r->min_ticks))
@@ -247,7 +284,7 @@ static void on_call(const fr_call *call, void *ctx)
         cv_puts(o, cv_names_get(&r->plains, call->function_id));
         CV_LIT(o, " */");
     } else {
-        cv_puts(o, cv_names_get(&r->calls, call->function_id));
+        put_call(r, call->function_id, call->has_arg, call->arg);
         cv_putc(o, ';');
     }
     if (call->flags & FR_CALL_CLOSED_BY_UNWIND)
@@ -256,6 +293,30 @@ static void on_call(const fr_call *call, void *ctx)
         CV_LIT(o, "   (still open at the end)");
     cv_putc(o, '\n');
     f->opened = 0;
+}
+
+/* A scheduling mark: a line "linux:schedule();" at its switch out, with the time off the
+ * CPU, in the call running then (shown under the same filters as a callee of it). */
+static void on_sched(struct replay *r, const fr_record *rec)
+{
+    struct fr_te_sched s;
+    if (rec->size < sizeof s)
+        return;
+    memcpy(&s, rec->data, sizeof s);
+    struct thread *t = thread_of(r, rec->tid);
+    uint32_t d = t->depth < t->cap ? t->depth : 0;
+    const struct frame *up = d ? &t->frames[d - 1] : NULL;
+    uint32_t base = up ? up->base : 0;
+    if ((r->n_functions && !(up && up->shown)) || (up && !up->shown) ||
+        (r->max_depth && d - base >= r->max_depth) || (int64_t)s.off_ticks < r->min_ticks)
+        return;
+    open_ancestors(r, t, d);
+    uint64_t off = s.off_ticks;
+    put_prefix(r, rec->tsc - off, &off, rec->tid, d - base);
+    CV_LIT(&r->o, "linux:schedule();");
+    if (s.flags & FR_SCHED_PREEMPTED)
+        CV_LIT(&r->o, "   (preempted)");
+    cv_putc(&r->o, '\n');
 }
 
 /* ---------------------------------------------------------------- parse */
@@ -390,11 +451,16 @@ int cmd_replay(int argc, char **argv)
          * account --tid counts only the selected threads. */
         if (!tid_selected(&r, rec.tid))
             continue;
+        r.fed = &rec;
         fr_call_tracker_feed(tracker, &rec);
+        r.fed = NULL;
         if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_LOST) {
             put_prefix(&r, rec.tsc, NULL, rec.tid, 0);
             CV_LIT(&r.o, "--- records lost ---\n");
             r.lost++;
+            thread_of(&r, rec.tid)->depth = 0;   /* the tracker forgot the thread's stack */
+        } else if (rec.kind == FR_REC_TYPED && rec.event_type == FR_TE_SCHED) {
+            on_sched(&r, &rec);
         }
     }
     fr_call_tracker_finish(tracker);

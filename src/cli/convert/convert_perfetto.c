@@ -24,6 +24,9 @@
  *    is open, else under the process;
  *  - FR_TE_LOST as an instant "lost records" on the thread, with the count; the slices
  *    open there end at that point (their real ends are in the lost history);
+ *  - FR_TE_SCHED (`record --sched`) as a slice "linux:schedule" on the thread's track
+ *    from the switch out to the switch in, nested in the call that was running, with
+ *    "preempted" 1 or 0;
  *  - custom and other typed events as instants with their bytes.
  * All packets but the slices are on the input's packet sequence (1 for a single input)
  * whose first packet clears the incremental state; packets that use interned ids, a
@@ -1087,6 +1090,26 @@ static void lost_record(struct cv_perfetto *p, const fr_record *rec, struct thre
     p->lost_markers++;
 }
 
+/* A stretch off the CPU: a slice on the thread's track (the function slices' track:
+ * Perfetto nests it in the call open at that time). */
+static void sched_slice(struct cv_perfetto *p, const fr_record *rec, struct thread_slot *t)
+{
+    struct fr_te_sched s;
+    if (rec->size < sizeof s)
+        return;
+    memcpy(&s, rec->data, sizeof s);
+    thread_in_order(p, t);
+    t->last_tsc = rec->tsc;
+    size_t pk, te;
+    instant_open(p, packet_ts(p, rec->tsc - s.off_ticks), UUID_THREAD(rec->tid),
+                 "linux:schedule", 14, NULL, 0, TYPE_SLICE_BEGIN, &pk, &te);
+    annotation_uint(&p->b, "preempted", (s.flags & FR_SCHED_PREEMPTED) ? 1 : 0);
+    instant_close(p, pk, te);
+    instant_open(p, packet_ts(p, rec->tsc), UUID_THREAD(rec->tid), "linux:schedule", 14, NULL,
+                 0, TYPE_SLICE_END, &pk, &te);
+    instant_close(p, pk, te);
+}
+
 static struct open_span *find_span(struct cv_perfetto *p, const uint8_t id[16])
 {
     for (size_t i = p->n_spans; i-- > 0;)
@@ -1311,6 +1334,8 @@ int cv_perfetto_add(cv_perfetto *pp, cv_job *job)
                 instant_bytes(p, &rec, "event without its site's metadata", FR_TE_EVENT_RUN);
             } else if (rec.event_type == FR_TE_LOST) {
                 lost_record(p, &rec, thread_of(p, rec.tid));
+            } else if (rec.event_type == FR_TE_SCHED) {
+                sched_slice(p, &rec, thread_of(p, rec.tid));
             } else if (rec.event_type >= FR_TE_FIRST && rec.event_type <= FR_TE_LAST) {
                 /* our metadata: already in job->meta */
             } else {

@@ -85,3 +85,10 @@ uint64_t fr_clock_us_to_ticks(uint64_t us)
 {
     return (uint64_t)((unsigned __int128)us * fr_clock.ticks_per_second / 1000000u);
 }
+
+uint64_t fr_clock_mono_to_ticks(uint64_t mono_ns)
+{
+    __int128 d = (__int128)(int64_t)(mono_ns - (uint64_t)fr_clock.monotonic_ns);
+    return fr_clock.base_tsc + (uint64_t)(int64_t)(d * (__int128)fr_clock.ticks_per_second /
+                                                   1000000000);
+}

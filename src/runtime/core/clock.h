@@ -45,5 +45,7 @@ FR_HIDDEN void fr_clock_init(enum fr_clock_choice choice);
 /* Ticks -> wall clock of a timestamp relative to base_tsc. */
 FR_HIDDEN void fr_clock_walltime(uint64_t rel_ticks, int64_t *sec, int32_t *usec);
 FR_HIDDEN uint64_t fr_clock_us_to_ticks(uint64_t us);
+/* A CLOCK_MONOTONIC reading (ns) as a clock reading (what fr_clock_now would have read). */
+FR_HIDDEN uint64_t fr_clock_mono_to_ticks(uint64_t mono_ns);
 
 #endif

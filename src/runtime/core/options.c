@@ -178,6 +178,11 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         o->threshold_us = u;
         return 0;
     }
+    if (is_key(k, kl, "sched")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->sched = b;
+        return 0;
+    }
     if (is_key(k, kl, "start")) {
         if (parse_bool(v, vl, &b)) return -1;
         o->start = b;
@@ -270,6 +275,7 @@ static const struct { const char *name; uint32_t bit; } key_bits[] = {
     {"events", FR_OPT_EVENTS}, {"clock", FR_OPT_CLOCK}, {"stream", FR_OPT_STREAM},
     {"no_file_flush", FR_OPT_NO_FILE_FLUSH}, {"user_events", FR_OPT_USER_EVENTS},
     {"file_mode", FR_OPT_FILE_MODE}, {"grace_period_ms", FR_OPT_GRACE_PERIOD_MS},
+    {"sched", FR_OPT_SCHED},
 };
 
 static uint32_t key_bit(const char *k, size_t kl)

@@ -35,6 +35,7 @@ enum fr_option_key {
     FR_OPT_USER_EVENTS     = 1u << 16,
     FR_OPT_FILE_MODE       = 1u << 17,
     FR_OPT_GRACE_PERIOD_MS = 1u << 18,
+    FR_OPT_SCHED           = 1u << 19,
 };
 
 struct fr_options {
@@ -59,6 +60,8 @@ struct fr_options {
     uint32_t file_mode;     /* permission bits of a trace file we create (default 0600) */
     char     backing[FR_OPTIONS_PATH_MAX]; /* "" or the pool's file (MAP_SHARED), "%p" ->
                                               pid: it outlives SIGKILL (docs/BACKING.md) */
+    bool     sched;         /* scheduling marks: each thread's stretches off the CPU
+                               (sched_marks.c) */
     int      user_events;   /* FR_USER_EVENTS_*: the Linux user_events sink (read by the
                                sink from fr_options_from_env at its first use) */
 };

@@ -25,6 +25,7 @@
 #include "core/recorder.h"
 #include "core/buffer_pool.h"
 #include "core/fast_record.h"
+#include "core/sched_marks.h"
 
 __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"), aligned(FR_CACHE_LINE)));
 /* Current recorder session number (incremented by each init, reset, and in a fork
@@ -198,6 +199,8 @@ static int register_thread(struct fr_thread *t)
         t->key_set = 1;
         fr_signals_thread_start(); /* crash_dump: this thread's alternate signal stack */
     }
+    if (fr_session.opts.sched)
+        fr_sched_thread_start();
     return 0;
 }
 
@@ -244,6 +247,7 @@ static void thread_exit(void *arg)
     }
     detach(t);
     t->slot = -1;
+    fr_sched_thread_end();
     __atomic_fetch_sub(&exiting, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
@@ -362,6 +366,7 @@ void fr_writer_after_fork(void)
 {
     registering = 0;
     exiting = 0;
+    fr_sched_thread_end();   /* the ring was the parent thread's: the child opens its own */
     fr_writer_forget_self();
 }
 
@@ -552,6 +557,48 @@ static __attribute__((noinline)) void function_monotonic(uint32_t id, unsigned k
     guard_leave(t);
 }
 
+/* ------------------------------------------------------------------ scheduling marks */
+
+static void put_event(struct fr_thread *t, uint8_t *p, uint64_t tsc, int typed, uint16_t type,
+                      const void *prefix, size_t prefix_len, const struct iovec *iov,
+                      int iovcnt, size_t size);
+
+/* Stretches off the CPU the kernel put in the thread's ring since its last record
+ * (sched_marks.c), written before the record about to be made: each as an FR_TE_SCHED
+ * at its switch in. The clocks are clamped so that time never goes back in the thread's
+ * history (the conversion from CLOCK_MONOTONIC to ticks rounds). */
+static __attribute__((noinline)) void sched_drain(struct fr_thread *t, uint32_t rec)
+{
+    if (!fr_sched_pending())
+        return;
+    struct fr_sched_mark m;
+    while (fr_sched_next(&m)) {
+        if (!fr_session.opts.sched)
+            continue;   /* a ring left from an earlier session: emptied, not written */
+        uint64_t now = fr_clock_now();
+        uint32_t cpu = fr_cpu_raw();
+        uint64_t in = fr_clock_mono_to_ticks(m.in_ns), out = fr_clock_mono_to_ticks(m.out_ns);
+        if (in > now)
+            in = now;
+        if (t->session == rec && t->pos && (int64_t)(out - t->last_tsc) < 0)
+            out = t->last_tsc;
+        if ((int64_t)(in - out) < 0)
+            out = in;
+        struct fr_te_envelope e = { .magic = FR_TE_MAGIC, .type = FR_TE_SCHED };
+        struct fr_te_sched s = { .off_ticks = in - out, .flags = m.flags };
+        struct iovec v = { &s, sizeof s };
+        size_t size = sizeof e + sizeof s;
+        uint8_t *p = reserve(t, in, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
+        if (p)
+            put_event(t, p, in, 0, 0, &e, sizeof e, &v, 1, size);
+    }
+}
+#define SCHED_CHECK(t, rec)                                                     \
+    do {                                                                        \
+        if (UNLIKELY(fr_sched_ring != NULL))                                    \
+            sched_drain((t), (rec));                                            \
+    } while (0)
+
 /* ------------------------------------------------------------------ record paths */
 
 void fr_record_function(uint32_t id, unsigned kind)
@@ -561,6 +608,7 @@ void fr_record_function(uint32_t id, unsigned kind)
     if (!rec)
         return;
     id &= FR_XRAY_MAX_FUNCTION_ID;
+    SCHED_CHECK(t, rec);
     if (UNLIKELY(!fr_clock_use_tsc))
         return function_monotonic(id, kind, rec);
     uint64_t tsc = fr_arch_rdtsc();
@@ -584,6 +632,7 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
     uint32_t rec = guard_enter(t);
     if (!rec)
         return;
+    SCHED_CHECK(t, rec);
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_ENTER_ARG_SIZE, UINT32_MAX, rec);
@@ -665,30 +714,38 @@ static void record_event(int typed, uint16_t type, const void *prefix, size_t pr
         guard_leave(t);
         return;
     }
+    SCHED_CHECK(t, rec);
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_METADATA_SIZE + size, INT32_MAX, rec);
-    if (p) {
-        /* a custom event's header is a typed one's without the type */
-        struct fr_md_typed_event ev = { (int32_t)size, (int32_t)(tsc - t->last_tsc),
-                                        typed ? type : 0 };
-        fr_md_put(p, typed ? FR_MD_TYPED_EVENT : FR_MD_CUSTOM_EVENT, &ev, sizeof ev);
-        uint8_t *q = p + FR_XRAY_METADATA_SIZE;
-        if (prefix_len)
-            memcpy(q, prefix, prefix_len);
-        q += prefix_len;
-        for (int i = 0; i < iovcnt; i++) {
-            if (iov[i].iov_len)
-                memcpy(q, iov[i].iov_base, iov[i].iov_len);
-            q += iov[i].iov_len;
-        }
-        __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
-        t->pos = q;
-        t->last_tsc = tsc;
-        t->records++;
-        t->enter_run = 0;
-    }
+    if (p)
+        put_event(t, p, tsc, typed, type, prefix, prefix_len, iov, iovcnt, size);
     guard_leave(t);
+}
+
+/* Writes a custom or typed event at p (room reserved): header, prefix, iovecs. */
+static void put_event(struct fr_thread *t, uint8_t *p, uint64_t tsc, int typed, uint16_t type,
+                      const void *prefix, size_t prefix_len, const struct iovec *iov,
+                      int iovcnt, size_t size)
+{
+    /* a custom event's header is a typed one's without the type */
+    struct fr_md_typed_event ev = { (int32_t)size, (int32_t)(tsc - t->last_tsc),
+                                    typed ? type : 0 };
+    fr_md_put(p, typed ? FR_MD_TYPED_EVENT : FR_MD_CUSTOM_EVENT, &ev, sizeof ev);
+    uint8_t *q = p + FR_XRAY_METADATA_SIZE;
+    if (prefix_len)
+        memcpy(q, prefix, prefix_len);
+    q += prefix_len;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len)
+            memcpy(q, iov[i].iov_base, iov[i].iov_len);
+        q += iov[i].iov_len;
+    }
+    __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
+    t->pos = q;
+    t->last_tsc = tsc;
+    t->records++;
+    t->enter_run = 0;
 }
 
 void fr_record_custom(const void *data, size_t size)
@@ -800,6 +857,7 @@ void fr_record_event_entry(uint32_t site_id, const void *ext, size_t ext_len,
     uint32_t rec = guard_enter(t);
     if (!rec)
         return;
+    SCHED_CHECK(t, rec);
     size_t vsize = ext_len;
     for (int i = 0; i < nvalues; i++)
         vsize += values[i].iov_len;
