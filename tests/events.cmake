@@ -93,13 +93,13 @@ add_test(NAME events_many_sites
 # return, break, goto, exception and longjmp; a FR_SPAN_START left by an exception or a
 # longjmp is no longer the thread's current span afterwards. Events say under which span
 # they must be recorded; dump's activity ids are checked against that.
-add_executable(span_scope_c ${CMAKE_CURRENT_SOURCE_DIR}/progs/span_scope_c.c)
+add_executable(span_scope_c ${CMAKE_CURRENT_SOURCE_DIR}/progs/span_scope.c)
 target_link_libraries(span_scope_c PRIVATE flightrec_static)
 add_executable(span_scope_cxx ${CMAKE_CURRENT_SOURCE_DIR}/progs/span_scope_cxx.cpp)
 target_link_libraries(span_scope_cxx PRIVATE flightrec_static)
 add_test(NAME events_span_scope_c
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/span_scope_check.py $<TARGET_FILE:flightrec_cli>
-          $<TARGET_FILE:span_scope_c> ${CMAKE_CURRENT_BINARY_DIR}/span_scope.d Jumped)
+          $<TARGET_FILE:span_scope_c> ${CMAKE_CURRENT_BINARY_DIR}/span_scope.d Left)
 add_test(NAME events_span_scope_cxx
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/span_scope_check.py $<TARGET_FILE:flightrec_cli>
-          $<TARGET_FILE:span_scope_cxx> ${CMAKE_CURRENT_BINARY_DIR}/span_scope.d Leaked)
+          $<TARGET_FILE:span_scope_cxx> ${CMAKE_CURRENT_BINARY_DIR}/span_scope.d Left)

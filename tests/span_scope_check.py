@@ -2,7 +2,7 @@
 """span_scope_check.py FLIGHTREC PROGRAM WORKDIR OPEN_SPANS - spans left by return, break,
 goto, exceptions and longjmp (issue 24 item 6).
 
-Runs PROGRAM (tests/progs/span_scope_c.c or span_scope_cxx.cpp), dumps its trace and
+Runs PROGRAM (tests/progs/span_scope.c, built as C or as C++), dumps its trace and
 checks every event that has an "expect" field: it must be recorded under the span of that
 name ("-": under none), by the activity id `flightrec dump` shows. Every span has a stop
 event except those named in OPEN_SPANS (comma-separated: FR_SPAN_START spans whose stop
