@@ -47,6 +47,9 @@ def expected_calls():
 LINE = re.compile(r"^\s*(-?\d+\.\d{9})\s+(\d+\.\d{3} (?:us|ms| s))?\s+\[\s*(\d+)\] \| ( *)(.*)$")
 
 
+args_seen = []
+
+
 def replay(*args):
     p = run(flightrec, "replay", os.path.join(work, "calls.fr"), *args)
     calls, open_ = [], collections.defaultdict(list)
@@ -58,6 +61,11 @@ def replay(*args):
         ts, dur, tid, indent, text = m.group(1), m.group(2), int(m.group(3)), len(m.group(4)), m.group(5)
         check(indent % 2 == 0, "indentation in steps of 2: %r" % line)
         text = re.sub(r"   \((closed by a caller's exit|still open at the end)\)$", "", text)
+        # a call recorded with its first argument shows it: "eval(99) {", "eval(99);"
+        a = re.match(r"^(.*)\((\d+)\)( \{|;)$", text)
+        if a:
+            args_seen.append((a.group(1), int(a.group(2))))
+            text = a.group(1) + "()" + a.group(3)
         if text.endswith("() {"):
             check(dur is None, "an opening line has no duration: %r" % line)
             open_[tid].append((text[:-4], indent // 2, ts))
@@ -79,6 +87,8 @@ check(rc == 0, "replay: exit %d %s" % (rc, err))
 want = collections.Counter(c[:5] for c in want_all)
 check(got == want, "replay: calls differ:\n got %s\nwant %s" % (sorted(got - want), sorted(want - got)))
 check(sum(want.values()) >= 10, "the trace has %d calls" % sum(want.values()))
+check(args_seen == [("eval", 99)],
+      "replay shows the one call recorded with its argument as eval(99): %s" % args_seen)
 
 # --depth 2: calls at depth 0 and 1 only
 rc, got, _ = replay("--depth", "2")
