@@ -93,6 +93,10 @@
  *                      registration.
  *   clock=auto|tsc|monotonic   the timestamp source (auto: the TSC if CPUID says it is
  *                      invariant, else CLOCK_MONOTONIC)
+ *   sched=1            scheduling marks: each thread's stretches off the CPU (its own
+ *                      context switches through perf_event_open) in its history, for
+ *                      replay, Perfetto and account --exclude-off-cpu; where the kernel
+ *                      refuses, said once on stderr and recorded without (docs/CLI.md)
  * Also accepted, for the XRay FDR mode: buffer_max (= buffers), func_duration_threshold_us
  * (= threshold_us), grace_period_ms (ignored), no_file_flush=1 (no file at exit).
  * Writing a trace never lets SIGXFSZ (`ulimit -f`) kill the program: the write fails
