@@ -169,7 +169,9 @@ static void reset_thread_state(struct fr_thread *t, uint32_t session)
     t->rewind_enabled = t->threshold_ticks != 0;
     /* The fast path writes only what fr_record_function's own fast case would: TSC
      * records, the CPU from rseq, no rewind (fast_record.h). */
-    t->fast_session = fr_clock_use_tsc && !t->rewind_enabled && fr_cpu_rseq_offset >= 0
+    /* (sched=1: every record goes the C path, which writes the scheduling marks first) */
+    t->fast_session = fr_clock_use_tsc && !t->rewind_enabled && !fr_session.opts.sched &&
+                      fr_cpu_rseq_offset >= 0
                           ? session : 0;
 }
 
