@@ -110,3 +110,11 @@ add_test(NAME convert_wild_ids
 add_test(NAME convert_wild_tids
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_wild_tids.py $<TARGET_FILE:flightrec_cli>
           ${CMAKE_CURRENT_BINARY_DIR}/convert_wild_tids)
+
+# A structured event's floating-point fields stay doubles in Perfetto's output even when
+# their value is a whole number (0 and 1 were written as unsigned integers: issue 24).
+add_executable(events_doubles ${CMAKE_CURRENT_SOURCE_DIR}/progs/events_doubles.c)
+target_link_libraries(events_doubles PRIVATE flightrec_static)
+add_test(NAME convert_perfetto_doubles
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_perfetto_doubles.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:events_doubles> ${CMAKE_CURRENT_BINARY_DIR}/convert_perfetto_doubles)

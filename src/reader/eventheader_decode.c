@@ -140,7 +140,7 @@ int fr_eh_decode(const char *tracepoint_name, const uint8_t *data, size_t size,
 
 int fr_eh_write_fields_json(const fr_eh_event *ev, FILE *out, char *err, size_t errlen)
 {
-    fr_sb sb = {0};
+    fr_sb sb = {.floats_marked = true};
     bool need_comma = false;
     int rc = fr_eh_fields_to_json(ev, &sb, &need_comma, err, errlen);
     if (rc == 0 && sb.failed)

@@ -33,7 +33,8 @@ typedef struct fr_eh_event {
 int fr_eh_decode(const char *tracepoint_name, const uint8_t *data, size_t size,
                  fr_eh_event *ev, char *err, size_t errlen);
 /* Writes the fields as JSON object members ("name": value, ...), no braces, no leading
- * comma. Returns 0, or -1 on a malformed payload (message in err). */
+ * comma; floats always with a '.' or an exponent (1.0, not 1: the converters' readers
+ * type numbers by their text). Returns 0, or -1 on a malformed payload (message in err). */
 int fr_eh_write_fields_json(const fr_eh_event *ev, FILE *out, char *err, size_t errlen);
 /* Writes the whole event as the reference decoder does:
  * { "n": "Provider:Name", fields..., "meta": { ... } } */

@@ -302,6 +302,13 @@ void fr_sb_errno(fr_sb *sb, int32_t value)
     fr_sb_printf(sb, "%s(%d)", name ? name : "ERRNO", value);
 }
 
+/* After a finite float's text: ".0" when it reads as an integer and floats are marked. */
+static void mark_float(fr_sb *sb, const char *text)
+{
+    if (sb->floats_marked && !strpbrk(text, ".e"))
+        fr_sb_puts(sb, ".0");
+}
+
 void fr_sb_float(fr_sb *sb, float f)
 {
     char text[48];
@@ -316,6 +323,7 @@ void fr_sb_float(fr_sb *sb, float f)
             break;
     }
     fr_sb_puts(sb, text);
+    mark_float(sb, text);
 }
 
 void fr_sb_double(fr_sb *sb, double d)
@@ -332,4 +340,5 @@ void fr_sb_double(fr_sb *sb, double d)
             break;
     }
     fr_sb_puts(sb, text);
+    mark_float(sb, text);
 }

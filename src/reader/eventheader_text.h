@@ -19,6 +19,9 @@ typedef struct fr_sb {
     char  *data;
     size_t len, cap;
     bool   failed;
+    /* Floats always written with a '.' or an exponent ("1.0", not "1"): a reader that
+     * types numbers by their text (Perfetto's annotations) then keeps them floats. */
+    bool   floats_marked;
 } fr_sb;
 
 void fr_sb_free(fr_sb *sb);
@@ -66,8 +69,9 @@ void fr_sb_ipv4(fr_sb *sb, const uint8_t b[4]);
 void fr_sb_ipv6(fr_sb *sb, const uint8_t b[16]);
 void fr_sb_time(fr_sb *sb, int64_t seconds);    /* 2024-01-02T03:04:05 or TIME(n) */
 void fr_sb_errno(fr_sb *sb, int32_t value);     /* EPERM(1), ERRNO(12345) */
-/* Finite: shortest decimal that reads back as the same value (bare JSON number);
- * NaN/infinity: a quoted string ("-nan", "inf"). */
+/* Finite: shortest decimal that reads back as the same value (bare JSON number; ".0"
+ * added to a whole number when sb->floats_marked); NaN/infinity: a quoted string
+ * ("-nan", "inf"). */
 void fr_sb_float(fr_sb *sb, float f);
 void fr_sb_double(fr_sb *sb, double d);
 

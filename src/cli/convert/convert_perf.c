@@ -60,6 +60,7 @@ int cv_perf_open(const char *path, const fr_cli_tids *tids, cv_perf_input **out)
     }
     in->path = path;
     in->tids = tids;
+    in->fields.floats_marked = true;   /* Perfetto types a field by its text: 1.0 stays a double */
     in->perf = fr_perf_open(fd, err, sizeof err);
     if (!in->perf) {
         free(in);
