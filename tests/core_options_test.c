@@ -102,6 +102,7 @@ static void test_bad_input(void **state)
         "buffers=99999999999999999999",
         /* events= rules that select nothing the user meant (events.h's syntax) */
         "events=::::", "events=P:0", "events=P:5:zz", "events=:5", "events=P:256",
+        "events=Foo:99", "events=P:6", "start=2", /* a level past 5 (* selects every level) */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_int_equal(fr_options_parse(&o, bad[i], NULL), -1);

@@ -3,7 +3,7 @@
 
 Names from a trace (tests/reader_hostile_names.c: ESC sequences, BEL, CR, LF, ';', DEL,
 a C1 control, invalid UTF-8) reach no text output raw: info, dump, account (text and
-CSV), stack (text and folded) and graph print no control byte but the line ends, no C1
+CSV), stack (text and folded), graph and convert (folded, chrome, svg) print no control byte but the line ends, no C1
 control, only valid UTF-8, and each name in its escaped form (as computed here); every
 output has exactly its number of lines (a raw LF would add one). `stack --format folded`
 maps ';' and newlines as `convert --format folded` does: its lines are convert's, with
@@ -97,6 +97,22 @@ want = []
 for line in open(conv, "rb").read().splitlines():
     frames, count = line.rsplit(b" ", 1)
     want.append(b";".join(esc(f, frame=True) for f in frames.split(b";")) + b" " + count)
+# convert's own outputs: folded escapes as `stack --format folded` does (ESC and BEL were
+# written raw), chrome's JSON escapes DEL and the C1 controls too (\u007f, \u009b), the
+# SVG has none of them (XML: a space); YAML is llvm-xray's, byte for byte (DEL raw there).
+conv_text = open(conv, "rb").read()
+clean("convert folded", conv_text, 9)
+check(sorted(conv_text.splitlines()) == sorted(want), "convert folded escapes as stack folded: %r" % conv_text)
+for fmt in ("chrome", "svg"):
+    out = os.path.join(work, "convert." + fmt)
+    run("convert", "--format", fmt, "-o", out)
+    data = open(out, "rb").read()
+    bad = re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", data)
+    check(not bad, "convert %s: raw control byte %r at %s" % (fmt, bad and bad.group(0), bad and bad.start()))
+chrome_names = {e["name"] for e in json.load(open(os.path.join(work, "convert.chrome")))["traceEvents"]
+                if e.get("ph") == "X"}
+check(chrome_names == {n.decode("utf-8", "replace") for n in NAMES},
+      "convert chrome: names as their bytes decoded: %r" % sorted(chrome_names))
 check(sorted(folded.splitlines()) == sorted(want),
       "stack folded %r != convert folded %r" % (sorted(folded.splitlines()), sorted(want)))
 # JSON: valid UTF-8 JSON whatever a name's bytes; a byte that is not UTF-8 is U+FFFD.
@@ -130,4 +146,4 @@ for args, lines in ((["dump"], 1), (["info"], 1), (["account"], 2)):   # account
           not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", p.stderr.replace(b"\n", b"")) and
           p.stderr.count(b"\n") == lines,
           "%s on a cut file with ESC in its name: exit %d, stderr %r" % (args, p.returncode, p.stderr))
-finish("%d names, 11 outputs" % len(NAMES))
+finish("%d names, 14 outputs" % len(NAMES))

@@ -50,7 +50,8 @@
  * The `events` option (FLIGHTREC_OPTIONS or fr_init's string):
  *   events=SPEC[;SPEC...]     SPEC = PROVIDER[:LEVEL[:KEYWORDS]] (',' separates SPECs too)
  *     PROVIDER   a provider name, or * for every provider
- *     LEVEL      highest level recorded, 1 (critical) .. 255, or *; default 5 (verbose)
+ *     LEVEL      highest level recorded, 1 (critical) .. 5 (verbose, the default), or *
+ *                for every level (events of levels above 5 too)
  *     KEYWORDS   keyword mask (decimal or 0x hex), or *; default * (all). An event is
  *                selected if it has no keyword (0) or shares a bit with the mask.
  *   e.g. events=MyProvider:4:0x3;Other:*   The first SPEC naming a provider wins over *.

@@ -655,7 +655,14 @@ static int check_options(struct record_opts *o, struct record_run *r)
     if (env && *env) {
         if (fr_options_parse(est, env, "FLIGHTREC_OPTIONS") != 0)
             return FR_EXIT_USAGE;
-        /* Its backing= directory too: the runtime would not start without it. */
+        /* Its backing= file and directory too: the runtime would not start without them. */
+        const char *problem = !est->backing[0] || strchr(est->backing, '%') ? NULL
+                              : fr_backing_path_problem(est->backing);
+        if (problem) {
+            fprintf(stderr, "flightrec record: FLIGHTREC_OPTIONS backing=%s: %s\n", est->backing,
+                    problem);
+            return FR_EXIT_USAGE;
+        }
         if (est->backing[0] && check_backing_dir(est->backing))
             return FR_EXIT_BAD_INPUT;
     }

@@ -9,21 +9,21 @@
 #include "analysis.h"
 #include "commands.h"
 #include "convert.h"
+#include "text_escape.h"
 
-/* A frame name safe in folded lines: ';' separates frames and a newline ends the line. */
+/* A frame name safe in folded lines: ';' separates frames and a newline ends the line
+ * (';' becomes ':', CR and LF a space), and the other controls, DEL, the C1 controls and
+ * bytes that are not UTF-8 are escaped as \xHH (text_escape.h), as in every text output. */
 static char *folded_name(const char *name, void *ctx)
 {
     (void)ctx;
-    char *s = strdup(name);
+    fr_text_buf b = {0};
+    char *s = strdup(fr_text_escape_frame(&b, name));
+    fr_text_buf_free(&b);
     if (!s) {
         fprintf(stderr, "flightrec convert: out of memory\n");
         exit(1);
     }
-    for (char *p = s; *p; p++)
-        if (*p == ';')
-            *p = ':';
-        else if (*p == '\n' || *p == '\r')
-            *p = ' ';
     return s;
 }
 

@@ -149,12 +149,22 @@ void cv_json_string(cv_out *o, const char *s, size_t n)
     size_t run = 0;   /* bytes copied as they are, written in one piece */
     for (size_t i = 0; i < n;) {
         unsigned c = p[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7F) {
             i++;
             run++;
             continue;
         }
         size_t seq = c >= 0x80 ? utf8_sequence(p + i, n - i) : 0;
+        /* DEL and the C1 controls (U+0080..U+009F, 0xC2 0x80..0x9F) escaped too: a
+         * terminal that shows the file must not act on them (docs/THREAT_MODEL.md) */
+        if (seq == 2 && c == 0xC2 && p[i + 1] <= 0x9F) {
+            cv_put(o, (const char *)p + i - run, run);
+            run = 0;
+            char e[6] = {'\\', 'u', '0', '0', hex[p[i + 1] >> 4], hex[p[i + 1] & 15]};
+            cv_put(o, e, 6);
+            i += 2;
+            continue;
+        }
         if (seq) {
             i += seq;
             run += seq;
@@ -169,7 +179,7 @@ void cv_json_string(cv_out *o, const char *s, size_t n)
         case '\t': CV_LIT(o, "\\t"); break;
         case '\r': CV_LIT(o, "\\r"); break;
         default:
-            if (c < 0x20) {
+            if (c < 0x20 || c == 0x7F) {
                 char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
                 cv_put(o, e, 6);
             } else {

@@ -32,8 +32,9 @@ static void xml_text(cv_out *o, const char *s, size_t n)
         case '"': rep = "&quot;"; break;
         case '\'': rep = "&apos;"; break;
         default:
-            if ((unsigned char)s[i] < 0x20)
-                rep = " ";   /* control characters are not allowed in XML 1.0 */
+            if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
+                rep = " ";   /* controls are not allowed in XML 1.0; DEL is, but no
+                                terminal that shows the file must see it */
         }
         if (!rep) {
             run++;

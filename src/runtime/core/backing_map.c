@@ -107,6 +107,11 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
         fr_backing_say("path too long", o->backing, 0);
         return MAP_FAILED;
     }
+    const char *problem = fr_backing_path_problem(path);
+    if (problem) {
+        say(problem, path, 0);
+        return MAP_FAILED;
+    }
     char used[FR_OPTIONS_PATH_MAX];
     int fd = create_file(path, (mode_t)o->file_mode, used, sizeof used);
     if (fd < 0) {

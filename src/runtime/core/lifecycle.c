@@ -332,7 +332,15 @@ __attribute__((constructor)) static void start_from_environment(void)
      * (AT_SECURE) process the environment belongs to the less privileged caller; it must
      * neither turn tracing on nor choose files. */
     struct fr_options o;
-    fr_options_from_env(&o, NULL);   /* quietly: fr_init reports bad options */
+    if (fr_options_from_env(&o, NULL) != 0) {
+        /* Said here (what is bad, by the parser): a program that never calls fr_init would
+         * otherwise run untraced without a word (start=2, a misspelt key). */
+        fr_options_from_env(&o, "FLIGHTREC_OPTIONS");
+        static const char msg[] = "flightrec: not recording from start-up: FLIGHTREC_OPTIONS "
+                                  "has errors\n";
+        fr_write_stderr(msg, sizeof msg - 1);
+        return;
+    }
     if (!o.start)
         return;
     fr_status r = fr_init(NULL);

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "core/options.h"
 #include "core/clock.h"
@@ -33,6 +34,20 @@ void fr_options_defaults(struct fr_options *o)
     o->file_mode = 0600;
 }
 
+/* What a bad value of these keys should have been, said after it. */
+static const char *value_hint(const char *key, size_t keylen)
+{
+    static const struct { const char *key, *hint; } hints[] = {
+        {"start", "1 or 0 (yes/no, true/false)"},
+        {"events", "PROVIDER[:LEVEL[:KEYWORDS]] separated by ';' or ',', LEVEL 1 (critical) "
+                   "to 5 (verbose) or * (every level)"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (strlen(hints[i].key) == keylen && !memcmp(hints[i].key, key, keylen))
+            return hints[i].hint;
+    return NULL;
+}
+
 static void complain(const char *origin, const char *what, const char *key, size_t keylen,
                      const char *val, size_t vallen)
 {
@@ -53,6 +68,11 @@ static void complain(const char *origin, const char *what, const char *key, size
         PUT(val, vallen);
     }
     PUT("'", 1);
+    const char *hint = val ? value_hint(key, keylen) : NULL;
+    if (hint) {
+        PUT(": ", 2);
+        PUT(hint, strlen(hint));
+    }
 #undef PUT
     msg[n++] = '\n';
     ssize_t r;
@@ -145,6 +165,14 @@ int fr_options_signal(const char *s, size_t len)
     if (sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX))
         return sig;
     return 0;
+}
+
+const char *fr_backing_path_problem(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return "exists and is not a regular file (a device, a directory): name a new file";
+    return NULL;
 }
 
 /* Applies one pair; returns 0, -1 bad value, -2 unknown key. */

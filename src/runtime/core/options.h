@@ -75,6 +75,10 @@ enum { FR_USER_EVENTS_AUTO = 0, FR_USER_EVENTS_ON = 1, FR_USER_EVENTS_OFF = 2 };
  * a crash or termination. 0 if none of those. */
 FR_HIDDEN int fr_options_signal(const char *s, size_t len);
 
+/* NULL when `path` may be a backing file's, else why not: a path that exists and is no
+ * regular file (backing=/dev/null would make /dev/null.1, a device's directory). */
+FR_HIDDEN const char *fr_backing_path_problem(const char *path);
+
 /* Sets every field to its default. */
 FR_HIDDEN void fr_options_defaults(struct fr_options *o);
 

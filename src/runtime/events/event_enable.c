@@ -81,7 +81,7 @@ static bool parse_rule(const char *s, size_t len, filter_rule *r)
     uint64_t v;
     if (lvl_end - lvl == 1 && *lvl == '*')
         r->max_level = 255;
-    else if (parse_number(lvl, (size_t)(lvl_end - lvl), 255, &v) && v > 0)
+    else if (parse_number(lvl, (size_t)(lvl_end - lvl), FR_EH_LEVEL_VERBOSE, &v) && v > 0)
         r->max_level = (uint8_t)v;
     else
         return false;
@@ -138,7 +138,8 @@ fr_event_filter *fr_event_filter_parse(const char *spec)
         bool sep = p + len < spec_end;
         if (len > 0) {
             if (!parse_rule(p, len, &f->rules[f->count])) {
-                fprintf(stderr, "flightrec: bad events= rule '%.*s' (want PROVIDER[:LEVEL[:KEYWORDS]]); "
+                fprintf(stderr, "flightrec: bad events= rule '%.*s' (want PROVIDER[:LEVEL[:KEYWORDS]], "
+                        "LEVEL 1..5 or *); "
                         "no structured events are recorded\n", (int)len, p);
                 free(f->rules[f->count].provider);
                 fr_event_filter_free(f);
