@@ -44,7 +44,23 @@ bash --norc --noprofile -c '
   [ "${COMPREPLY[*]}" = --sort ] || { echo "flightrec account --so<TAB>: ${COMPREPLY[*]}"; exit 1; }
   COMP_WORDS=(flightrec record --buf); COMP_CWORD=2; _flightrec
   [ "${COMPREPLY[*]}" = "--buffer-size --buffers" ] || { echo "flightrec record --buf<TAB>: ${COMPREPLY[*]}"; exit 1; }
-' _ "$gen/completion/flightrec" || fail "bash completion"
+  # an option that takes one of a few words completes them, not file names
+  mkdir -p "$2/values" && cd "$2/values" || exit 1   # files that start like the values
+  touch csv_file self.txt
+  bad=0
+  expect() { local want=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _flightrec
+    [ "${COMPREPLY[*]}" = "$want" ] || { echo "${COMP_WORDS[*]}<TAB>: \"${COMPREPLY[*]}\", want \"$want\""; bad=1; }; }
+  expect "text csv json" flightrec account --format ""
+  expect "csv" flightrec account -f c
+  expect "calls total self min median p90 p99 max function" flightrec account --sort ""
+  expect "self" flightrec stack --sort se
+  expect "chrome folded svg yaml perfetto" flightrec convert t.fr --format ""
+  expect "time calls" flightrec convert t.fr --weight ""
+  expect "simple" flightrec replay --demangle = s
+  expect "overwrite discard" flightrec record --policy ""
+  expect "csv_file" flightrec account c
+  exit $bad
+' _ "$gen/completion/flightrec" "$work" || fail "bash completion"
 
 # zsh: the completion registers itself with compinit (#compdef) from an fpath folder,
 # and offers at each place what the bash completion offers: the same commands, the same
@@ -72,6 +88,8 @@ if command -v zsh >/dev/null; then
     z=$(zcomplete flightrec "$c" -) b=$(bash_opts "$c")
     [ -n "$b" ] && [ "$z" = "$b" ] || fail "zsh: flightrec $c -<TAB> offers $(echo $z), bash $(echo $b)"
   done
+  [ "$(zcomplete flightrec account --format '' | tr '\n' ' ')" = "csv json text " ] ||
+    fail "zsh: flightrec account --format <TAB>: $(zcomplete flightrec account --format '')"
   [ "$(zcomplete flightrec account tr)" = "<files>" ] || fail "zsh: flightrec account tr<TAB>: $(zcomplete flightrec account tr)"
   [ "$(zcomplete flightrec record -o t.fr -- ls -)" = "<command line: 2 ls ->" ] ||
     fail "zsh: flightrec record -o t.fr -- ls -<TAB>: $(zcomplete flightrec record -o t.fr -- ls -)"

@@ -4,7 +4,8 @@
 # `flightrec record` says nothing about it; the same program built with clang's default
 # threshold (-fxray-instrument alone) gets the warning naming the flag; a full build
 # that links compiler-rt's XRay runtime (no -fnoxray-link-deps: ~240 functions of its
-# own, in namespaces __xray and __sanitizer) gets no warning either.
+# own, in namespaces __xray and __sanitizer) gets no warning either, nor does a full
+# static build (libc's functions in it are not the program's).
 set -euo pipefail
 fr=$1 pc=$2 work=$3
 mkdir -p "$work"
@@ -23,8 +24,28 @@ if grep -q "warning" "$work/all.err"; then echo "FAIL: warned about a full build
 if grep -q "warning" "$work/all_rt.err"; then
   echo "FAIL: warned about a full build linked with compiler-rt's runtime:"; cat "$work/all_rt.err"; exit 1
 fi
-grep -q "warning: .*has sleds in only 1 functions for 9 global functions.*-fxray-instruction-threshold=1" \
+grep -q "warning: .*has sleds in only 1 function for 9 global functions.*-fxray-instruction-threshold=1" \
   "$work/few.err" || { echo "FAIL: no warning for the default threshold:"; cat "$work/few.err"; exit 1; }
+# Statically linked (with libflightrec.a): libc's global functions are in the binary too
+# and must not count as the program's (a full build was warned about: 9 sleds for 47
+# global functions); a default-threshold static build is still warned about.
+lib=$(dirname "$pc")/libflightrec.a
+if [ -f "$lib" ] && [ -f "$(clang -print-file-name=libc.a)" ]; then
+  # shellcheck disable=SC2086
+  clang -O1 $flags -static "$src" -o "$work/all_static" "$lib" -pthread \
+    -Wl,--undefined=fr_functrace_anchor -Wl,--undefined=fr_xray_anchor
+  clang -O1 -fxray-instrument -fnoxray-link-deps -static "$src" -o "$work/few_static" "$lib" -pthread \
+    -Wl,--undefined=fr_functrace_anchor -Wl,--undefined=fr_xray_anchor
+  "$fr" record -o "$work/all_static.fr" -- "$work/all_static" 2>"$work/all_static.err" >/dev/null
+  "$fr" record -o "$work/few_static.fr" -- "$work/few_static" 2>"$work/few_static.err" >/dev/null
+  if grep -q "warning" "$work/all_static.err"; then
+    echo "FAIL: warned about a full static build:"; cat "$work/all_static.err"; exit 1
+  fi
+  grep -qE "warning: .*has sleds in only 1 function for [0-9]+ global functions.*-fxray-instruction-threshold=1" \
+    "$work/few_static.err" || { echo "FAIL: no warning for a static default-threshold build:"; cat "$work/few_static.err"; exit 1; }
+else
+  echo "note: no libflightrec.a or libc.a: the static builds are not checked"
+fi
 calls=$("$fr" account "$work/all.fr" | awk '$NF == "f3" { print $1 }')
 [ "$calls" = 3 ] || { echo "FAIL: f3 called '$calls' times in the full build's trace, want 3"; exit 1; }
 echo PASS

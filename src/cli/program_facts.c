@@ -14,7 +14,8 @@
 
 /* An xray_instr_map entry (LLVM's XRaySledEntry, 64-bit): address, function, then the
  * kind byte; 32 bytes in all. Kind 0 is a function's entry sled: one per function. */
-enum { SLED_ENTRY_SIZE = 32, SLED_KIND_OFFSET = 16, SLED_KIND_ENTRY = 0 };
+enum { SLED_ENTRY_SIZE = 32, SLED_FUNCTION_OFFSET = 8, SLED_KIND_OFFSET = 16,
+       SLED_VERSION_OFFSET = 18, SLED_KIND_ENTRY = 0 };
 
 /* A C++ name in a reserved namespace (_ZN6__xray..., _ZNK11__sanitizer...): the
  * implementation's, such as compiler-rt's XRay runtime that plain `clang
@@ -33,8 +34,17 @@ static bool reserved_cxx_name(const char *name)
     return p[0] == '_' && p[1] == '_';
 }
 
+/* A statically linked program holds libc's functions too, after the program's own: the
+ * linker lays out the program's objects first, then the archives' members. Only the
+ * functions up to the last one with sleds are then the program's. */
+static bool counts_as_program(const fr_program_facts *f, GElf_Addr addr, GElf_Addr last_sled_fn)
+{
+    return f->dynamic || !last_sled_fn || addr <= last_sled_fn;
+}
+
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f,
-                         bool *defines_xray_patch, GElf_Addr *cyg_enter_defined)
+                         bool *defines_xray_patch, GElf_Addr *cyg_enter_defined,
+                         GElf_Addr last_sled_fn)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     if (!data || sh->sh_entsize == 0)
@@ -59,7 +69,7 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts
             GELF_ST_BIND(sym.st_info) == STB_GLOBAL && sym.st_shndx != SHN_UNDEF &&
             strncmp(name, "fr_", 3) && strncmp(name, "__xray", 6) &&
             strncmp(name, "__cyg", 5) && (name[0] != '_' || name[1] == 'Z') &&
-            !reserved_cxx_name(name))
+            !reserved_cxx_name(name) && counts_as_program(f, sym.st_value, last_sled_fn))
             f->program_functions++;
     }
 }
@@ -80,17 +90,29 @@ static void scan_dynamic(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts
     }
 }
 
-static void count_sleds(Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
+/* Counts the sleds; returns the address of the last function that has one (0: none).
+ * Version 2 entries hold addresses relative to the field's own (PC-relative). */
+static GElf_Addr count_sleds(Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
 {
     f->has_sleds = sh->sh_size > 0;
     Elf_Data *data = sh->sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
     if (!data || !data->d_buf)
-        return;
+        return 0;
     const unsigned char *p = data->d_buf;
+    GElf_Addr last = 0;
     for (size_t off = 0; off + SLED_ENTRY_SIZE <= data->d_size; off += SLED_ENTRY_SIZE) {
         f->sleds++;
-        f->sled_functions += p[off + SLED_KIND_OFFSET] == SLED_KIND_ENTRY;
+        if (p[off + SLED_KIND_OFFSET] != SLED_KIND_ENTRY)
+            continue;
+        f->sled_functions++;
+        uint64_t fn;
+        memcpy(&fn, p + off + SLED_FUNCTION_OFFSET, sizeof fn);
+        if (p[off + SLED_VERSION_OFFSET] >= 2)
+            fn += sh->sh_addr + off + SLED_FUNCTION_OFFSET;
+        if (fn > last)
+            last = fn;
     }
+    return last;
 }
 
 /* Whether the code calls the function at `target`: an x86 `call rel32` (e8, also the
@@ -158,15 +180,20 @@ int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t 
     GElf_Addr cyg_enter_defined = 0;
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        GElf_Addr last_sled_fn = 0;   /* the sleds first: the symbols' count needs it */
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+            GElf_Shdr sh;
+            const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+            if (name && !strcmp(name, "xray_instr_map"))
+                last_sled_fn = count_sleds(scn, &sh, f);
+        }
         for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
             GElf_Shdr sh;
             if (!gelf_getshdr(scn, &sh))
                 continue;
-            const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-            if (name && !strcmp(name, "xray_instr_map"))
-                count_sleds(scn, &sh, f);
             if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-                scan_symbols(elf, scn, &sh, f, &defines_xray_patch, &cyg_enter_defined);
+                scan_symbols(elf, scn, &sh, f, &defines_xray_patch, &cyg_enter_defined,
+                             last_sled_fn);
             else if (sh.sh_type == SHT_DYNAMIC)
                 scan_dynamic(elf, scn, &sh, f);
         }

@@ -19,7 +19,9 @@ typedef struct fr_program_facts {
     uint64_t sleds;            /* all its entries (entries, exits, tail calls, events) */
     uint64_t program_functions; /* global functions defined in .symtab, without ours
                                   (fr_*, __xray_*, __cyg_*), weak ones and C runtime
-                                  names (_x but not _Z): to compare with sled_functions */
+                                  names (_x but not _Z): to compare with sled_functions;
+                                  static: only those up to the last function with sleds
+                                  (libc's come after the program's) */
     bool     has_cyg_hooks;    /* calls __cyg_profile_func_enter (gcc/clang
                                   -finstrument-functions): an undefined reference, or
                                   calls to the definition libflightrec.a linked in */

@@ -66,7 +66,37 @@ size_t fr_name_simplify(char *name)
 {
     char *out = name;
     const char *p = name;
+    int braces = 0;            /* inside "{lambda(int)#1}", "{unnamed type#1}" */
+    bool declarator = false;   /* inside "(*name(...))" of a function returning a pointer */
     while (*p) {
+        /* A function template's return type comes first ("void f<int>(int)",
+         * "std::vector<int> ns::make<int>()"): a space outside brackets that does not
+         * start template arguments, parameters or "[clone ...]" ends it, and what came
+         * before is dropped. */
+        if (*p == ' ' && !braces && p[1] != '<' && p[1] != '(' && p[1] != '[') {
+            out = name;
+            p++;
+            continue;
+        }
+        if (*p == '(' && p[1] == '*' && !declarator) {   /* "void (*get<int>())(int)" */
+            out = name;
+            p += 2;
+            declarator = true;
+            continue;
+        }
+        if (*p == ')' && declarator) {   /* the pointed-to function's parameters follow */
+            p += strlen(p);
+            break;
+        }
+        if (*p == '[') {                 /* "[clone .cold]", "[abi:cxx11]": as written */
+            const char *end = strchr(p, ']');
+            if (!end)
+                break;
+            while (p <= end)
+                *out++ = *p++;
+            continue;
+        }
+        braces += (*p == '{') - (*p == '}');
         if (starts(p, "operator") && !ident_char(p[8]) && (p == name || !ident_char(p[-1]))) {
             for (int i = 0; i < 8; i++)
                 *out++ = *p++;

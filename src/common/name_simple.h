@@ -2,7 +2,8 @@
  * name_simple.h - a demangled C++ name without its template arguments and parameter
  * lists: "ns::Box<long>::get(int) const" -> "ns::Box::get", what uftrace's default
  * (--demangle=simple) shows. The scope names, operators ("operator<<", "operator()"),
- * "(anonymous namespace)" and lambdas' numbers ("{lambda#1}") stay. Used by the CLI's
+ * "(anonymous namespace)" and lambdas' numbers ("{lambda#1}") stay; a function template's
+ * return type ("void f<int>(int)" -> "f") goes. Used by the CLI's
  * --demangle=simple (symbols.c): flame graphs and call views of template-heavy code stay
  * readable, at the cost of telling overloads and instantiations apart; and by the
  * runtime's patch= patterns (sled_patch.c), which match C++ functions by such names.

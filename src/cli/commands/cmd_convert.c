@@ -112,7 +112,7 @@ struct convert_opts {
 static const fr_cli_opt convert_options[] = {
     FR_CLI_OPT_FORMAT(struct convert_opts, format, " FORMAT", "chrome|folded|svg|yaml|perfetto",
                       "unknown format '%s' (chrome, folded, svg, yaml or perfetto)",
-                      "output format (required)"),
+                      "output format (required): chrome, folded, svg, yaml or perfetto"),
     FR_CLI_OPT_OUTPUT(struct convert_opts, out_path, " OUT", "output file (default: standard output)"),
     FR_CLI_OPT_BINARY(struct convert_opts, job.binary,
                       "take function names from BIN (its xray_instr_map and symbols)"),

@@ -102,9 +102,9 @@ static void print_graph(fr_acli *c, FILE *out, const size_t *order, size_t shown
         double share = traced ? (double)s->self_ticks / (double)traced : 0;
         fprintf(out, "  f%" PRIu32 " [label=\"", s->function_id);
         dot_escaped(out, fr_acli_name(c, s->function_id));
-        fprintf(out, "\\n%" PRIu64 " calls\\ntotal %s\\nself %s (%.1f%%)\", "
+        fprintf(out, "\\n%" PRIu64 " call%s\\ntotal %s\\nself %s (%.1f%%)\", "
                      "fillcolor=\"0.000 %.3f 1.000\"];\n",
-                s->calls, total, self, 100 * share, 0.1 + 0.8 * share);
+                s->calls, s->calls == 1 ? "" : "s", total, self, 100 * share, 0.1 + 0.8 * share);
     }
     /* Edges between shown functions only. */
     fr_u64_map is_shown;
@@ -121,9 +121,9 @@ static void print_graph(fr_acli *c, FILE *out, const size_t *order, size_t shown
         double share = traced ? (double)e->total_ticks / (double)traced : 0;
         if (share > 1)
             share = 1;
-        fprintf(out, "  f%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " calls\\n%s\", "
+        fprintf(out, "  f%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " call%s\\n%s\", "
                      "penwidth=%.2f];\n",
-                e->caller, e->callee, e->calls, total, 1 + 4 * share);
+                e->caller, e->callee, e->calls, e->calls == 1 ? "" : "s", total, 1 + 4 * share);
     }
     fr_u64_map_free(&is_shown);
     fprintf(out, "}\n");

@@ -724,11 +724,11 @@ static int check_program(struct record_run *r, bool check)
      * -fxray-instruction-threshold=1: most of a program's calls then leave no record. */
     if (inspected && facts.has_sleds && facts.program_functions >= 4 &&
         facts.sled_functions * 2 < facts.program_functions)
-        fprintf(stderr, "flightrec record: warning: %s has sleds in only %llu functions for "
+        fprintf(stderr, "flightrec record: warning: %s has sleds in only %llu function%s for "
                         "%llu global functions: compile with -fxray-instruction-threshold=1 "
                         "(pkg-config --variable=xray_cflags flightrec) to trace them all\n",
                 program, (unsigned long long)facts.sled_functions,
-                (unsigned long long)facts.program_functions);
+                facts.sled_functions == 1 ? "" : "s", (unsigned long long)facts.program_functions);
     /* A program that does not link libflightrec (clang -fnoxray-link-deps, gcc
      * -finstrument-functions against nothing, compiler-rt's own XRay runtime) is traced
      * with libflightrec.so preloaded: its sleds and hooks need nothing else. */

@@ -240,7 +240,7 @@ static int set_max_depth(const char *command, const fr_cli_opt *o, const char *v
 static const fr_cli_opt stack_options[] = {
     {.name = "sort", .letter = 's', .arg = " KEY", .set = set_sort,
      .offset = offsetof(struct stack_opts, key),
-     .help = "a column: total (default), self or calls, largest first"},
+     .help = "a column: total (default), self or calls; largest first"},
     {.name = "top", .arg = " N", .set = set_top, .offset = offsetof(struct stack_opts, top),
      .help = "only the first N stacks, or all; default: 1000 in text\n"
              "(a note says when there were more), all in folded and json"},

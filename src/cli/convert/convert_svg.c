@@ -76,7 +76,7 @@ static void human_weight(cv_out *o, uint64_t w, enum cv_weight kind)
     char b[64];
     int n;
     if (kind == CV_WEIGHT_CALLS)
-        n = snprintf(b, sizeof b, "%llu calls", (unsigned long long)w);
+        n = snprintf(b, sizeof b, "%llu call%s", (unsigned long long)w, w == 1 ? "" : "s");
     else if (w >= 1000000000ull)
         n = snprintf(b, sizeof b, "%.3f s", (double)w / 1e9);
     else if (w >= 1000000ull)
