@@ -179,11 +179,11 @@ def check_graph_against_model(trace, calls):
         if len(stack) > 1:
             want[(stack[-2], stack[-1])] += 1
     got = {}
-    for m in re.finditer(r"f(\d+) -> f(\d+) \[label=\"(\d+) calls", dot):
+    for m in re.finditer(r"f(\d+) -> f(\d+) \[label=\"(\d+) calls?\\n", dot):
         got[(int(m[1]), int(m[2]))] = int(m[3])
     check(got == dict(want), f"{trace}: graph edges {got} != {dict(want)}")
     nodes = {int(m[1]): (m[2], int(m[3])) for m in
-             re.finditer(r"f(\d+) \[label=\"([^\\\"]+)\\n(\d+) calls", dot)}
+             re.finditer(r"f(\d+) \[label=\"([^\\\"]+)\\n(\d+) calls?\\n", dot)}
     per = per_function(calls)
     for fid, w in per.items():
         check(nodes.get(fid) == (NAMES[fid], len(w["d"])), f"{trace}: node {fid} = {nodes.get(fid)}")
@@ -247,7 +247,7 @@ def check_cut_by_hand():
     check(got == want, f"cut: stacks {got} != {want}")
     dot = fr("graph", trace).stdout
     edges = {(int(m[1]), int(m[2])): int(m[3])
-             for m in re.finditer(r"f(\d+) -> f(\d+) \[label=\"(\d+) calls", dot)}
+             for m in re.finditer(r"f(\d+) -> f(\d+) \[label=\"(\d+) calls?\\n", dot)}
     check(edges == {(1, 8): 1, (8, 3): 1, (3, 4): 2, (1, 3): 2}, f"cut: edges {edges}")
 
 
