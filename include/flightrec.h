@@ -11,6 +11,10 @@
  * environment (FLIGHTREC_OPTIONS, XRAY_OPTIONS, XRAY_FDR_OPTIONS) is ignored: only fr_init's
  * string applies. A start=1 start-up that fails says why on stderr.
  *   output=PATH        trace file, "%p" expands to the pid (default flightrec-%p.fr)
+ *                      Without %p, PATH is the trace of the run's first process (its pid
+ *                      goes to the environment as FLIGHTREC_RUN_PID); every other process
+ *                      (a fork child, a child that execs a traced program) writes
+ *                      PATH.PID, and says so on stderr.
  *                      A relative PATH (and a relative snapshot_output= or backing=) is
  *                      taken from the working directory at fr_init, not at the write
  *                      (a program that changes directory still writes where it started).

@@ -118,3 +118,11 @@ target_link_libraries(events_doubles PRIVATE flightrec_static)
 add_test(NAME convert_perfetto_doubles
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_perfetto_doubles.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:events_doubles> ${CMAKE_CURRENT_BINARY_DIR}/convert_perfetto_doubles)
+
+# A deep flame graph (a recursion 70 frames deep) shows its root on the first screen: it
+# opened blank, its root 1,118 px down (issue 24).
+add_executable(convert_deep_trace ${CMAKE_CURRENT_SOURCE_DIR}/convert_deep_trace.c)
+target_link_libraries(convert_deep_trace PRIVATE fr_trace_builder)
+add_test(NAME convert_svg_deep
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_svg_deep.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_deep_trace> ${CMAKE_CURRENT_BINARY_DIR}/convert_svg_deep)

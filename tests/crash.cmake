@@ -41,6 +41,12 @@ endif()
 
 # Snapshots while recording (snapshot_signal=, flightrec snapshot PID, fr_snapshot).
 if(TARGET crash_prog)
+  # Processes that exec traced programs: the history before an exec under record, and
+  # exec'd children with an output= without %p (issue 24).
+  crash_xray_program(exec_chain exec_chain.c "flightrec")
+  add_test(NAME record_exec COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record_exec.sh $<TARGET_FILE:flightrec_cli>
+           $<TARGET_FILE:exec_chain> ${CMAKE_CURRENT_BINARY_DIR}/record_exec.d)
+  set_tests_properties(record_exec PROPERTIES TIMEOUT 120)
   crash_xray_program(crash_snapshot_prog crash_snapshot_prog.c "flightrec;Threads::Threads")
   crash_xray_program(crash_snapshot_stress crash_snapshot_stress.c "flightrec;Threads::Threads")
   add_test(NAME crash_snapshot COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/crash_snapshot.sh $<TARGET_FILE:flightrec_cli>

@@ -31,6 +31,21 @@ done
 kill -0 $sl 2>/dev/null || fail "snapshot killed a process that does not catch the signal"
 kill $sl; wait $sl 2>/dev/null
 
+# Under `flightrec record` a snapshot needs no option set by hand (issue 24): record gives
+# the program a snapshot signal, and `flightrec snapshot PID` reads it from its environment.
+env -u FLIGHTREC_OPTIONS "$fr" record -o auto.fr -- "$prog" >out.txt 2>err.txt &
+rec=$!
+for i in $(seq 100); do [ -s pid.txt ] && break; sleep 0.1; done
+pid=$(cat pid.txt) || { fail "the program did not start under record"; exit 1; }
+"$fr" snapshot "$pid" 2>snap.err || fail "snapshot of a program started by record: $(cat snap.err)"
+for i in $(seq 100); do [ -e "auto.fr.$pid.1" ] && break; sleep 0.05; done
+[ -s "auto.fr.$pid.1" ] || fail "snapshot under record: no file auto.fr.$pid.1 ($(ls))"
+touch stop
+wait $rec; rc=$?
+[ $rc = 0 ] || fail "record (snapshot signal by default): exit $rc ($(head -c 300 err.txt))"
+[ -s auto.fr ] || fail "record (snapshot signal by default): no final trace"
+rm -f stop pid.txt api-*.fr
+
 export FLIGHTREC_OPTIONS="snapshot_signal=SIGUSR2 buffers=8 buffer_size=16K"
 "$fr" record -o final.fr -- "$prog" >out.txt 2>err.txt &
 rec=$!

@@ -435,8 +435,11 @@ static bool written_since(const char *path, const struct timespec *start, struct
 /* A process that left its backing file wrote no trace (the file goes when the trace is
  * written): its trace is recovered to where the process would have written it (TRACE
  * for the recorded process after the rename below, PATTERN with its pid for others; a
- * name taken already gets ".recovered"). Recovered files are removed, then the directory. */
-static bool recover_leftovers(const char *dir, const char *pattern, time_t started, pid_t own)
+ * name taken already gets ".recovered"); an image that an exec replaced, beside it
+ * (OWN_TRACE, the recorded process's final name, when it is renamed). Recovered files
+ * are removed, then the directory. */
+static bool recover_leftovers(const char *dir, const char *pattern, time_t started, pid_t own,
+                              const char *own_trace)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -455,8 +458,9 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
             continue;
         }
         /* An image of this pid before an exec: the process went on (the exec'd image has
-         * the next name, PID.bk.N+1, or wrote its trace already). That part is not
-         * recovered, as without a backing file (docs/BACKING.md). */
+         * the next name, PID.bk.N+1, or wrote its trace already). The image wrote no
+         * trace (an exec ends it without a flush): its history is recovered to a file of
+         * its own, TARGET.before-exec (PID.bk.N: TARGET.before-exec.N). */
         const char *suffix = strstr(e->d_name, ".bk") + 3;
         char *next = NULL;
         struct stat st;
@@ -469,18 +473,32 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
          * of the run, in its backing file, is appended to it. */
         bool this_run = !later && stat(target, &st) == 0 && st.st_mtime >= started - 1;
         bool onto = this_run && fr_trace_unfinished(target) == 1;
-        if (later || (this_run && !onto)) {
-            unlink(bk);
-            free(bk);
+        bool exec_image = later || (this_run && !onto);
+        if (exec_image) {
+            char *pre;
+            /* the recorded process's own trace is renamed to its final name: beside it */
+            const char *base = pid == own && own_trace ? own_trace : target;
+            if (asprintf(&pre, "%s.before-exec%s", base, suffix) < 0) {
+                free(bk);
+                free(target);
+                kept++;
+                continue;
+            }
             free(target);
-            continue;
+            target = pre;
         }
         fr_recover_report rep;
         char err[512];
         int rc = onto ? fr_recover_onto(bk, target, &rep, err, sizeof err)
                       : fr_recover_file(bk, target, &rep, err, sizeof err);
         if (rc == FR_RECOVER_OK) {
-            if (onto)
+            if (exec_image)
+                fprintf(stderr, "flightrec record: process %d exec'd another program: the "
+                                "history of the image before the exec (%llu records of %u "
+                                "thread%s) was recovered from its backing file to %s",
+                        (int)pid, (unsigned long long)rep.records, rep.threads,
+                        rep.threads == 1 ? "" : "s", target);
+            else if (onto)
                 fprintf(stderr, "flightrec record: process %d died while streaming its trace: "
                                 "recovered %llu more records of %u thread%s from its backing "
                                 "file onto it", (int)pid, (unsigned long long)rep.records,
@@ -809,6 +827,9 @@ static bool sched_allowed(void)
     return false;
 }
 
+/* The snapshot signal a recorded program gets (fr_options_signal's spelling). */
+#define RECORD_SNAPSHOT_SIGNAL "SIGRTMAX-1"
+
 /* The environment the program runs in: FLIGHTREC_OPTIONS (ours, the caller's, then the
  * flags), the library path, LD_PRELOAD. 0, or FR_EXIT_BAD_INPUT after a message. */
 static int prepare_environment(struct record_run *r, const struct record_opts *o)
@@ -845,7 +866,12 @@ static int prepare_environment(struct record_run *r, const struct record_opts *o
         fprintf(stderr, "flightrec record: warning: no directory with room for backing files "
                         "(%llu bytes each) in /dev/shm, $TMPDIR or /tmp: a process killed by "
                         "SIGKILL will leave no trace\n", backing_need);
-    char *options = strdup("crash_dump=1 signal_flush=1"), *bk_pattern = NULL;
+    /* A snapshot signal too, so that `flightrec snapshot PID` works on the program
+     * (it reads the signal from the program's environment): a real-time one, which
+     * programs seldom use (SIGUSR1/2 often have handlers of their own); the caller's
+     * snapshot_signal= wins, snapshot_signal=0 turns it off. */
+    char *options = strdup("crash_dump=1 signal_flush=1 snapshot_signal=" RECORD_SNAPSHOT_SIGNAL),
+         *bk_pattern = NULL;
     if (options && backing_dir && (asprintf(&bk_pattern, "%s/%%p.bk", backing_dir) < 0 ||
                                    append_option(&options, "backing", bk_pattern) < 0)) {
         free(options);
@@ -959,9 +985,10 @@ static void report(struct record_run *r, pid_t pid)
     bool per_process = r->per_process;
     time_t started = r->started;
     bool own_unrecovered = false;
-    if (r->backing_dir)
-        own_unrecovered = recover_leftovers(r->backing_dir, pattern, started, pid);
     char *trace = expand_output(output, pid), *own = expand_output(pattern, pid);
+    if (r->backing_dir)
+        own_unrecovered = recover_leftovers(r->backing_dir, pattern, started, pid,
+                                            per_process && !staging ? trace : NULL);
     struct stat st;
     bool renamed = false;
     if (staging) {

@@ -1,7 +1,9 @@
 /*
  * convert_svg.c - a self-contained interactive SVG flame graph, written by our own code:
  * one frame per unique stack (the calling-context tree), width = the stack's weight (self
- * time in ns of it and everything it called, or calls), root at the bottom. Inline script,
+ * time in ns of it and everything it called, or calls), root at the bottom; a graph taller
+ * than one screen (FIRST_SCREEN_PX) root at the top instead (an icicle graph), so that
+ * it does not open blank, its root far below the window. Inline script,
  * no external files: click a frame to zoom, "Reset zoom" or Escape to go back, hover for
  * name, time and percent, "Search" (or Ctrl-F) highlights frames matching a regular
  * expression and reports how much of the total they cover. Several traces: one flame
@@ -19,6 +21,16 @@
 #define SIDE_MARGIN   10
 #define CHAR_WIDTH    7.0   /* of the 12 px monospace label font, for fitting labels */
 #define MIN_FRAME_PX  0.1   /* frames narrower than this are left out (with their callees) */
+#define FIRST_SCREEN_PX 720 /* what a browser window shows without scrolling */
+
+/* Where frames go: root at the bottom (flame) or, for a deep graph, at the top. */
+struct svg_layout { uint32_t max_depth; bool icicle; };
+
+static double frame_y(const struct svg_layout *l, uint32_t depth)
+{
+    uint32_t row = l->icicle ? depth : l->max_depth - depth;
+    return TOP_MARGIN + (double)row * FRAME_HEIGHT;
+}
 
 static void xml_text(cv_out *o, const char *s, size_t n)
 {
@@ -99,11 +111,11 @@ static void colour(cv_out *o, const char *name)
 }
 
 static void frame(cv_out *o, const char *name, uint64_t x0, uint64_t w, uint32_t depth, uint64_t total,
-                  uint32_t max_depth, enum cv_weight kind)
+                  const struct svg_layout *layout, enum cv_weight kind)
 {
     double scale = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)total;
     double x = SIDE_MARGIN + (double)x0 * scale, width = (double)w * scale;
-    double y = TOP_MARGIN + (double)(max_depth - depth) * FRAME_HEIGHT;
+    double y = frame_y(layout, depth);
     char num[64];
     CV_LIT(o, "<g class=\"f\" fx=\"");
     cv_u64(o, x0);
@@ -316,6 +328,10 @@ int cv_convert_svg(cv_job *job)
     cv_out o;
     cv_out_init(&o, job->out);
     int height = TOP_MARGIN + (int)(max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
+    struct svg_layout layout = {max_depth, height > FIRST_SCREEN_PX};
+    /* the hover details and the search result: under the frames, or under the title when
+     * the frames go down from the top */
+    int details_y = layout.icicle ? TOP_MARGIN - 5 : height - 12;
     char head[1024];
     snprintf(head, sizeof head,
              "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -354,15 +370,15 @@ int cv_convert_svg(cv_job *job)
              "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
              "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n"
              "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
-             SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, height - 12,
-             SIDE_MARGIN, height - 12);
+             SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, SVG_WIDTH - SIDE_MARGIN, details_y,
+             SIDE_MARGIN, details_y);
     cv_puts(&o, head);
 
-    frame(&o, "all", 0, total, 0, total, max_depth, job->weight);
+    frame(&o, "all", 0, total, 0, total, &layout, job->weight);
     for (size_t k = 1; k < n_frames; k++) {
         const struct frame_at *f = &frames[k];
         frame(&o, cv_stack_frame_name(&st, f->node), f->x0,
-              subtree[f->node], f->depth, total, max_depth, job->weight);
+              subtree[f->node], f->depth, total, &layout, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
     int wrc = cv_out_finish(&o);

@@ -129,7 +129,8 @@ fr_status fr_init(const char *options)
     bad |= fr_pattern_absolute(o.backing, sizeof o.backing, "backing");
     char path[FR_OPTIONS_PATH_MAX];
     int32_t pid = (int32_t)getpid();
-    if (!bad && fr_expand_output(path, sizeof path, o.output, pid, 0) < 0) {
+    if (!bad && fr_expand_output(path, sizeof path, o.output, pid,
+                                 fr_output_shared_by_run(o.output, pid)) < 0) {
         fr_write_stderr("flightrec: output path too long\n", 32);
         bad = -1;
     }

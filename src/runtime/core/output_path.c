@@ -2,6 +2,8 @@
  * output_path.c - the trace file's name from the output= pattern: "%p" is the pid, so
  * that each process of a program that forks or execs writes its own file.
  */
+#define _GNU_SOURCE   /* secure_getenv */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "core/output_path.h"
@@ -74,4 +76,38 @@ too_long:;
     fr_fmt_str(msg, sizeof msg, &len, "= path too long once the working directory is put before it\n");
     fr_write_stderr(msg, len);
     return -1;
+}
+
+int fr_output_shared_by_run(const char *pattern, int32_t pid)
+{
+    for (const char *p = pattern; *p; p++) {
+        if (p[0] == '%' && p[1] == 'p')
+            return 0;
+        if (p[0] == '%' && p[1])
+            p++;
+    }
+    char own[16];
+    size_t len = 0;
+    fr_fmt_u64(own, sizeof own, &len, (uint64_t)(uint32_t)pid);
+    own[len] = 0;
+    const char *run = secure_getenv("FLIGHTREC_RUN_PID");
+    if (!run || !*run) {
+        setenv("FLIGHTREC_RUN_PID", own, 1);   /* (at init: no recording thread reads it) */
+        return 0;
+    }
+    if (!strcmp(run, own))
+        return 0;   /* the run's first process, after an exec */
+    char msg[4096 + 256];   /* a pattern is at most FR_OPTIONS_PATH_MAX */
+    size_t n = 0;
+    fr_fmt_str(msg, sizeof msg, &n, "flightrec: output=");
+    fr_fmt_str(msg, sizeof msg, &n, pattern);
+    fr_fmt_str(msg, sizeof msg, &n, " has no %p and is the trace of process ");
+    fr_fmt_str(msg, sizeof msg, &n, run);
+    fr_fmt_str(msg, sizeof msg, &n, ": process ");
+    fr_fmt_str(msg, sizeof msg, &n, own);
+    fr_fmt_str(msg, sizeof msg, &n, " writes its own, with .");
+    fr_fmt_str(msg, sizeof msg, &n, own);
+    fr_fmt_str(msg, sizeof msg, &n, " added\n");
+    fr_write_stderr(msg, n);
+    return 1;
 }
