@@ -21,6 +21,13 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
 else()
   message(STATUS "convert_real_recording not registered: the C compiler is not clang (XRay sleds)")
 endif()
+# Chrome JSON as viewers read it: speedscope's frame names (no file/line args), the
+# functions' starts once, spans with their parents, an events-only trace viewable, size.
+if(TARGET convert_prog)
+  add_test(NAME convert_chrome_viewers
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_chrome_viewers.py $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:convert_prog> $<TARGET_FILE:events_record> ${CMAKE_CURRENT_BINARY_DIR}/convert_chrome_viewers)
+endif()
 if(TEST convert_real_recording)
   set_tests_properties(convert_real_recording PROPERTIES SKIP_RETURN_CODE 77)
 endif()

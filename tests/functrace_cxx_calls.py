@@ -250,12 +250,12 @@ def check_lines(fr, trace):
             csv[f[1]] = (f[-2], int(f[-1]))
     stack = run([fr, "stack", trace, "--lines"])
     chrome = {}
-    for e in json.loads(run([fr, "convert", trace, "-f", "chrome"]))["traceEvents"]:
-        if e.get("ph") == "X" and "file" in e.get("args", {}):
-            chrome[e["name"]] = (e["args"]["file"], e["args"]["line"])
+    # (said once per function, in otherData.functions: not in each call's args)
+    for f in json.loads(run([fr, "convert", trace, "-f", "chrome"]))["otherData"].get("functions", []):
+        chrome[f["name"]] = (f["file"], f["line"])
     for fn in decl:
         for what, table in (("account --lines", text), ("account --lines -f json", js),
-                            ("account --lines -f csv", csv), ("convert chrome args", chrome)):
+                            ("account --lines -f csv", csv), ("convert chrome otherData.functions", chrome)):
             if fn not in table or not ok(fn, *table[fn]):
                 fatal(f"{what}: {fn} at {table.get(fn)}, want functrace_cxx_calls.cpp:{decl[fn]}")
         want = [f"{fn} ({text[fn][0]}:{text[fn][1]})"]

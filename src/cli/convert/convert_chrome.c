@@ -7,9 +7,14 @@
  *    (one rounding, down, to the nanosecond); a duration is end - start of those
  *    nanosecond values, so ts + dur is exactly the end's ts;
  *  - thread and process names are metadata events ("ph":"M");
+ *  - a call's event has no args but its first argument and how it ended when unusual: a
+ *    viewer that names a frame by its name and args (speedscope) shows the function's
+ *    name; where each function starts (file, line) is said once, in otherData.functions;
  *  - structured events (FR_TE_EVENT, EventHeader) are instant events with their decoded
- *    fields as args; activity start/stop (opcodes 1/2) become async slices keyed by the
- *    activity id; custom and other typed events are instants with their bytes;
+ *    fields as args; activity start/stop (opcodes 1/2) become nestable async slices, a
+ *    child activity (related activity id) under the id of its parent's root, so that it
+ *    nests under its parent, its own id and its parent's in its args; custom and other
+ *    typed events are instants with their bytes;
  *  - flightrec's own metadata events (FR_TE_*) are not shown;
  *  - several inputs (cv_chrome_begin/add/end: a process and its forked children) go into
  *    one traceEvents array, each process under its real pid, every ts then
@@ -27,8 +32,9 @@ enum { EH_OPCODE_ACTIVITY_START = 1, EH_OPCODE_ACTIVITY_STOP = 2 };
 struct thread_slot { int32_t tid; int32_t pid; uint8_t used, named; };
 struct thread_table { struct thread_slot *slots; size_t cap, count; };
 
-/* Activities started and not yet stopped: the stop event reuses the start's name. */
-struct open_span { uint8_t id[16]; char *name; };
+/* Activities started and not yet stopped: the stop event reuses the start's name and
+ * async id (its root's: the id of the outermost open activity it descends from). */
+struct open_span { uint8_t id[16], root[16]; char *name; };
 #define MAX_OPEN_SPANS 4096
 
 struct cv_chrome {
@@ -44,6 +50,10 @@ struct cv_chrome {
     uint64_t calls, events, undecodable, custom, typed_other;
     char **locs;               /* per function id: "\"file\":...,\"line\":N" or "" */
     size_t n_locs;
+    /* otherData.functions: {"name":...,"file":...,"line":N} of every function called
+     * whose start is known, every input's */
+    char *functions; size_t functions_len; FILE *functions_out;
+    int32_t last_pid, last_tid; /* of the last event written (a thread of the output) */
     /* Merging (cv_chrome_begin with monotonic): times are CLOCK_MONOTONIC, each input's
      * origin reading added. The totals of every input for otherData. */
     bool monotonic;
@@ -128,6 +138,8 @@ static inline void begin_event(struct cv_chrome *c)
 /* "pid":P,"tid":T,"ts":S */
 static inline void where_when(struct cv_chrome *c, int32_t pid, int32_t tid, int64_t ns)
 {
+    c->last_pid = pid;
+    c->last_tid = tid;
     CV_LIT(&c->o, "\"pid\":");
     cv_i64(&c->o, pid);
     CV_LIT(&c->o, ",\"tid\":");
@@ -209,6 +221,21 @@ static const char *location_args(struct cv_chrome *c, uint32_t id)
     return c->locs[id];
 }
 
+static void oom(void);
+
+/* This input's functions whose start is known, onto otherData.functions. */
+static void list_functions(struct cv_chrome *c)
+{
+    if (!c->functions_out && !(c->functions_out = open_memstream(&c->functions, &c->functions_len)))
+        oom();
+    for (size_t id = 0; id < c->n_locs; id++) {
+        if (!c->locs[id] || !c->locs[id][0])
+            continue;
+        fprintf(c->functions_out, "%s{\"name\":%s,%s}", ftell(c->functions_out) ? "," : "",
+                cv_names_get(&c->names, (uint32_t)id), c->locs[id]);
+    }
+}
+
 static void on_call(const fr_call *call, void *ctx)
 {
     struct cv_chrome *c = ctx;
@@ -217,7 +244,7 @@ static void on_call(const fr_call *call, void *ctx)
         t = c->last_thread = thread_get(c, call->tid);
     int64_t start = event_ns(c, call->enter_tsc);
     int64_t end = event_ns(c, call->exit_tsc);
-    const char *loc = location_args(c, call->function_id);
+    location_args(c, call->function_id);   /* said once, in otherData.functions */
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"X\",");
     where_when(c, t->pid, call->tid, start);
@@ -227,11 +254,9 @@ static void on_call(const fr_call *call, void *ctx)
     cv_usec3(&c->o, (int64_t)((uint64_t)end - (uint64_t)start));
     CV_LIT(&c->o, ",\"name\":");
     cv_puts(&c->o, cv_names_get(&c->names, call->function_id));
-    if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END)) ||
-        *loc) {
+    if (call->has_arg || (call->flags & (FR_CALL_CLOSED_BY_UNWIND | FR_CALL_OPEN_AT_END))) {
         CV_LIT(&c->o, ",\"args\":{");
-        cv_puts(&c->o, loc);
-        bool comma = *loc != 0;
+        bool comma = false;
         if (call->has_arg) {
             if (comma)
                 cv_putc(&c->o, ',');
@@ -323,18 +348,25 @@ static void eh_event_out(struct cv_chrome *c, const fr_eh_event *ev, const char 
     const char *name = ev->name ? ev->name : "event";
     char ph = 'i';
     struct open_span *span = NULL;
+    const uint8_t *async_id = ev->activity;
     if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_START) {
         ph = 'b';
+        struct open_span *parent = ev->has_related ? find_span(c, ev->related) : NULL;
+        if (parent)
+            async_id = parent->root;
         if (c->n_spans < MAX_OPEN_SPANS) {
             span = &c->spans[c->n_spans++];
             memcpy(span->id, ev->activity, 16);
+            memcpy(span->root, async_id, 16);
             span->name = strdup(name);
         }
     } else if (ev->has_activity && ev->opcode == EH_OPCODE_ACTIVITY_STOP) {
         ph = 'e';
         span = find_span(c, ev->activity);
-        if (span)
+        if (span) {
             name = span->name;
+            async_id = span->root;
+        }
     }
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"");
@@ -344,7 +376,7 @@ static void eh_event_out(struct cv_chrome *c, const fr_eh_event *ev, const char 
         CV_LIT(&c->o, "\"s\":\"t\",");
     else {
         CV_LIT(&c->o, "\"id\":\"0x");
-        cv_hex(&c->o, ev->activity, 16);
+        cv_hex(&c->o, async_id, 16);
         CV_LIT(&c->o, "\",");
     }
     where_when(c, pid, tid, ns);
@@ -362,6 +394,16 @@ static void eh_event_out(struct cv_chrome *c, const fr_eh_event *ev, const char 
         CV_LIT(&c->o, "\"error\":");
         cv_json_string(&c->o, err, strlen(err));
         cv_putc(&c->o, ',');
+    }
+    if (ph != 'i') {
+        CV_LIT(&c->o, "\"activity\":\"0x");
+        cv_hex(&c->o, ev->activity, 16);
+        CV_LIT(&c->o, "\",");
+    }
+    if (ph == 'b' && ev->has_related) {
+        CV_LIT(&c->o, "\"parent\":\"0x");
+        cv_hex(&c->o, ev->related, 16);
+        CV_LIT(&c->o, "\",");
     }
     CV_LIT(&c->o, "\"level\":");
     cv_u64(&c->o, ev->level);
@@ -513,6 +555,7 @@ int cv_chrome_add(cv_chrome *cc, cv_job *job)
         fprintf(stderr, "flightrec convert: %s: %llu structured events could not be decoded\n",
                 job->in_path, (unsigned long long)(c->undecodable - undecodable));
     fr_call_tracker_free(tracker);
+    list_functions(c);
     cv_names_free(&c->names);
     return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
 }
@@ -564,6 +607,15 @@ int cv_chrome_add_perf(cv_chrome *cc, cv_perf_input *in)
 int cv_chrome_end(cv_chrome *cc, const char *out_path)
 {
     struct cv_chrome *const c = cc;
+    /* Events but no call: a viewer that shows only complete and duration events
+     * (speedscope) would have no profile at all and stays blank; one empty complete
+     * event, named for what it is, gives it one. */
+    if (!c->calls && c->events + c->custom + c->typed_other + c->undecodable) {
+        begin_event(c);
+        CV_LIT(&c->o, "{\"ph\":\"X\",");
+        where_when(c, c->last_pid, c->last_tid, c->ts_offset);
+        CV_LIT(&c->o, ",\"dur\":0,\"name\":\"(no calls in this trace)\"}");
+    }
     CV_LIT(&c->o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"flightrec convert\",");
     if (c->monotonic) {
         CV_LIT(&c->o, "\"clock\":\"CLOCK_MONOTONIC\",\"traces\":[");
@@ -592,6 +644,11 @@ int cv_chrome_end(cv_chrome *cc, const char *out_path)
     cv_u64(&c->o, c->events);
     CV_LIT(&c->o, ",\"undecodable_events\":");
     cv_u64(&c->o, c->undecodable);
+    if (c->functions_out && fflush(c->functions_out) == 0 && c->functions_len) {
+        CV_LIT(&c->o, ",\n\"functions\":[");
+        cv_put(&c->o, c->functions, c->functions_len);
+        cv_putc(&c->o, ']');
+    }
     if (c->error) {
         CV_LIT(&c->o, ",\"error\":");
         cv_json_string(&c->o, c->error, strlen(c->error));
@@ -610,6 +667,9 @@ int cv_chrome_end(cv_chrome *cc, const char *out_path)
         free(c->paths[i]);
     free(c->paths);
     free(c->error);
+    if (c->functions_out)
+        fclose(c->functions_out);
+    free(c->functions);
     free(c);
     if (wrc) {
         fprintf(stderr, "flightrec convert: writing %s: %s\n", out_path, strerror(-wrc));
