@@ -46,6 +46,15 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             $<TARGET_FILE:functrace_dlopen_b> ${CMAKE_CURRENT_BINARY_DIR}/functrace_dlopen_work
             ${LLVM_XRAY})
   set_tests_properties(functrace_dlopen PROPERTIES SKIP_RETURN_CODE 77)
+  # The same plugin dlopen'ed 100 times by a program without instrumentation (issue 24).
+  add_executable(dlopen_plain_host ${CMAKE_CURRENT_SOURCE_DIR}/progs/dlopen_plain_host.c)
+  target_link_libraries(dlopen_plain_host PRIVATE dl)
+  add_test(NAME functrace_dlopen_plain
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_dlopen_plain.sh $<TARGET_FILE:flightrec_cli>
+            $<TARGET_FILE:dlopen_plain_host> $<TARGET_FILE:functrace_dlopen_a>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_dlopen_plain_work)
+  # no_asan: record preloads libflightrec.so into the host, built without the sanitizer
+  set_tests_properties(functrace_dlopen_plain PROPERTIES LABELS no_asan)
 
   # The plain static link line (the archive's file, not the CMake target and its
   # --undefined option): fr_init alone must bring function tracing in.

@@ -728,7 +728,9 @@ static int check_program(struct record_run *r, bool check)
         else if (!facts.has_sleds && !facts.has_cyg_hooks)
             why = "has no function instrumentation (no xray_instr_map section, no "
                   "__cyg_profile_func_enter calls): build it with clang -fxray-instrument "
-                  "-fxray-instruction-threshold=1 or gcc -finstrument-functions";
+                  "-fxray-instruction-threshold=1 or gcc -finstrument-functions (if it "
+                  "loads instrumented libraries with dlopen, pass --no-check: their calls "
+                  "are recorded)";
         else if (facts.setid)
             why = "is set-user-ID or set-group-ID: the loader and libflightrec ignore "
                   "LD_PRELOAD and FLIGHTREC_OPTIONS in such a program (secure execution), "

@@ -76,13 +76,16 @@ static void after_init(const struct fr_options *opts)
     fr_instr_map_refresh();
     fr_functrace_install_recorder(0);
     const char *patch = opts && opts->patch[0] ? opts->patch : "all";
-    if (!strcmp(patch, "none") || fr_instr_sled_total() == 0)
+    if (!strcmp(patch, "none"))
         return;
-    fr_patch_status st = fr_sled_patch_pattern(patch, 1);
+    /* With no sleds loaded yet (a program without instrumentation that dlopens
+     * instrumented plugins), the pattern is still taken: each dlopen applies it. */
+    bool none_yet = fr_instr_sled_total() == 0;
+    fr_patch_status st = none_yet ? FR_PATCH_SUCCESS : fr_sled_patch_pattern(patch, 1);
     if (st == FR_PATCH_SUCCESS) {
         snprintf(init_pattern, sizeof init_pattern, "%s", patch);
         __atomic_store_n(&patched_at_init, 1, __ATOMIC_RELEASE);
-        if (strcmp(patch, "all") && fr_sled_pattern_hits() == 0) {
+        if (!none_yet && strcmp(patch, "all") && fr_sled_pattern_hits() == 0) {
             char msg[1200];
             int n = snprintf(msg, sizeof msg,
                              "flightrec: patch=%s: matches no instrumented function "
