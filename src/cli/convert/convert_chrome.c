@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 #include "call_tracker.h"
+#include "u64_map.h"
 #include "commands.h"
 #include "convert.h"
 #include "eventheader_decode.h"
@@ -54,6 +55,7 @@ struct cv_chrome {
      * whose start is known, every input's */
     char *functions; size_t functions_len; FILE *functions_out;
     int32_t last_pid, last_tid; /* of the last event written (a thread of the output) */
+    fr_u64_map listed_uncached; /* ids past CV_IDS_CACHED already in functions (gcc's) */
     /* Merging (cv_chrome_begin with monotonic): times are CLOCK_MONOTONIC, each input's
      * origin reading added. The totals of every input for otherData. */
     bool monotonic;
@@ -194,14 +196,30 @@ static char *location_string(struct cv_chrome *c, uint32_t id)
     return s ? s : strdup("");
 }
 
+static void oom(void);
+
+/* One member of otherData.functions: {"name":...,"file":...,"line":N}. */
+static void list_function(struct cv_chrome *c, uint32_t id, const char *loc)
+{
+    if (!c->functions_out && !(c->functions_out = open_memstream(&c->functions, &c->functions_len)))
+        oom();
+    fprintf(c->functions_out, "%s{\"name\":%s,%s}", ftell(c->functions_out) ? "," : "",
+            cv_names_get(&c->names, id), loc);
+}
+
 /* location_string, looked up once per id. */
 static const char *location_args(struct cv_chrome *c, uint32_t id)
 {
     if (id >= CV_IDS_CACHED) {
-        /* Not cached (convert.h): kept alive until the next such call. */
+        /* Not cached (convert.h): kept alive until the next such call; listed in
+         * otherData.functions the first time. */
         static char *uncached;
         free(uncached);
         uncached = location_string(c, id);
+        if (uncached && *uncached && fr_u64_map_get(&c->listed_uncached, id) == FR_U64_MAP_NONE) {
+            fr_u64_map_put(&c->listed_uncached, id, 1);
+            list_function(c, id, uncached);
+        }
         return uncached ? uncached : "";
     }
     if (id >= c->n_locs) {
@@ -221,19 +239,13 @@ static const char *location_args(struct cv_chrome *c, uint32_t id)
     return c->locs[id];
 }
 
-static void oom(void);
-
-/* This input's functions whose start is known, onto otherData.functions. */
+/* This input's cached functions whose start is known, onto otherData.functions (the
+ * others are listed as they come, location_args). */
 static void list_functions(struct cv_chrome *c)
 {
-    if (!c->functions_out && !(c->functions_out = open_memstream(&c->functions, &c->functions_len)))
-        oom();
-    for (size_t id = 0; id < c->n_locs; id++) {
-        if (!c->locs[id] || !c->locs[id][0])
-            continue;
-        fprintf(c->functions_out, "%s{\"name\":%s,%s}", ftell(c->functions_out) ? "," : "",
-                cv_names_get(&c->names, (uint32_t)id), c->locs[id]);
-    }
+    for (size_t id = 0; id < c->n_locs; id++)
+        if (c->locs[id] && c->locs[id][0])
+            list_function(c, (uint32_t)id, c->locs[id]);
 }
 
 static void on_call(const fr_call *call, void *ctx)
@@ -481,6 +493,8 @@ int cv_chrome_add(cv_chrome *cc, cv_job *job)
     free(c->locs);
     c->locs = NULL;
     c->n_locs = 0;
+    fr_u64_map_free(&c->listed_uncached);   /* ids are per input (per binary) */
+    fr_u64_map_init(&c->listed_uncached);
     char **paths = realloc(c->paths, (c->n_paths + 1) * sizeof *paths);
     if (!paths || !(paths[c->n_paths] = strdup(job->in_path)))
         oom();
@@ -669,6 +683,7 @@ int cv_chrome_end(cv_chrome *cc, const char *out_path)
     free(c->error);
     if (c->functions_out)
         fclose(c->functions_out);
+    fr_u64_map_free(&c->listed_uncached);
     free(c->functions);
     free(c);
     if (wrc) {
