@@ -109,7 +109,7 @@ void *fr_backing_create(const struct fr_options *o, size_t pool_size, size_t dat
     }
     const char *problem = fr_backing_path_problem(path);
     if (problem) {
-        say(problem, path, 0);
+        fr_backing_say(problem, path, 0);
         return MAP_FAILED;
     }
     char used[FR_OPTIONS_PATH_MAX];
