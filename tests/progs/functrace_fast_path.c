@@ -136,14 +136,14 @@ NEVER static long round_of_checks(long i)
 }
 
 static pthread_t checker;
-static volatile int done;
+static int done;   /* atomic: the sender stops when main says so */
 
 /* Signals the checking thread until it is done (a pending signal is not queued twice,
  * so a short pause between sends lets each be delivered). */
 NEVER static void *sender(void *arg)
 {
     (void)arg;
-    while (!done) {
+    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
         pthread_kill(checker, SIGUSR1);
         for (volatile int k = 0; k < 2000; k++)
             ;
@@ -167,7 +167,7 @@ NEVER int main(int argc, char **argv)
      * run the sender at all ends the run with a skip). */
     for (long i = 0; i < rounds || (signals < 1000 && i < 40 * rounds); i++)
         calls += round_of_checks(i);
-    done = 1;
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     fr_finalize();
     fr_stats st;
