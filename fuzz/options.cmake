@@ -6,7 +6,8 @@ if(NOT CMAKE_C_COMPILER_ID STREQUAL "Clang")
 endif()
 add_executable(fuzz_options ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_options.c
   ${CMAKE_SOURCE_DIR}/src/runtime/core/options.c ${CMAKE_SOURCE_DIR}/src/runtime/core/output_path.c
-  ${CMAKE_SOURCE_DIR}/src/runtime/core/text_out.c ${CMAKE_SOURCE_DIR}/src/runtime/events/event_enable.c)
+  ${CMAKE_SOURCE_DIR}/src/runtime/core/text_out.c ${CMAKE_SOURCE_DIR}/src/runtime/events/event_enable.c
+  ${CMAKE_SOURCE_DIR}/src/runtime/functrace/name_pattern.c ${CMAKE_SOURCE_DIR}/src/common/name_simple.c)
 target_include_directories(fuzz_options PRIVATE ${CMAKE_SOURCE_DIR}/src/runtime
   ${CMAKE_SOURCE_DIR}/src/runtime/arch/${FLIGHTREC_ARCH} ${CMAKE_SOURCE_DIR}/src/common
   ${CMAKE_SOURCE_DIR}/include)

@@ -207,6 +207,15 @@ if(FUNCTRACE_GCC)
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_calls.cpp
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_calls_gcc_work)
   set_tests_properties(functrace_cxx_calls_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+  # record --filter/--exclude/--max-depth/--threshold-us: the same calls from a gcc and a
+  # clang XRay build of one program (issue 24).
+  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    add_test(NAME functrace_filters
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_filters.sh $<TARGET_FILE:flightrec_cli>
+              ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_filters_work
+              ${CMAKE_C_COMPILER})
+    set_tests_properties(functrace_filters PROPERTIES LABELS no_asan)
+  endif()
 else()
   message(STATUS "functrace gcc tests not registered: gcc not found")
 endif()

@@ -545,7 +545,7 @@ static void pass_on_signal(int sig)
 
 /* ---------------------------------------------------------------- parse */
 
-enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, N_OPTIONS };
+enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, EXCLUDE, MAX_DEPTH, N_OPTIONS };
 
 struct record_opts {
     struct record_option opt[N_OPTIONS];   /* each checked by the runtime's parser */
@@ -565,13 +565,22 @@ static const fr_cli_opt record_options[] = {
                  "bytes per buffer (default 4096; the largest record)"),
     RECORD_VALUE(BUFFERS, "buffers", 0, " N", "buffers in the pool (default 4096)"),
     RECORD_VALUE(THRESHOLD, "threshold-us", 0, " N",
-                 "calls shorter than N microseconds leave no records"),
+                 "calls shorter than N microseconds leave no records\n"
+                 "(uftrace -t, time-filter)"),
     RECORD_VALUE(FILTER, "filter", 0, " PATTERN",
-                 "patch only these functions: items separated by ':',\n"
-                 "each a name glob (e.g. 'parse_*'), an id or an id\n"
-                 "range N-M; a C++ name matches as written\n"
-                 "('ns::Box::get', 'ns::Box<long>::get(int) const') or\n"
-                 "as linked ('_ZNK2ns3BoxIlE3getEi'); '::' is no separator"),
+                 "record only these functions (uftrace -F, filter):\n"
+                 "items separated by ':', each a name glob (e.g.\n"
+                 "'parse_*'), an XRay id or an id range N-M; a C++ name\n"
+                 "matches as written ('ns::Box::get',\n"
+                 "'ns::Box<long>::get(int) const') or as linked\n"
+                 "('_ZNK2ns3BoxIlE3getEi'); '::' is no separator"),
+    RECORD_VALUE(EXCLUDE, "exclude", 0, " PATTERN",
+                 "never record these functions (uftrace -N, notrace);\n"
+                 "PATTERN as for --filter"),
+    RECORD_VALUE(MAX_DEPTH, "max-depth", 0, " N",
+                 "record calls only down to depth N of each thread\n"
+                 "(uftrace -D, depth); deeper calls leave no record\n"
+                 "and are not counted as dropped"),
     FR_CLI_OPT_FLAG("sched", 0, struct record_opts, sched,
                     "scheduling marks: when each thread was off the CPU\n"
                     "(its context switches, perf_event_open; uftrace's\n"
@@ -605,6 +614,7 @@ const fr_cli_command fr_cmd_record = {
     .run = cmd_record,
     .head = "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
             "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
+            "                        [--exclude PATTERN] [--max-depth N]\n"
             "                        [--sched] [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
             "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
             "flightrec-%p.fr; %p is the program's pid). PROGRAM is built with clang\n"
@@ -612,6 +622,9 @@ const fr_cli_command fr_cmd_record = {
             "-fnoxray-link-deps) or gcc -finstrument-functions; if it does not link\n"
             "libflightrec, libflightrec.so is preloaded (LD_PRELOAD), so a dynamically\n"
             "linked PROGRAM needs no relinking.\n"
+            "The filters (--filter, --exclude, --max-depth, --threshold-us) act at record\n"
+            "time on both kinds of build: an XRay function filtered out is not patched, a\n"
+            "gcc-instrumented one costs a table look-up per call.\n"
             "Child processes that run instrumented code write their own traces: with\n"
             "-o FILE (no %p), PROGRAM's trace is FILE and each other process's FILE.PID.\n",
     .options = record_options,
@@ -847,7 +860,8 @@ static int prepare_environment(struct record_run *r, const struct record_opts *o
     const char *env = r->env;
     const char *policy = o->opt[POLICY].value, *buffer_size = o->opt[BUFFER_SIZE].value,
                *buffers = o->opt[BUFFERS].value, *threshold = o->opt[THRESHOLD].value,
-               *filter = o->opt[FILTER].value;
+               *filter = o->opt[FILTER].value, *exclude = o->opt[EXCLUDE].value,
+               *max_depth = o->opt[MAX_DEPTH].value;
     bool backing = !o->no_backing;
     /* Crash dumps and the flush on SIGTERM/SIGINT/SIGHUP are on under record; first, so
      * that the caller's FLIGHTREC_OPTIONS (crash_dump=0, signal_flush=0) can turn them off. */
@@ -907,6 +921,10 @@ static int prepare_environment(struct record_run *r, const struct record_opts *o
         bad |= append_option(&options, "threshold_us", threshold);
     if (o->sched && sched_allowed())
         bad |= append_option(&options, "sched", "1");
+    if (exclude)
+        bad |= append_option(&options, "exclude", exclude);
+    if (max_depth)
+        bad |= append_option(&options, "max_depth", max_depth);
     r->options = options;
     if (bad || setenv("FLIGHTREC_OPTIONS", options, 1)) {
         fprintf(stderr, "flightrec record: out of memory\n");
@@ -1055,6 +1073,9 @@ int cmd_record(int argc, char **argv)
                          "microseconds, 0 to 3600000000", NULL},
         [FILTER]      = {"--filter", "patch", "name globs, ids or id ranges separated by ':'",
                          NULL},
+        [EXCLUDE]     = {"--exclude", "exclude", "name globs, ids or id ranges separated by ':'",
+                         NULL},
+        [MAX_DEPTH]   = {"--max-depth", "max_depth", "1 to 65535", NULL},
     }};
     fr_cli_operands ops;
     int rc = fr_cli_parse(&fr_cmd_record, argc, argv, &o, &ops);

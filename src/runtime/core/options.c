@@ -14,6 +14,7 @@
 #include "core/options.h"
 #include "core/clock.h"
 #include "events/event_spec.h"
+#include "functrace/name_pattern.h"
 #include "fr_format.h"
 
 #define DEFAULT_BUFFER_SIZE 4096u
@@ -216,8 +217,30 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         o->start = b;
         return 0;
     }
-    if (is_key(k, kl, "patch"))
-        return copy_string(o->patch, sizeof o->patch, v, vl);
+    if (is_key(k, kl, "patch")) {
+        if (copy_string(o->patch, sizeof o->patch, v, vl))
+            return -1;
+        if (strcmp(o->patch, "all") && strcmp(o->patch, "none") && !fr_name_pattern_valid(o->patch)) {
+            strcpy(o->patch, "all");
+            return -1;
+        }
+        return 0;
+    }
+    if (is_key(k, kl, "exclude")) {
+        if (copy_string(o->exclude, sizeof o->exclude, v, vl))
+            return -1;
+        if (!fr_name_pattern_valid(o->exclude)) {
+            o->exclude[0] = 0;
+            return -1;
+        }
+        return 0;
+    }
+    if (is_key(k, kl, "max_depth")) {
+        if (parse_u64(v, vl, 0, &u) || u < 1 || u > FR_MAX_DEPTH_LIMIT)
+            return -1;
+        o->max_depth = (uint32_t)u;
+        return 0;
+    }
     if (is_key(k, kl, "crash_dump")) {
         if (parse_bool(v, vl, &b)) return -1;
         o->crash_dump = b;
@@ -304,6 +327,7 @@ static const struct { const char *name; uint32_t bit; } key_bits[] = {
     {"no_file_flush", FR_OPT_NO_FILE_FLUSH}, {"user_events", FR_OPT_USER_EVENTS},
     {"file_mode", FR_OPT_FILE_MODE}, {"grace_period_ms", FR_OPT_GRACE_PERIOD_MS},
     {"sched", FR_OPT_SCHED},
+    {"exclude", FR_OPT_EXCLUDE}, {"max_depth", FR_OPT_MAX_DEPTH},
 };
 
 static uint32_t key_bit(const char *k, size_t kl)

@@ -12,6 +12,7 @@
 #include "core/visibility.h"
 
 #define FR_OPTIONS_PATH_MAX 4096
+#define FR_MAX_DEPTH_LIMIT  65535   /* max_depth= at most */
 
 /* One bit per key, in fr_options.given: which keys a string set (an alias sets its key's
  * bit: buffer_max -> FR_OPT_BUFFERS, func_duration_threshold_us -> FR_OPT_THRESHOLD_US). */
@@ -36,6 +37,8 @@ enum fr_option_key {
     FR_OPT_FILE_MODE       = 1u << 17,
     FR_OPT_GRACE_PERIOD_MS = 1u << 18,
     FR_OPT_SCHED           = 1u << 19,
+    FR_OPT_EXCLUDE         = 1u << 20,
+    FR_OPT_MAX_DEPTH       = 1u << 21,
 };
 
 struct fr_options {
@@ -47,6 +50,8 @@ struct fr_options {
     uint64_t threshold_us;  /* calls shorter than this leave no records (0: keep all) */
     bool     start;         /* initialise at start-up (constructor) */
     char     patch[1024];   /* "all" (default), "none", or a pattern (function tracing) */
+    char     exclude[1024]; /* "" (default) or a pattern: functions never recorded */
+    uint32_t max_depth;     /* record calls to this depth per thread (0: any depth) */
     bool     crash_dump;    /* write the buffers to `output` on a fatal signal */
     bool     signal_flush;  /* write them on SIGTERM/SIGINT/SIGHUP, then the signal's own action */
     int      snapshot_signal;          /* 0 or a signal that takes a snapshot (SIGUSR1/2, RT) */

@@ -158,7 +158,10 @@ static uint32_t registering, exiting;
 static void reset_thread_state(struct fr_thread *t, uint32_t session)
 {
     uint32_t busy = t->busy, key_set = t->key_set, exited = t->exited;
+    uint32_t call_depth = t->call_depth, depth_session = t->depth_session;
     memset(t, 0, sizeof *t);
+    t->call_depth = call_depth;
+    t->depth_session = depth_session;
     t->busy = busy;
     t->key_set = key_set;
     t->exited = exited;
@@ -603,12 +606,32 @@ static __attribute__((noinline)) void sched_drain(struct fr_thread *t, uint32_t 
 
 /* ------------------------------------------------------------------ record paths */
 
+/* max_depth= (record --max-depth, uftrace -D): calls deeper than max_depth on their
+ * thread leave no record, and are not drops. Every entry counts one level and every exit
+ * (an unwound frame's too: the shadow stack emits those) gives it back, so the count
+ * follows the program's stack; an exit with nothing open (its entry came before the
+ * session) is recorded as ever. 1 when this record is too deep. */
+static __attribute__((noinline)) int beyond_max_depth(struct fr_thread *t, int entry, uint32_t rec)
+{
+    if (t->depth_session != rec) {
+        t->depth_session = rec;
+        t->call_depth = 0;
+    }
+    if (entry)
+        return ++t->call_depth > fr_session.opts.max_depth;
+    if (t->call_depth == 0)
+        return 0;
+    return t->call_depth-- > fr_session.opts.max_depth;
+}
+
 void fr_record_function(uint32_t id, unsigned kind)
 {
     struct fr_thread *t = &fr_tls;
     uint32_t rec = guard_enter(t);
     if (!rec)
         return;
+    if (UNLIKELY(fr_session.opts.max_depth) && beyond_max_depth(t, kind == FR_FN_ENTER, rec))
+        return guard_leave(t);
     id &= FR_XRAY_MAX_FUNCTION_ID;
     SCHED_CHECK(t, rec);
     if (UNLIKELY(!fr_clock_use_tsc))
@@ -635,6 +658,8 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
     if (!rec)
         return;
     SCHED_CHECK(t, rec);
+    if (UNLIKELY(fr_session.opts.max_depth) && beyond_max_depth(t, 1, rec))
+        return guard_leave(t);
     uint64_t tsc = fr_clock_now();
     uint32_t cpu = fr_cpu_raw();
     uint8_t *p = reserve(t, tsc, cpu, FR_XRAY_ENTER_ARG_SIZE, UINT32_MAX, rec);

@@ -51,6 +51,10 @@ struct fr_thread {
     uint64_t dropped[FR_DROP_NCAUSES];
     uint64_t dropped_bytes;
     uint64_t below_threshold;
+    /* max_depth: open calls of this thread (recorded or not) in session depth_session;
+     * kept across reset_thread_state, which runs after the first record counted it */
+    uint32_t call_depth;
+    uint32_t depth_session;
     /* the open event run (FR_TE_EVENT_RUN): its header, the end of its last entry (the run
      * is open while that is pos), that entry's clock reading. NULL when none. */
     uint8_t *run_hdr;

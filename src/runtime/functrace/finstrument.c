@@ -1,6 +1,7 @@
 /* finstrument.c - gcc -finstrument-functions hooks and their id table. */
 #define _GNU_SOURCE
 #include "functrace/finstrument.h"
+#include "functrace/func_filter.h"
 #include "functrace/instr_map.h"
 #include "functrace/object_file.h"
 #include "functrace/shadow_stack.h"
@@ -16,6 +17,11 @@
 static uintptr_t slots[TABLE_SIZE];
 static const char *names[TABLE_SIZE];   /* filled by fr_finstrument_resolve_names */
 static uint64_t unassigned;             /* calls of functions the full table refused */
+/* The record-time filter's answer per slot (func_filter.h), asked at a slot's first call
+ * and after the filter changes: 0 not asked yet; KEEP or 0 (skip) with GUESSED when the
+ * function was in no symbol table read so far (asked again after the next dlopen). */
+enum { DECIDED = 1, KEEP = 2, GUESSED = 4 };
+static uint8_t decisions[TABLE_SIZE];
 
 _Static_assert(FR_FINSTRUMENT_FIRST_ID + TABLE_SIZE - 1 <= FR_XRAY_MAX_FUNCTION_ID, "ids fit");
 _Static_assert(FR_FINSTRUMENT_FIRST_ID > FR_SLED_MAX_FUNCTION_ID, "no collision with sleds");
@@ -45,6 +51,37 @@ static inline uint32_t function_id(uintptr_t fn)
     return 0;
 }
 
+/* Whether the function in slot ID - FIRST_ID is recorded: the filter's answer, asked once. */
+static __attribute__((noinline)) int decide(uint32_t slot, uintptr_t fn)
+{
+    int known;
+    int keep = fr_func_filter_lookup(fn, &known);
+    __atomic_store_n(&decisions[slot], (uint8_t)(DECIDED | (keep ? KEEP : 0) | (known ? 0 : GUESSED)),
+                     __ATOMIC_RELAXED);
+    return keep;
+}
+
+/* ID if the function is to be recorded, else 0: a load and a branch once decided. */
+static inline uint32_t filtered(uint32_t id, uintptr_t fn)
+{
+    if (!id)
+        return 0;
+    uint32_t slot = id - FR_FINSTRUMENT_FIRST_ID;
+    uint8_t d = __atomic_load_n(&decisions[slot], __ATOMIC_RELAXED);
+    if (__builtin_expect(d & KEEP, 1))
+        return id;
+    return d == 0 && decide(slot, fn) ? id : 0;
+}
+
+void fr_finstrument_filter_changed(int guessed_only)
+{
+    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+        uint8_t d = __atomic_load_n(&decisions[i], __ATOMIC_RELAXED);
+        if (d && (!guessed_only || (d & GUESSED)))
+            __atomic_store_n(&decisions[i], 0, __ATOMIC_RELAXED);
+    }
+}
+
 #define HOOK __attribute__((visibility("default"), no_instrument_function))
 
 HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -52,7 +89,7 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     (void)call_site;
     if (!fr_recording)
         return;
-    uint32_t id = function_id((uintptr_t)fn);
+    uint32_t id = filtered(function_id((uintptr_t)fn), (uintptr_t)fn);
     if (id) {
         /* The caller's stack pointer at this call: frames below it at a catch or a
          * longjmp target were unwound (shadow_stack.h). */
@@ -66,7 +103,7 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
     (void)call_site;
     if (!fr_recording)
         return;
-    uint32_t id = function_id((uintptr_t)fn);
+    uint32_t id = filtered(function_id((uintptr_t)fn), (uintptr_t)fn);
     if (id) {
         fr_shadow_finstrument_exit(id);   /* may first close frames a longjmp skipped */
         fr_record_function(id, FR_FN_EXIT);
@@ -139,8 +176,9 @@ void fr_finstrument_emit(fr_meta_writer *w)
 {
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         uintptr_t fn = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-        if (!fn)
-            continue;
+        uint8_t d = __atomic_load_n(&decisions[i], __ATOMIC_RELAXED);
+        if (!fn || (d && !(d & KEEP)))
+            continue;   /* none, or filtered out: never recorded */
         const struct fr_instr_object *o = fr_instr_object_containing(fn);
         struct fr_te_function f = { .id = FR_FINSTRUMENT_FIRST_ID + i,
                                     .object = o ? o->index : UINT32_MAX, .address = fn };

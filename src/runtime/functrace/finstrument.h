@@ -17,6 +17,9 @@
 #define FR_FINSTRUMENT_TABLE_BITS 17   /* 131072 distinct functions */
 #define FR_FINSTRUMENT_FIRST_ID   0x0F000000u
 
+/* The record-time filter (func_filter.h) changed: forget the cached decisions (all, or
+ * only those made for functions the filter had not seen in a symbol table). */
+void fr_finstrument_filter_changed(int guessed_only);
 /* Resolves the names of the functions seen so far (reads symbol tables: not
  * async-signal-safe). Called before finalize; the flush then only copies. */
 void fr_finstrument_resolve_names(void);

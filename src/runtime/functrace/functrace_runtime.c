@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "functrace/finstrument.h"
+#include "functrace/func_filter.h"
 #include "functrace/instr_map.h"
 #include "core/backing_file.h"
 #include "core/options.h"
@@ -18,6 +19,7 @@
 #include "functrace/shadow_stack.h"
 #include "functrace/sled_patch.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,15 +61,30 @@ void fr_functrace_install_recorder(int force)
 }
 
 static int patched_at_init;
-static char init_pattern[sizeof ((struct fr_options *)0)->patch];   /* what init patched */
 
 void fr_functrace_after_dlopen(void)
 {
     /* Objects the program loads while we trace get the same sleds patched as those
-     * there at init (the pattern is re-applied: sleds already right are not rewritten). */
+     * there at init (sleds already right are not rewritten), and their hooked functions
+     * the same filter. */
     if (__atomic_load_n(&patched_at_init, __ATOMIC_ACQUIRE))
-        (void)fr_sled_patch_pattern(init_pattern, 1);
+        (void)fr_sled_patch_filtered();
+    if (fr_func_filter_prepare() >= 0)
+        fr_finstrument_filter_changed(1);
     fr_backing_write_meta();   /* backing=: the new object's functions, for a recovery */
+}
+
+/* A message on stderr (printf-like; at init, never on a hot path). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    char msg[2400];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (len > 0)
+        (void)!write(2, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
 }
 
 static void after_init(const struct fr_options *opts)
@@ -76,33 +93,31 @@ static void after_init(const struct fr_options *opts)
     fr_instr_map_refresh();
     fr_functrace_install_recorder(0);
     const char *patch = opts && opts->patch[0] ? opts->patch : "all";
+    const char *exclude = opts ? opts->exclude : "";
+    (void)fr_func_filter_set(patch, exclude);   /* the option parser checked both */
+    long hooked = fr_func_filter_prepare();
+    fr_finstrument_filter_changed(0);
+    /* The filter as written, for messages: "patch=P", "exclude=E" or both. */
+    int inc = strcmp(patch, "all") != 0, exc = exclude[0] != 0;
+    char words[2100];
+    snprintf(words, sizeof words, "%s%s%s%s%s", inc ? "patch=" : "", inc ? patch : "",
+             inc && exc ? " " : "", exc ? "exclude=" : "", exc ? exclude : "");
+    if (hooked == 0)
+        say("flightrec: %s: selects no -finstrument-functions function; none of them will "
+            "be traced\n", words);
     if (!strcmp(patch, "none"))
         return;
     /* With no sleds loaded yet (a program without instrumentation that dlopens
-     * instrumented plugins), the pattern is still taken: each dlopen applies it. */
+     * instrumented plugins), the filter is still taken: each dlopen applies it. */
     bool none_yet = fr_instr_sled_total() == 0;
-    fr_patch_status st = none_yet ? FR_PATCH_SUCCESS : fr_sled_patch_pattern(patch, 1);
+    fr_patch_status st = none_yet ? FR_PATCH_SUCCESS : fr_sled_patch_filtered();
     if (st == FR_PATCH_SUCCESS) {
-        snprintf(init_pattern, sizeof init_pattern, "%s", patch);
         __atomic_store_n(&patched_at_init, 1, __ATOMIC_RELEASE);
-        if (!none_yet && strcmp(patch, "all") && fr_sled_pattern_hits() == 0) {
-            char msg[1200];
-            int n = snprintf(msg, sizeof msg,
-                             "flightrec: patch=%s: matches no instrumented function "
-                             "(ids are 1-%u); nothing will be traced\n",
-                             patch, (unsigned)fr_instr_max_function_id());
-            if (n > 0)
-                (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-        }
+        if (!none_yet && fr_func_filter_narrows() && fr_sled_filter_hits() == 0)
+            say("flightrec: %s: matches no instrumented function (ids are 1-%u); nothing will "
+                "be traced\n", words, (unsigned)fr_instr_max_function_id());
     } else {
-        char msg[1200];
-        int n = snprintf(msg, sizeof msg, "flightrec: patch=%s: %s\n", patch,
-                         fr_sled_pattern_valid(patch) || !strcmp(patch, "all")
-                             ? "patching failed (mprotect refused?)"
-                             : "not a pattern (items separated by ':', each a name glob, "
-                               "an id or an id range N-M)");
-        if (n > 0)
-            (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        say("flightrec: %s: patching failed (mprotect refused?)\n", inc || exc ? words : "patch=all");
     }
 }
 

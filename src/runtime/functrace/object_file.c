@@ -148,3 +148,29 @@ void fr_object_file_symbols(fr_object_file *of, fr_object_symbol_fn fn, void *ct
     if (!symbols_from(of, SHT_SYMTAB, fn, ctx))
         symbols_from(of, SHT_DYNSYM, fn, ctx);
 }
+
+int fr_object_file_has_symbol(fr_object_file *of, const char *name, int undefined_only)
+{
+    int found = 0;
+    for (size_t i = 0; i < of->section_count && !found; i++) {
+        const Elf64_Shdr *sh = &of->sections[i];
+        if ((sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
+            sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_link >= of->section_count)
+            continue;
+        const Elf64_Shdr *strsh = &of->sections[sh->sh_link];
+        Elf64_Sym *syms = read_section(of, sh);
+        char *strs = read_section(of, strsh);
+        size_t want = strlen(name) + 1;
+        if (syms && strs) {
+            size_t n = sh->sh_size / sizeof(Elf64_Sym);
+            for (size_t k = 0; k < n && !found; k++)
+                found = syms[k].st_name < strsh->sh_size &&
+                        strsh->sh_size - syms[k].st_name >= want &&
+                        !memcmp(strs + syms[k].st_name, name, want) &&
+                        (!undefined_only || syms[k].st_shndx == SHN_UNDEF);
+        }
+        free(syms);
+        free(strs);
+    }
+    return found;
+}

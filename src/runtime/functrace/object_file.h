@@ -28,4 +28,8 @@ int fr_object_file_section(const fr_object_file *of, const char *name,
 typedef void (*fr_object_symbol_fn)(uint64_t value, const char *name, void *ctx);
 void fr_object_file_symbols(fr_object_file *of, fr_object_symbol_fn fn, void *ctx);
 
+/* Nonzero if .symtab or .dynsym has a symbol called NAME: an undefined one (the object
+ * calls a function of another), or, unless UNDEFINED_ONLY, a definition. */
+int fr_object_file_has_symbol(fr_object_file *of, const char *name, int undefined_only);
+
 #endif

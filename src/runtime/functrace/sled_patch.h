@@ -48,17 +48,13 @@ void fr_functrace_after_dlopen(void);
 fr_patch_status fr_sled_patch_all(int enable);
 /* The sleds of one function id. */
 fr_patch_status fr_sled_patch_function(uint32_t id, int enable);
-/* Functions matching PATTERN: items separated by ':'; an item is a decimal id, an id
- * range N-M, or a shell glob on the function's symbol name (fnmatch). "all" and "none"
- * mean what they say (none unpatches everything). */
-fr_patch_status fr_sled_patch_pattern(const char *pattern, int enable);
-/* Nonzero if PATTERN is well formed (for option checking). */
-int fr_sled_pattern_valid(const char *pattern);
+/* The functions the record-time filter selects (func_filter.h: patch= and exclude=). */
+fr_patch_status fr_sled_patch_filtered(void);
 /* Holds patching off (waits for an operation in progress; others then get ONGOING) and
  * lets it go again: dlclose runs in between, so no sled is written while objects vanish. */
 void fr_sled_patch_hold(void);
 void fr_sled_patch_release(void);
-/* How many sleds the last fr_sled_patch_pattern with a pattern (not all/none) chose. */
-uint32_t fr_sled_pattern_hits(void);
+/* How many functions the last fr_sled_patch_filtered chose. */
+uint32_t fr_sled_filter_hits(void);
 
 #endif
