@@ -28,12 +28,20 @@
  *   buffers=N          number of buffers in the pool (default 64)
  *   policy=overwrite|discard   when a thread's buffers are full: keep newest (default) /
  *                      keep oldest
- *   threshold_us=N     calls shorter than N microseconds leave no records (default 0)
+ *   threshold_us=N     calls shorter than N microseconds leave no records (default 0;
+ *                      both front ends). uftrace -t.
  *   start=1            initialise (and patch) at program start-up
- *   patch=all|none|PATTERN     which instrumented functions to patch: items separated by
+ *   patch=all|none|PATTERN     which instrumented functions to record: items separated by
  *                      ':' (not a C++ "::"), each a name glob, an id or ids N-M; a C++
  *                      function matches by its name as linked, demangled in full, or
- *                      without template arguments and parameters ("ns::Box::get*")
+ *                      without template arguments and parameters ("ns::Box::get*").
+ *                      XRay: only these sleds are patched; gcc -finstrument-functions:
+ *                      the hooks record only these (ids select sleds only). none: no
+ *                      sled patched (the gcc hooks still record). uftrace -F.
+ *   exclude=PATTERN    functions never recorded (same patterns; both front ends).
+ *                      uftrace -N.
+ *   max_depth=N        record calls only down to depth N of each thread (1..65535; deeper
+ *                      calls leave no record and are not drops). uftrace -D.
  *   crash_dump=1       on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP, write the
  *                      trace (every thread's history up to the signal, the crashing
  *                      thread's up to the faulting call) to `output`, then let the signal

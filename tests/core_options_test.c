@@ -41,6 +41,21 @@ static void test_separators_and_values(void **state)
     assert_true(o.start);
     assert_string_equal(o.patch, "foo*");
     assert_false(o.crash_dump);
+    /* the record-time filters (issue 24): exclude= and max_depth=; malformed patterns and
+     * depths are refused, not ignored */
+    assert_string_equal(o.exclude, "");
+    assert_int_equal(o.max_depth, 0);
+    assert_int_equal(fr_options_parse(&o, "exclude=ns::Box*:leaf_? max_depth=7", "test"), 0);
+    assert_string_equal(o.exclude, "ns::Box*:leaf_?");
+    assert_int_equal(o.max_depth, 7);
+    assert_int_not_equal(fr_options_parse(&o, "max_depth=0", NULL), 0);
+    assert_int_not_equal(fr_options_parse(&o, "max_depth=65536", NULL), 0);
+    assert_int_equal(o.max_depth, 7);
+    assert_int_not_equal(fr_options_parse(&o, "exclude=9-3", NULL), 0);
+    assert_int_not_equal(fr_options_parse(&o, "patch=fn:7-2", NULL), 0);
+    assert_string_equal(o.patch, "all");   /* a refused pattern selects as the default */
+    assert_int_equal(fr_options_parse(&o, "patch=none", NULL), 0);
+    assert_int_equal(fr_options_parse(&o, "patch=foo*", NULL), 0);
     /* crash dumps and the termination-signal flush are built: both accepted (tests/crash_*) */
     assert_false(o.signal_flush);
     assert_int_equal(fr_options_parse(&o, "crash_dump=1 signal_flush=1", "test"), 0);

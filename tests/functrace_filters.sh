@@ -64,6 +64,19 @@ for build in gcc clang; do
     fail "--threshold-us 1000 ($build): no call counted below the threshold"
 done
 
+# A gcc-instrumented library loaded by dlopen gets the filter too (its symbols are read
+# after the dlopen).
+gcc -O1 -fPIC -shared -finstrument-functions "$src/tests/progs/functrace_filter_plugin.c" \
+    -o libplugin.so && gcc -O1 -finstrument-functions "$src/tests/progs/functrace_filter_host.c" \
+    -o host -ldl || exit 1
+for args in "--filter plug_leaf:main|1 main 50 plug_leaf " \
+            "--exclude plug_leaf|1 main 50 plug_other 1 plug_run "; do
+  "$fr" record -o dl.fr ${args%%|*} -- ./host "$PWD/libplugin.so" >out.txt 2>err.txt ||
+    fail "dlopen ${args%%|*}: record failed: $(head -c 300 err.txt)"
+  got=$(calls_of dl.fr)
+  [ "$got" = "${args#*|}" ] || fail "dlopen ${args%%|*}: got '$got', want '${args#*|}'"
+done
+
 # Refused before the program runs: exit 2, naming the option.
 for bad in "--max-depth 0" "--max-depth x" "--exclude 5-2" "--filter 3-1"; do
   expect_rc 2 "record $bad" "$fr" record -o bad.fr $bad -- ./prog_gcc

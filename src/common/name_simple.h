@@ -6,7 +6,7 @@
  * return type ("void f<int>(int)" -> "f") goes. Used by the CLI's
  * --demangle=simple (symbols.c): flame graphs and call views of template-heavy code stay
  * readable, at the cost of telling overloads and instantiations apart; and by the
- * runtime's patch= patterns (sled_patch.c), which match C++ functions by such names.
+ * runtime's patch= and exclude= patterns (name_pattern.c), which match C++ functions by such names.
  * libc only: it is compiled into the runtime too.
  */
 #ifndef FLIGHTREC_NAME_SIMPLE_H
