@@ -9,5 +9,5 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 [ -s "$work/out.txt" ] || { echo "FAIL: account of yaml.fr printed nothing"; exit 1; }
 if grep -q unmatched "$work/err.txt"; then echo "FAIL: summary printed with nothing unmatched:"; cat "$work/err.txt"; exit 1; fi
 "$fr" account "$work/calls.fr" >/dev/null 2>"$work/err2.txt"
-grep -q "unmatched: 1 exits without an enter" "$work/err2.txt" || { echo "FAIL: calls.fr summary missing:"; cat "$work/err2.txt"; exit 1; }
+grep -q "unmatched: 1 exit without an enter" "$work/err2.txt" || { echo "FAIL: calls.fr summary missing:"; cat "$work/err2.txt"; exit 1; }
 echo "ok: summary only when something was unmatched"

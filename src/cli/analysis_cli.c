@@ -265,6 +265,12 @@ const char *fr_acli_ns(const fr_acli *c, uint64_t ticks, char *buf, size_t n)
     return fr_cli_format_ticks(buf, n, (int64_t)ticks, c->ticks_per_second, 9, 3);
 }
 
+/* The plural ending of a count's noun: "1 call", "2 calls", "0 calls". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 void fr_acli_report_unmatched(const fr_acli *c)
 {
     const fr_call_tracker_stats *s = fr_analysis_stats(c->analysis);
@@ -273,14 +279,16 @@ void fr_acli_report_unmatched(const fr_acli *c)
     if (c->verbose || s->unmatched_exits || s->closed_by_unwind || s->open_at_end ||
         s->discarded_at_lost)
         fprintf(stderr,
-            "flightrec %s: %" PRIu64 " calls in %" PRIu32 " threads; unmatched: %" PRIu64
-            " exits without an enter (dropped), %" PRIu64 " calls closed by an unwind, %" PRIu64
-            " calls open at the end, %" PRIu64 " calls cut by lost records\n",
-            c->trace.command, s->calls, s->threads, s->unmatched_exits, s->closed_by_unwind,
-            s->open_at_end, s->discarded_at_lost);
+            "flightrec %s: %" PRIu64 " call%s in %" PRIu32 " thread%s; unmatched: %" PRIu64
+            " exit%s without an enter (dropped), %" PRIu64 " call%s closed by an unwind, %" PRIu64
+            " call%s open at the end, %" PRIu64 " call%s cut by lost records\n",
+            c->trace.command, s->calls, plural(s->calls), s->threads, plural(s->threads),
+            s->unmatched_exits, plural(s->unmatched_exits), s->closed_by_unwind,
+            plural(s->closed_by_unwind), s->open_at_end, plural(s->open_at_end),
+            s->discarded_at_lost, plural(s->discarded_at_lost));
     if (s->too_deep)
-        fprintf(stderr, "flightrec %s: warning: %" PRIu64 " calls deeper than %u frames ignored\n",
-                c->trace.command, s->too_deep, FR_CALL_TRACKER_MAX_DEPTH);
+        fprintf(stderr, "flightrec %s: warning: %" PRIu64 " call%s deeper than %u frames ignored\n",
+                c->trace.command, s->too_deep, plural(s->too_deep), FR_CALL_TRACKER_MAX_DEPTH);
     fr_cli_losses_note(&c->lost, c->trace.command);
 }
 
@@ -332,9 +340,9 @@ int fr_acli_parse_count(const char *command, const char *option, const char *arg
 void fr_acli_report_deeper(uint64_t deeper, const char *command, uint32_t max_depth)
 {
     if (deeper)
-        fprintf(stderr, "flightrec %s: note: --max-depth %u: %llu calls deeper than %u frame%s "
+        fprintf(stderr, "flightrec %s: note: --max-depth %u: %llu call%s deeper than %u frame%s "
                 "counted in [deeper] frames\n", command, (unsigned)max_depth,
-                (unsigned long long)deeper, (unsigned)max_depth, max_depth == 1 ? "" : "s");
+                (unsigned long long)deeper, plural(deeper), (unsigned)max_depth, plural(max_depth));
 }
 
 int fr_acli_parse_max_depth(const char *command, const char *arg, uint32_t *out)

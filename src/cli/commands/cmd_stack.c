@@ -404,8 +404,9 @@ static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool def
         return FR_EXIT_BAD_INPUT;
     }
     if (!bounded && fr_stack_agg_merged_calls(sa))
-        fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu calls counted in [other] stacks\n",
-                (unsigned long long)o->max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa));
+        fprintf(stderr, "flightrec stack: --max-stacks %llu: %llu call%s counted in [other] stacks\n",
+                (unsigned long long)o->max_stacks, (unsigned long long)fr_stack_agg_merged_calls(sa),
+                fr_stack_agg_merged_calls(sa) == 1 ? "" : "s");
     fr_acli_report_deeper(bounded ? fr_stack_agg_cut_calls(sa) : fr_stack_agg_deeper_calls(sa),
                           "stack", o->acli.max_depth);
     if (default_top && (ranked > n || unkept_stacks))
