@@ -77,6 +77,9 @@ struct thread_nodes {
     uint64_t  root_hash;   /* its placement hash (PATH_SEED without thread roots) */
     uint64_t  salt;        /* see path_hash: 0, or the root node's hash */
     uint32_t  known;       /* at[0..known-1] were written by enters (callbacks) */
+    uint32_t  hi;          /* at[0..hi-1] were written by enters (steps), some stale */
+    uint32_t  process;     /* the process it was fed in (sa->process then) */
+    uint32_t  index;       /* its index in sa->threads */
     size_t    cap;
     struct frame_node *at; /* per depth, the open frame's node */
     uint64_t *pre;         /* per depth, the open frame's path hash (callbacks) */
@@ -99,6 +102,10 @@ struct fr_stack_agg {
     struct thread_nodes *last;
     uint64_t        cut_calls;     /* calls at depth >= max_depth, wherever counted */
     struct bound_cell *bound;      /* fr_stack_agg_set_bound: BOUND_ROWS rows of cells */
+    size_t          full_at;       /* fr_stack_agg_set_full: nodes that make the tree full */
+    fr_stack_full_fn full_fn;
+    void           *full_ctx;
+    uint64_t        emptied_other, emptied_deeper;   /* calls_of in the trees emptied */
 };
 
 _Static_assert(sizeof(fr_stack_node) == 32, "two nodes a cache line");
@@ -193,12 +200,12 @@ static uint64_t calls_of(const fr_stack_agg *sa, uint32_t function_id)
 
 uint64_t fr_stack_agg_merged_calls(const fr_stack_agg *sa)
 {
-    return calls_of(sa, FR_STACK_OTHER);
+    return sa->emptied_other + calls_of(sa, FR_STACK_OTHER);
 }
 
 uint64_t fr_stack_agg_deeper_calls(const fr_stack_agg *sa)
 {
-    return calls_of(sa, FR_STACK_DEEPER);
+    return sa->emptied_deeper + calls_of(sa, FR_STACK_DEEPER);
 }
 
 uint64_t fr_stack_agg_cut_calls(const fr_stack_agg *sa)
@@ -411,6 +418,8 @@ static struct thread_nodes *thread_of(fr_stack_agg *sa, int32_t tid)
     if (i == FR_U64_MAP_NONE) {
         struct thread_nodes *th = fr_xcalloc(1, sizeof *th);
         th->tid = tid;
+        th->process = sa->process;
+        th->index = (uint32_t)sa->n_threads;
         struct frame_node root = {PATH_SEED, FR_STACK_ROOT, 0};
         if (sa->processes)
             root = root_child(sa, root, FR_STACK_PROCESS | sa->process);
@@ -501,6 +510,96 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
     count_call(sa, node, c);
 }
 
+/* fr_stack_agg_set_full: the tree is full. The consumer takes its nodes, then the tree
+ * starts again, empty but for the frames open now, so that the calls of those frames that
+ * complete later find their nodes (made again, in the new tree's order; the consumer's
+ * merge of the trees keeps each stack's first node). The open frames are among
+ * at[0..hi-1] of the threads of the process being fed: at[d] is stale when its node's
+ * parent is not at[d-1]'s node (an enter at d-1 overwrote that since, which closed the
+ * frame at d), and then so is every entry above it; an entry that passes the check may
+ * still be a frame closed since under a caller still open: made again, its node gets no
+ * calls, which the merge adds as nothing. Threads of the processes fed before are not
+ * fed again: their nodes are not made again. */
+enum { SAME_AS_PARENT = 4 };   /* (at[d] during empty_tree: the node of at[d - 1]) */
+
+/* At[0..hi-1] of a thread of the tree about to be emptied: each open frame's function id
+ * in .node, or SAME_AS_PARENT in .absorbs; hi cut at the first stale entry. */
+static void note_open_frames(const fr_stack_agg *sa, struct thread_nodes *th)
+{
+    uint32_t parent = th->root;
+    uint32_t d = 0;
+    for (; d < th->hi; d++) {
+        struct frame_node *f = &th->at[d];
+        if (d && f->absorbs && f->node == parent) {   /* below the depth limit: its caller's node */
+            f->absorbs |= SAME_AS_PARENT;
+            continue;
+        }
+        if (f->node >= sa->n || node_at(sa, f->node)->parent != parent ||
+            node_at(sa, f->node)->function_id == FR_STACK_OTHER)
+            break;
+        parent = f->node;
+        f->node = node_at(sa, parent)->function_id;
+    }
+    th->hi = d;
+}
+
+/* The nodes of a thread's roots and of its open frames (note_open_frames) in the new tree. */
+static void make_open_frames(fr_stack_agg *sa, struct thread_nodes *th)
+{
+    struct frame_node f = {PATH_SEED, FR_STACK_ROOT, 0};
+    if (sa->processes)
+        f = root_child(sa, f, FR_STACK_PROCESS | th->process);
+    if (sa->thread_roots)
+        f = root_child(sa, f, FR_STACK_THREAD | th->index);
+    th->root = f.node;
+    f = (struct frame_node){th->root_hash, th->root, 0};
+    for (uint32_t d = 0; d < th->hi; d++) {
+        struct frame_node *at = &th->at[d];
+        if (at->absorbs & SAME_AS_PARENT)
+            *at = f;
+        else if (at->node == FR_STACK_DEEPER)
+            *at = f = deeper_child(sa, f);
+        else
+            *at = f = child_of(sa, f, at->node, at->hash);
+    }
+}
+
+__attribute__((noinline))
+static void empty_tree(fr_stack_agg *sa)
+{
+    sa->full_fn(sa, sa->full_ctx);
+    sa->emptied_other += calls_of(sa, FR_STACK_OTHER);
+    sa->emptied_deeper += calls_of(sa, FR_STACK_DEEPER);
+    for (size_t t = 0; t < sa->n_threads; t++) {
+        struct thread_nodes *th = sa->threads[t];
+        th->known = 0;   /* (the callbacks' frames: found again from the root) */
+        if (th->process == sa->process)
+            note_open_frames(sa, th);
+    }
+    memset(sa->slots, 0, sizeof *sa->slots << sa->slot_bits);
+    sa->n = 0;
+    for (size_t t = 0; t < sa->n_threads; t++)
+        if (sa->threads[t]->process == sa->process)
+            make_open_frames(sa, sa->threads[t]);
+}
+
+void fr_stack_agg_set_full(fr_stack_agg *sa, size_t max_nodes, fr_stack_full_fn fn, void *ctx)
+{
+    sa->full_at = max_nodes;
+    sa->full_fn = fn;
+    sa->full_ctx = ctx;
+}
+
+void fr_stack_agg_release(fr_stack_agg *sa)
+{
+    sa->emptied_other += calls_of(sa, FR_STACK_OTHER);
+    sa->emptied_deeper += calls_of(sa, FR_STACK_DEEPER);
+    sa->n = 0;
+    /* (anonymous pages read back as zeros: an empty table) */
+    madvise(sa->nodes, sa->cap_nodes * sizeof *sa->nodes, MADV_DONTNEED);
+    madvise(sa->slots, sizeof *sa->slots << sa->slot_bits, MADV_DONTNEED);
+}
+
 /* The steps tracker's stream (fr_call_tracker_new_steps): the work of
  * fr_stack_agg_on_enter and fr_stack_agg_on_call without a callback per record, nor the
  * stack array: an enter's parent is at[depth - 1], written by the enter of the frame
@@ -543,6 +642,9 @@ static inline void prefetch_slot(const fr_stack_agg *sa, uint64_t h)
 void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, void *ctx)
 {
     fr_stack_agg *sa = ctx;
+    /* room for every step's node and a new thread's two roots, or empty the tree */
+    if (sa->full_fn && sa->n + n + 2 > sa->full_at && sa->n)
+        empty_tree(sa);
     struct thread_nodes *th = thread_of(sa, tid);
     const uint64_t salt = th->salt;
     const uint32_t max_depth = sa->max_depth;   /* (a local: stores to at[] may alias sa) */
@@ -560,6 +662,8 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
             grow_frames(th, d);
             struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root, 0};
             th->pre[d] = c->path_hash;   /* (for a "deeper" stack's identity, bound_add) */
+            if (d >= th->hi)
+                th->hi = d + 1;
             if (parent.absorbs) {        /* under an "other" or a "deeper" node: that node */
                 th->at[d] = parent;
                 continue;

@@ -70,6 +70,19 @@ void fr_stack_agg_set_bound(fr_stack_agg *sa, size_t max_stacks);
  * *bound's calls, total_ticks and self_ticks are at least those of any stack that got
  * none (the figures the whole tree would have given it). */
 bool fr_stack_agg_unkept_bound(const fr_stack_agg *sa, fr_stack_node *bound);
+/* Bounded memory for every stack (stack_spill.h): once the tree has max_nodes nodes (or
+ * would have, at the next batch of steps), fn(sa, ctx) is called to take them (through
+ * fr_stack_agg_count and fr_stack_agg_node), and then the tree starts again with only the
+ * nodes of the frames open at that moment (made again, first; some frames closed may be
+ * among them, with no calls). So a stack has a node in each tree it was met in; a stack's
+ * first node is in the tree it was first met in, in the whole tree's order there. For
+ * fr_stack_agg_on_steps only, not with a limit (set_limit, set_bound). Call before
+ * feeding. */
+typedef void (*fr_stack_full_fn)(fr_stack_agg *sa, void *ctx);
+void fr_stack_agg_set_full(fr_stack_agg *sa, size_t max_nodes, fr_stack_full_fn fn, void *ctx);
+/* Drops every node and gives their memory back (after the last tree was taken); the
+ * threads, the counts of "other" and "deeper" calls stay. */
+void fr_stack_agg_release(fr_stack_agg *sa);
 /* Depth limit: a call whose frame would be the (max_depth+1)-th function frame of its
  * stack (below process and thread roots) is counted in a "deeper" node (FR_STACK_DEEPER)
  * under its caller's node, and so is every call deeper in that stack. A deeper node's

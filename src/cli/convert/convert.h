@@ -291,13 +291,22 @@ typedef struct cv_stack_process {
     cv_thread_frame *threads; /* --thread-root: its threads' frames, by tid */
     size_t n_threads;
 } cv_stack_process;
+struct fr_stack_spill;
 typedef struct cv_stacks {
     struct fr_analysis *analysis;
     const struct fr_stack_agg *agg;
-    size_t n;                 /* nodes */
+    size_t n;                 /* nodes (0 when spilled) */
     cv_stack_process *procs;  /* one per input */
     size_t n_procs;
+    /* Not NULL: the trace had more distinct stacks than the tree holds (CV_STACKS_IN_MEMORY
+     * nodes): they are in the runs of a spill (stack_spill.h), the tree is empty, and the
+     * writers take the stacks from fr_stack_spill_merge or _by_creation. */
+    struct fr_stack_spill *spill;
 } cv_stacks;
+/* The tree's nodes before it is spilled: 2^19, 16 MiB of nodes and as much of hash
+ * slots. FLIGHTREC_STACKS_IN_MEMORY=N (at least 16) sets another number, for the tests
+ * of spilling on small traces. */
+#define CV_STACKS_IN_MEMORY ((size_t)1 << 19)
 
 /* Reads job's trace, or every input of job->inputs, into st. Names (functions, threads,
  * processes) are passed through format (folded and svg make them safe in their syntax).
@@ -314,6 +323,11 @@ void cv_stacks_free(cv_stacks *st);
 uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node);
 /* A node's frame name: [other], [process ...], [thread ...], or its function's. */
 const char *cv_stack_frame_name(cv_stacks *st, uint32_t node);
+/* The same by the frame's function id, in the process whose stacks start with path[0]. */
+const char *cv_stack_frame_name_of(cv_stacks *st, const uint32_t *path, uint32_t function_id);
+/* A spilled stack's weight (cv_stack_weight's). */
+uint64_t cv_spilled_weight(const cv_job *job, const cv_stacks *st, const uint32_t *path,
+                           uint64_t calls, uint64_t self_ticks);
 /* Reports unmatched records on stderr, if any. */
 void cv_report_unmatched(const fr_call_tracker_stats *s);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "analysis.h"
 #include "commands.h"
+#include "stack_spill.h"
 #include "convert.h"
 #include "text_escape.h"
 
@@ -27,6 +28,23 @@ static char *folded_name(const char *name, void *ctx)
     return s;
 }
 
+/* A spilled stack's line (fr_stack_spill_by_creation: the tree's order, as below). */
+struct spilled_lines { cv_job *job; cv_stacks *st; cv_out *o; };
+
+static void spilled_line(const fr_spilled_stack *s, void *ctx)
+{
+    struct spilled_lines *l = ctx;
+    uint64_t weight = cv_spilled_weight(l->job, l->st, s->path, s->calls, s->self_ticks);
+    if (weight == 0)
+        return;
+    for (uint32_t k = 0; k < s->len; k++) {
+        cv_puts(l->o, cv_stack_frame_name_of(l->st, s->path, s->path[k]));
+        cv_putc(l->o, k + 1 < s->len ? ';' : ' ');
+    }
+    cv_u64(l->o, weight);
+    cv_putc(l->o, '\n');
+}
+
 int cv_convert_folded(cv_job *job)
 {
     cv_stacks st;
@@ -35,6 +53,8 @@ int cv_convert_folded(cv_job *job)
         return orc;
     cv_out o;
     cv_out_init(&o, job->out);
+    if (st.spill)
+        fr_stack_spill_by_creation(st.spill, spilled_line, &(struct spilled_lines){job, &st, &o});
     /* Each line is a node's path: its nodes from the root, found through the parents. */
     uint32_t cap = 256, *path = malloc(cap * sizeof *path);
     for (size_t i = 0; i < st.n && path; i++) {

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include "analysis.h"
+#include "stack_spill.h"
 #include "commands.h"
 #include "convert.h"
 #include "analysis_cli.h"
@@ -67,12 +68,17 @@ static int by_tid(const void *a, const void *b)
 static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32_t start,
                          char *(*format)(const char *, void *), bool eager)
 {
-    size_t cap = 0;
+    size_t cap = p->n_threads;
     for (uint32_t i = start; i < p->end; i++) {
         uint32_t fid = fr_stack_agg_node(st->agg, i)->function_id;
         if (fr_stack_is_thread(fid)) {
             char buf[96];
             int32_t tid = fr_stack_agg_thread_tid(st->agg, fid);
+            bool named = false;   /* (a spilled tree makes its open threads' nodes again) */
+            for (size_t k = 0; k < p->n_threads && !named; k++)
+                named = p->threads[k].tid == tid;
+            if (named)
+                continue;
             if (p->n_threads == cap)
                 p->threads = check_alloc(realloc(p->threads, (cap = cap ? 2 * cap : 8) * sizeof *p->threads));
             p->threads[p->n_threads++] = (cv_thread_frame){
@@ -83,6 +89,35 @@ static void name_process(cv_job *job, cv_stacks *st, cv_stack_process *p, uint32
     }
     if (p->n_threads > 1)   /* (qsort's array must not be NULL, even empty) */
         qsort(p->threads, p->n_threads, sizeof *p->threads, by_tid);
+}
+
+/* The process being fed when the tree is full: its nodes are named (name_process), then
+ * written to the spill, and the tree starts again from node 0. */
+struct naming {
+    cv_job *job;
+    cv_stacks *st;
+    cv_stack_process *p;
+    uint32_t start;
+    char *(*format)(const char *, void *);
+    bool eager;
+};
+
+static void name_then_spill(fr_stack_agg *sa, void *ctx)
+{
+    struct naming *nm = ctx;
+    nm->p->end = (uint32_t)fr_stack_agg_count(sa);
+    name_process(nm->job, nm->st, nm->p, nm->start, nm->format, nm->eager);
+    nm->start = 0;
+    fr_stack_spill_on_full(sa, nm->st->spill);
+}
+
+/* The tree's size before it is spilled: CV_STACKS_IN_MEMORY, or the tests' setting. */
+static size_t stacks_in_memory(void)
+{
+    const char *e = getenv("FLIGHTREC_STACKS_IN_MEMORY");
+    char *end;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 16 && v <= CV_STACKS_IN_MEMORY * 64 ? (size_t)v : CV_STACKS_IN_MEMORY;
 }
 
 /* A process's root frame (fr_acli_process_frame: the same as `stack --thread-root`'s). */
@@ -107,6 +142,12 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     fr_stack_agg_set_limit(st->analysis->stacks, job->max_stacks);
     fr_stack_agg_set_max_depth(st->analysis->stacks, job->max_depth);
     fr_stack_agg_set_thread_roots(st->analysis->stacks, job->thread_roots);
+    /* every stack is written: a tree too big for memory goes to disk (no --max-stacks) */
+    struct naming nm = {job, st, NULL, 0, format, several};
+    if (!job->max_stacks) {
+        st->spill = fr_stack_spill_new("convert");
+        fr_stack_agg_set_full(st->analysis->stacks, stacks_in_memory(), name_then_spill, &nm);
+    }
     for (size_t k = 0; k < n_in; k++) {
         fr_cli_trace trace;
         if (several) {
@@ -130,6 +171,8 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         }
         cv_stack_process *p = &st->procs[k];
         uint32_t start = k ? st->procs[k - 1].end : 0;
+        nm.p = p;
+        nm.start = start;
         p->clock = job->clock;
         cv_names_init(&p->names, job->symbols, format, NULL);
         if (several)
@@ -150,7 +193,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         }
         p->end = (uint32_t)fr_stack_agg_count(st->agg);
         st->n_procs = k + 1;
-        name_process(job, st, p, start, format, several);
+        name_process(job, st, p, nm.start, format, several);
         if (several) {
             p->names.symbols = NULL;
             int crc = cv_close_input(job, &trace);
@@ -163,6 +206,15 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
         }
     }
     free(pids);
+    if (st->spill) {
+        fr_stack_agg_set_full(st->analysis->stacks, 0, NULL, NULL);
+        if (fr_stack_spill_runs(st->spill))
+            fr_stack_spill_last_run(st->spill, st->analysis->stacks);
+        else {   /* the tree held every stack: no file */
+            fr_stack_spill_free(st->spill);
+            st->spill = NULL;
+        }
+    }
     if (several)
         job->in_path = job->inputs[0];   /* (the svg's title names it) */
     if (!several)
@@ -199,14 +251,38 @@ uint64_t cv_stack_weight(const cv_job *job, const cv_stacks *st, uint32_t node)
     return (uint64_t)cv_clock_ns(&process_of(st, node)->clock, (int64_t)s->self_ticks);
 }
 
+static const char *frame_name_in(cv_stacks *st, cv_stack_process *p, uint32_t fid);
+
 const char *cv_stack_frame_name(cv_stacks *st, uint32_t node)
 {
-    uint32_t fid = fr_stack_agg_node(st->agg, node)->function_id;
+    return frame_name_in(st, process_of(st, node), fr_stack_agg_node(st->agg, node)->function_id);
+}
+
+/* A spilled stack's process: its first frame's, with several traces. */
+static cv_stack_process *process_of_path(const cv_stacks *st, const uint32_t *path)
+{
+    return fr_stack_is_process(path[0]) ? &st->procs[path[0] & ~FR_STACK_PROCESS] : &st->procs[0];
+}
+
+const char *cv_stack_frame_name_of(cv_stacks *st, const uint32_t *path, uint32_t function_id)
+{
+    return frame_name_in(st, process_of_path(st, path), function_id);
+}
+
+uint64_t cv_spilled_weight(const cv_job *job, const cv_stacks *st, const uint32_t *path,
+                           uint64_t calls, uint64_t self_ticks)
+{
+    if (job->weight == CV_WEIGHT_CALLS)
+        return calls;
+    return (uint64_t)cv_clock_ns(&process_of_path(st, path)->clock, (int64_t)self_ticks);
+}
+
+static const char *frame_name_in(cv_stacks *st, cv_stack_process *p, uint32_t fid)
+{
     if (fid == FR_STACK_OTHER)
         return "[other]";
     if (fid == FR_STACK_DEEPER)
         return "[deeper]";
-    cv_stack_process *p = process_of(st, node);
     if (fr_stack_is_process(fid))
         return p->frame ? p->frame : "[process]";   /* (a node of one only with several) */
     if (fr_stack_is_thread(fid)) {
@@ -241,6 +317,7 @@ void cv_stacks_free(cv_stacks *st)
         free(p->threads);
     }
     free(st->procs);
+    fr_stack_spill_free(st->spill);
     fr_analysis_free(st->analysis);
     memset(st, 0, sizeof *st);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include "analysis.h"
 #include "commands.h"
+#include "stack_spill.h"
 #include "convert.h"
 
 #define SVG_WIDTH     1200
@@ -265,65 +266,200 @@ static void write_script(cv_out *o)
     cv_puts(o, s);
 }
 
+/* A frame to draw: its node's (or spilled stack's) function id and first frame (for
+ * its name), depth, weight (its subtree's), where it starts, and where its next child
+ * starts. */
+struct frame_at {
+    uint32_t function_id, first;
+    uint32_t depth;
+    uint64_t w, x0, next;
+};
+struct frames { struct frame_at *v; size_t n, cap; uint32_t max_depth; };
+
+static struct frame_at *add_frame(struct frames *f)
+{
+    if (f->n == f->cap) {
+        f->v = realloc(f->v, sizeof *f->v * (f->cap = f->cap ? 2 * f->cap : 256));
+        if (!f->v) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+    }
+    return &f->v[f->n++];
+}
+
+/* A frame wide enough to draw, child of frame pf: it starts where its parent's previous
+ * child ended (few, whatever the number of stacks). */
+static void place_frame(struct frames *f, uint32_t pf, uint32_t function_id, uint32_t first, uint64_t w)
+{
+    struct frame_at *c = add_frame(f), *p = &f->v[pf];
+    *c = (struct frame_at){function_id, first, p->depth + 1, w, p->next, p->next};
+    p->next += w;
+    if (c->depth > f->max_depth)
+        f->max_depth = c->depth;
+}
+
+/* The frames of the tree in memory, in node order; *total: the root's weight. */
+static void tree_frames(const cv_job *job, cv_stacks *st, struct frames *f, uint64_t *total)
+{
+    /* Subtree weights: parents have smaller indexes than their children, so one
+     * backward sweep adds each node into its parent. Index st.n is the synthetic root
+     * "all". 8 bytes a node, plus 4 for the frame index below. */
+    uint64_t *subtree = malloc((st->n + 1) * sizeof *subtree);
+    uint32_t *frame_of = malloc((st->n + 1) * sizeof *frame_of);
+    if (!subtree || !frame_of) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    subtree[st->n] = 0;
+    for (size_t i = 0; i < st->n; i++)
+        subtree[i] = cv_stack_weight(job, st, (uint32_t)i);
+    for (size_t i = st->n; i-- > 0;) {
+        uint32_t parent = fr_stack_agg_node(st->agg, (uint32_t)i)->parent;
+        subtree[parent == FR_STACK_ROOT ? st->n : parent] += subtree[i];
+    }
+    *total = subtree[st->n] ? subtree[st->n] : 1;
+    double px_per_unit = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)*total;
+    *add_frame(f) = (struct frame_at){0, 0, 0, *total, 0, 0};
+    frame_of[st->n] = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const fr_stack_node *s = fr_stack_agg_node(st->agg, (uint32_t)i);
+        uint32_t pf = frame_of[s->parent == FR_STACK_ROOT ? st->n : s->parent];
+        frame_of[i] = UINT32_MAX;
+        if (pf == UINT32_MAX || (double)subtree[i] * px_per_unit < MIN_FRAME_PX)
+            continue;
+        frame_of[i] = (uint32_t)f->n;
+        uint32_t first = (uint32_t)i;   /* (the node's first frame: its process's) */
+        while (fr_stack_agg_node(st->agg, first)->parent != FR_STACK_ROOT)
+            first = fr_stack_agg_node(st->agg, first)->parent;
+        place_frame(f, pf, s->function_id, fr_stack_agg_node(st->agg, first)->function_id, subtree[i]);
+    }
+    free(frame_of);
+    free(subtree);
+}
+
+/* ---- a spilled tree: the same frames from the merged runs (stack_spill.h), which come
+ * in path order (each stack right before the stacks it calls), read twice: once for the
+ * total weight, which says how wide a frame must be to be drawn, then for each stack's
+ * subtree weight, complete when the walk leaves it. The frames wide enough are then put
+ * in the tree's node order and placed as above. Memory: the frames drawn, and the walk's
+ * open stacks. */
+struct spilled_frame {
+    uint64_t order, parent;   /* the stack's place in the node order, its caller's (or NONE) */
+    uint32_t function_id, first;
+    uint64_t w;
+};
+#define NO_PARENT UINT64_MAX
+
+struct spilled_walk {
+    const cv_job *job;
+    cv_stacks *st;
+    uint64_t total;
+    double px_per_unit;
+    struct open_stack { uint64_t order, w; uint32_t function_id, first; } *open;
+    size_t n_open, cap_open;
+    struct spilled_frame *kept;
+    size_t n_kept, cap_kept;
+};
+
+static void add_weight(const fr_spilled_stack *s, void *ctx)
+{
+    struct spilled_walk *w = ctx;
+    w->total += cv_spilled_weight(w->job, w->st, s->path, s->calls, s->self_ticks);
+}
+
+/* The walk leaves the open stack at depth n_open - 1: its subtree weight is complete. */
+static void close_open(struct spilled_walk *w)
+{
+    struct open_stack *o = &w->open[--w->n_open];
+    if (w->n_open)
+        w->open[w->n_open - 1].w += o->w;
+    if ((double)o->w * w->px_per_unit < MIN_FRAME_PX)
+        return;
+    if (w->n_kept == w->cap_kept) {
+        w->kept = realloc(w->kept, sizeof *w->kept * (w->cap_kept = w->cap_kept ? 2 * w->cap_kept : 256));
+        if (!w->kept) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+    }
+    w->kept[w->n_kept++] = (struct spilled_frame){
+        o->order, w->n_open ? w->open[w->n_open - 1].order : NO_PARENT, o->function_id, o->first, o->w};
+}
+
+static void add_subtree(const fr_spilled_stack *s, void *ctx)
+{
+    struct spilled_walk *w = ctx;
+    while (w->n_open >= s->len)
+        close_open(w);
+    if (w->n_open == w->cap_open) {
+        w->open = realloc(w->open, sizeof *w->open * (w->cap_open = w->cap_open ? 2 * w->cap_open : 64));
+        if (!w->open) {
+            fprintf(stderr, "flightrec convert: out of memory\n");
+            exit(1);
+        }
+    }
+    w->open[w->n_open++] = (struct open_stack){
+        s->order, cv_spilled_weight(w->job, w->st, s->path, s->calls, s->self_ticks),
+        s->path[s->len - 1], s->path[0]};
+}
+
+static int by_order(const void *a, const void *b)
+{
+    uint64_t x = ((const struct spilled_frame *)a)->order, y = ((const struct spilled_frame *)b)->order;
+    return (x > y) - (x < y);
+}
+
+static void spilled_frames(const cv_job *job, cv_stacks *st, struct frames *f, uint64_t *total)
+{
+    struct spilled_walk w = {job, st, 0, 0, NULL, 0, 0, NULL, 0, 0};
+    fr_stack_spill_merge(st->spill, add_weight, &w);
+    *total = w.total ? w.total : 1;
+    w.px_per_unit = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)*total;
+    fr_stack_spill_merge(st->spill, add_subtree, &w);
+    while (w.n_open)
+        close_open(&w);
+    free(w.open);
+    if (w.n_kept)
+        qsort(w.kept, w.n_kept, sizeof *w.kept, by_order);
+    /* frame_of: each kept stack's frame, UINT32_MAX when not drawn (its caller was not) */
+    uint32_t *frame_of = malloc((w.n_kept ? w.n_kept : 1) * sizeof *frame_of);
+    if (!frame_of) {
+        fprintf(stderr, "flightrec convert: out of memory\n");
+        exit(1);
+    }
+    *add_frame(f) = (struct frame_at){0, 0, 0, *total, 0, 0};
+    for (size_t k = 0; k < w.n_kept; k++) {
+        const struct spilled_frame *s = &w.kept[k];
+        uint32_t pf = 0;
+        frame_of[k] = UINT32_MAX;
+        if (s->parent != NO_PARENT) {
+            struct spilled_frame key = {.order = s->parent};
+            const struct spilled_frame *p = bsearch(&key, w.kept, k, sizeof key, by_order);
+            pf = p ? frame_of[p - w.kept] : UINT32_MAX;
+        }
+        if (pf == UINT32_MAX)
+            continue;
+        frame_of[k] = (uint32_t)f->n;
+        place_frame(f, pf, s->function_id, s->first, s->w);
+    }
+    free(frame_of);
+    free(w.kept);
+}
+
 int cv_convert_svg(cv_job *job)
 {
     cv_stacks st;
     int rc, orc = cv_stacks_build_for_output(job, &st, plain_name, &rc);
     if (orc)
         return orc;
-    /* Subtree weights: parents have smaller indexes than their children, so one
-     * backward sweep adds each node into its parent. Index st.n is the synthetic root
-     * "all". 8 bytes a node, plus 4 for the frame index below. */
-    uint64_t *subtree = malloc((st.n + 1) * sizeof *subtree);
-    uint32_t *frame_of = malloc((st.n + 1) * sizeof *frame_of);
-    if (!subtree || !frame_of) {
-        fprintf(stderr, "flightrec convert: out of memory\n");
-        exit(1);
-    }
-    subtree[st.n] = 0;
-    for (size_t i = 0; i < st.n; i++)
-        subtree[i] = cv_stack_weight(job, &st, (uint32_t)i);
-    for (size_t i = st.n; i-- > 0;) {
-        uint32_t parent = fr_stack_agg_node(st.agg, (uint32_t)i)->parent;
-        subtree[parent == FR_STACK_ROOT ? st.n : parent] += subtree[i];
-    }
-    /* Layout of the frames wide enough to draw (few, whatever the number of stacks): a
-     * frame starts where its parent's previous child ended. */
-    struct frame_at { uint32_t node, depth; uint64_t x0, next; } *frames = NULL;
-    size_t n_frames = 0, cap_frames = 0;
-    uint64_t total = subtree[st.n] ? subtree[st.n] : 1;
-    double px_per_unit = (double)(SVG_WIDTH - 2 * SIDE_MARGIN) / (double)total;
-    uint32_t max_depth = 0;
-    frames = malloc(sizeof *frames * (cap_frames = 256));
-    if (!frames) {
-        fprintf(stderr, "flightrec convert: out of memory\n");
-        exit(1);
-    }
-    frames[n_frames++] = (struct frame_at){(uint32_t)st.n, 0, 0, 0};
-    frame_of[st.n] = 0;
-    for (size_t i = 0; i < st.n; i++) {
-        uint32_t parent = fr_stack_agg_node(st.agg, (uint32_t)i)->parent;
-        uint32_t pf = frame_of[parent == FR_STACK_ROOT ? st.n : parent];
-        frame_of[i] = UINT32_MAX;
-        if (pf == UINT32_MAX || (double)subtree[i] * px_per_unit < MIN_FRAME_PX)
-            continue;
-        if (n_frames == cap_frames) {
-            frames = realloc(frames, sizeof *frames * (cap_frames *= 2));
-            if (!frames) {
-                fprintf(stderr, "flightrec convert: out of memory\n");
-                exit(1);
-            }
-        }
-        frame_of[i] = (uint32_t)n_frames;
-        struct frame_at *f = &frames[n_frames++];
-        f->node = (uint32_t)i;
-        f->depth = frames[pf].depth + 1;
-        f->x0 = f->next = frames[pf].next;
-        frames[pf].next += subtree[i];
-        if (f->depth > max_depth)
-            max_depth = f->depth;
-    }
-    free(frame_of);
+    struct frames fr = {0};
+    uint64_t total;
+    if (st.spill)
+        spilled_frames(job, &st, &fr, &total);
+    else
+        tree_frames(job, &st, &fr, &total);
+    uint32_t max_depth = fr.max_depth;
 
     cv_out o;
     cv_out_init(&o, job->out);
@@ -375,10 +511,10 @@ int cv_convert_svg(cv_job *job)
     cv_puts(&o, head);
 
     frame(&o, "all", 0, total, 0, total, &layout, job->weight);
-    for (size_t k = 1; k < n_frames; k++) {
-        const struct frame_at *f = &frames[k];
-        frame(&o, cv_stack_frame_name(&st, f->node), f->x0,
-              subtree[f->node], f->depth, total, &layout, job->weight);
+    for (size_t k = 1; k < fr.n; k++) {
+        const struct frame_at *f = &fr.v[k];
+        frame(&o, cv_stack_frame_name_of(&st, &f->first, f->function_id), f->x0,
+              f->w, f->depth, total, &layout, job->weight);
     }
     CV_LIT(&o, "</svg>\n");
     int wrc = cv_out_finish(&o);
@@ -386,8 +522,7 @@ int cv_convert_svg(cv_job *job)
         fprintf(stderr, "flightrec convert: writing %s: %s\n", job->out_path, strerror(-wrc));
         rc = FR_EXIT_BAD_INPUT;
     }
-    free(frames);
-    free(subtree);
+    free(fr.v);
     cv_stacks_free(&st);
     return rc;
 }
