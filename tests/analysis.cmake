@@ -49,3 +49,10 @@ add_test(NAME analysis_tid
 add_test(NAME analysis_deep
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_deep.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:analysis_traces> ${CMAKE_CURRENT_BINARY_DIR}/analysis_deep)
+
+# Every stack in bounded memory: folded, svg and stack's second read spill the tree to
+# temporary files and merge them, writing the bytes of an in-memory run (stack_spill.c).
+add_test(NAME analysis_stacks_spill
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/analysis_stacks_spill.py $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:convert_threads_gen> ${CMAKE_CURRENT_BINARY_DIR}/analysis_stacks_spill
+          ${analysis_stacks_bounded_rss})

@@ -55,6 +55,7 @@ struct writer {
 struct fr_stack_spill {
     const char *command;
     const char *dir;
+    int say_fd;                       /* where a failure is said */
     int runs_fd, nodes_fd, firsts_fd;
     struct writer runs_w, nodes_w;
     struct run *runs;
@@ -67,7 +68,8 @@ struct fr_stack_spill {
 
 static _Noreturn void fail(const fr_stack_spill *sp, const char *what, int err)
 {
-    fprintf(stderr, "flightrec %s: %s the stacks' temporary file in %s (more distinct stacks "
+    fflush(stderr);
+    dprintf(sp->say_fd, "flightrec %s: %s the stacks' temporary file in %s (more distinct stacks "
             "than memory holds are kept there): %s\n", sp->command, what, sp->dir,
             err ? strerror(err) : "short read");
     exit(1);
@@ -155,6 +157,7 @@ fr_stack_spill *fr_stack_spill_new(const char *command)
     if (!sp->dir || !*sp->dir)
         sp->dir = "/tmp";
     sp->runs_fd = sp->nodes_fd = sp->firsts_fd = -1;
+    sp->say_fd = 2;
     /* Past ulimit -f a write fails with EFBIG (said so) instead of killing us. */
     struct sigaction ign = {.sa_handler = SIG_IGN};
     sigemptyset(&ign.sa_mask);
@@ -174,6 +177,11 @@ void fr_stack_spill_free(fr_stack_spill *sp)
     sigaction(SIGXFSZ, &sp->old_xfsz, NULL);
     free(sp->runs);
     free(sp);
+}
+
+void fr_stack_spill_say_to(fr_stack_spill *sp, int fd)
+{
+    sp->say_fd = fd;
 }
 
 void fr_stack_spill_attach(fr_stack_spill *sp, fr_stack_agg *sa, size_t max_nodes)

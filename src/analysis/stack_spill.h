@@ -46,6 +46,8 @@ typedef void (*fr_spilled_fn)(const fr_spilled_stack *s, void *ctx);
 /* command names the messages' speaker. */
 fr_stack_spill *fr_stack_spill_new(const char *command);
 void fr_stack_spill_free(fr_stack_spill *sp);
+/* A failure is said on descriptor fd (2 by default). */
+void fr_stack_spill_say_to(fr_stack_spill *sp, int fd);
 /* fr_stack_agg_set_full(sa, max_nodes, fr_stack_spill_on_full, sp). */
 void fr_stack_spill_attach(fr_stack_spill *sp, fr_stack_agg *sa, size_t max_nodes);
 /* The fr_stack_full_fn (ctx = the fr_stack_spill): writes the tree as a run. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "commands.h"
 #include "fr_alloc.h"
+#include "stack_spill.h"
 #include "u64_map.h"
 
 int fr_acli_run(fr_acli *c, const char *command, const char *path, const char *binary,
@@ -102,6 +103,15 @@ static int keep_process(fr_acli *c, const fr_cli_trace *t)
     return 0;
 }
 
+size_t fr_acli_stacks_in_memory(void)
+{
+    const char *e = getenv("FLIGHTREC_STACKS_IN_MEMORY");
+    char *end;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 16 && v <= FR_ACLI_STACKS_IN_MEMORY * 64 ? (size_t)v
+                                                                          : FR_ACLI_STACKS_IN_MEMORY;
+}
+
 static bool same_text(const char *a, const char *b)
 {
     return !strcmp(a ? a : "", b ? b : "");
@@ -134,6 +144,8 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
             fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
         fr_stack_agg_set_max_depth(c->analysis->stacks, opts->max_depth);
         fr_stack_agg_set_thread_roots(c->analysis->stacks, opts->thread_roots);
+        if (opts->spill)
+            fr_stack_spill_attach(opts->spill, c->analysis->stacks, fr_acli_stacks_in_memory());
     }
     if (opts)
         c->trace.only_tids = opts->tids;

@@ -49,7 +49,13 @@ typedef struct fr_acli_opts {
     fr_cli_tids tids;       /* --tid: only these threads (none: all) */
     bool exclude_off_cpu;   /* --exclude-off-cpu: a thread's time off the CPU (FR_TE_SCHED
                                records, `record --sched`) is no call's time */
+    struct fr_stack_spill *spill;   /* FR_ANALYZE_STACKS: fr_stack_spill_attach (NULL: none) */
 } fr_acli_opts;
+/* The nodes of a calling-context tree before it is spilled (stack_spill.h): 2^19, 16 MiB
+ * of nodes and as much of hash slots; FLIGHTREC_STACKS_IN_MEMORY=N (at least 16) sets
+ * another number, for the tests of spilling on small traces. */
+#define FR_ACLI_STACKS_IN_MEMORY ((size_t)1 << 19)
+size_t fr_acli_stacks_in_memory(void);
 int  fr_acli_run_opts(fr_acli *c, const char *command, const char *path, const char *binary,
                       unsigned what, const fr_acli_opts *opts);
 /* Several traces of one program (a process and its forked children, `flightrec record`'s

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "analysis_cli.h"
 #include "cli_options.h"
+#include "stack_spill.h"
 #include "text_escape.h"
 #include "commands.h"
 
@@ -64,19 +65,27 @@ static void sort_ranked(struct ranked *a, size_t n)
     }
 }
 
-/* Heap of the best `top` seen so far, the worst at the root. */
-static void sift_down(struct ranked *h, size_t n, size_t i)
+/* Heap of the best `top` seen so far, the worst at the root: elements of `size` bytes (at
+ * most 64), `first(a, b)` when a ranks before b. */
+static void sift_down(void *heap, size_t size, size_t n, size_t i, bool (*first)(const void *, const void *))
 {
+    char *h = heap, t[64];
     for (;;) {
         size_t w = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && before(&h[w], &h[l])) w = l;
-        if (r < n && before(&h[w], &h[r])) w = r;
+        if (l < n && first(h + w * size, h + l * size)) w = l;
+        if (r < n && first(h + w * size, h + r * size)) w = r;
         if (w == i) return;
-        struct ranked t = h[i]; h[i] = h[w]; h[w] = t;
+        memcpy(t, h + i * size, size);
+        memcpy(h + i * size, h + w * size, size);
+        memcpy(h + w * size, t, size);
         i = w;
     }
 }
 
+static bool ranked_first(const void *a, const void *b)
+{
+    return before(a, b);
+}
 
 /* The nodes with calls, best first: all of them (sorted in place), or only the best
  * `top` (a heap of that size: O(nodes log top) time and O(top) memory); with skip_other,
@@ -105,10 +114,10 @@ static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t to
             r[len++] = v;
             if (len == cap && cap < count)     /* full: make it a heap, worst on top */
                 for (size_t j = cap / 2; j-- > 0;)
-                    sift_down(r, cap, j);
+                    sift_down(r, sizeof *r, cap, j, ranked_first);
         } else if (before(&v, &r[0])) {
             r[0] = v;
-            sift_down(r, cap, 0);
+            sift_down(r, sizeof *r, cap, 0, ranked_first);
         }
     }
     sort_ranked(r, len);
@@ -129,12 +138,11 @@ static const char *frame_label(fr_acli *c, uint32_t id, char *buf, size_t n)
     return buf;
 }
 
-/* Writes the stack's function names separated by sep (or as a JSON array if json). */
-static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint32_t cap,
-                       const char *sep, int json)
+/* Writes the stack's function names (ids[0..n-1], root first) separated by sep (or as a
+ * JSON array if json). */
+static void print_ids(fr_acli *c, FILE *out, const uint32_t *ids, uint32_t n, const char *sep, int json)
 {
     static char label[8600];
-    uint32_t n = fr_stack_agg_path(c->analysis->stacks, node, ids, cap);
     int64_t process = -1;   /* the file whose process node is above (several files) */
     if (json)
         putc('[', out);
@@ -166,6 +174,27 @@ static void print_path(fr_acli *c, FILE *out, uint32_t node, uint32_t *ids, uint
     }
     if (json)
         putc(']', out);
+}
+
+/* The stacks to print: nodes of the tree (order), or stacks of a spill (spilled). */
+struct spilled_top { uint64_t key, order, calls, total, self; };
+struct shown {
+    const fr_stack_agg *sa;
+    const struct ranked *order;
+    fr_stack_spill *spill;
+    const struct spilled_top *spilled;
+};
+
+/* The k-th stack to print: its figures in *fig, its path in ids (returns its length). */
+static uint32_t shown_at(const struct shown *l, size_t k, fr_stack_node *fig, uint32_t *ids, uint32_t cap)
+{
+    if (!l->spilled) {
+        *fig = *fr_stack_agg_node(l->sa, l->order[k].node);
+        return fr_stack_agg_path(l->sa, l->order[k].node, ids, cap);
+    }
+    const struct spilled_top *t = &l->spilled[k];
+    *fig = (fr_stack_node){.calls = t->calls, .total_ticks = t->total, .self_ticks = t->self};
+    return fr_stack_spill_path(l->spill, t->order, ids, cap);
 }
 
 /* ---------------------------------------------------------------- parse */
@@ -302,32 +331,32 @@ const fr_cli_command fr_cmd_stack = {
 
 /* The first n ranked stacks in the asked format. */
 static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
-                         const struct ranked *order, size_t n, uint32_t *ids, uint32_t max_depth)
+                         const struct shown *l, size_t n, uint32_t *ids, uint32_t max_depth)
 {
-    const fr_stack_agg *sa = c->analysis->stacks;
     const char *format = o->format, *value = o->value;
+    fr_stack_node fig;
     if (!strcmp(format, "text")) {
         fr_cli_colors co = fr_cli_colors_for(fr_cli_use_color(o->color, out));
         fprintf(out, "%s%10s %10s %10s  %s%s\n", co.bold, "calls", "total", "self",
                 "stack (root first)", co.reset);
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
+            uint32_t len = shown_at(l, k, &fig, ids, max_depth);
             char total[32], self[32];
-            fr_acli_format_duration(c, s->total_ticks, total, sizeof total);
-            fr_acli_format_duration(c, s->self_ticks, self, sizeof self);
-            fprintf(out, "%10" PRIu64 " %10s %10s  ", s->calls, total, self);
-            print_path(c, out, order[k].node, ids, max_depth, " > ", 0);
+            fr_acli_format_duration(c, fig.total_ticks, total, sizeof total);
+            fr_acli_format_duration(c, fig.self_ticks, self, sizeof self);
+            fprintf(out, "%10" PRIu64 " %10s %10s  ", fig.calls, total, self);
+            print_ids(c, out, ids, len, " > ", 0);
             putc('\n', out);
         }
     } else if (!strcmp(format, "folded")) {
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
-            uint64_t v = !strcmp(value, "calls") ? s->calls
+            uint32_t len = shown_at(l, k, &fig, ids, max_depth);
+            uint64_t v = !strcmp(value, "calls") ? fig.calls
                        : (uint64_t)fr_cli_ticks_to_ns((int64_t)(!strcmp(value, "total")
-                                                    ? s->total_ticks : s->self_ticks), c->ticks_per_second);
+                                                    ? fig.total_ticks : fig.self_ticks), c->ticks_per_second);
             if (!v)
                 continue;
-            print_path(c, out, order[k].node, ids, max_depth, ";", 0);
+            print_ids(c, out, ids, len, ";", 0);
             fprintf(out, " %" PRIu64 "\n", v);
         }
     } else {
@@ -335,18 +364,17 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
         fr_acli_json_header(c, out);
         fprintf(out, ",\n \"stacks\": [");
         for (size_t k = 0; k < n; k++) {
-            const fr_stack_node *s = fr_stack_agg_node(sa, order[k].node);
+            uint32_t len = shown_at(l, k, &fig, ids, max_depth);
             fprintf(out, "%s\n  {\"stack\": ", k ? "," : "");
-            print_path(c, out, order[k].node, ids, max_depth, NULL, 1);
+            print_ids(c, out, ids, len, NULL, 1);
             fprintf(out, ", \"ids\": [");
-            uint32_t len = fr_stack_agg_path(sa, order[k].node, ids, max_depth);
             for (uint32_t d = 0; d < len; d++)
                 fprintf(out, "%s%" PRIu32, d ? ", " : "", ids[d]);
             char total[48], self[48];
             fprintf(out, "], \"calls\": %" PRIu64 ", \"total_ns\": %s, \"self_ns\": %s"
                          ", \"total_ticks\": %" PRIu64 ", \"self_ticks\": %" PRIu64 "}",
-                    s->calls, fr_acli_ns(c, s->total_ticks, total, sizeof total),
-                    fr_acli_ns(c, s->self_ticks, self, sizeof self), s->total_ticks, s->self_ticks);
+                    fig.calls, fr_acli_ns(c, fig.total_ticks, total, sizeof total),
+                    fr_acli_ns(c, fig.self_ticks, self, sizeof self), fig.total_ticks, fig.self_ticks);
         }
         fprintf(out, "\n ]}\n");
     }
@@ -375,9 +403,50 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
 #define TOP_DEFAULT     (UINT64_MAX - 1)   /* --top not given */
 #define REREAD          (-1)               /* report: the bound hid a stack to show */
 
+/* A spilled trace (stack_spill.h): the best `top` of every distinct stack with calls,
+ * from the merged runs, in a heap as rank_nodes's; ties by the place in the tree's order,
+ * which is rank_nodes's node order. */
+struct spilled_rank {
+    enum key key;
+    size_t cap, len;
+    struct spilled_top *h;
+    uint64_t ranked;
+};
+
+static bool spilled_first(const void *x, const void *y)
+{
+    const struct spilled_top *a = x, *b = y;
+    return a->key != b->key ? a->key > b->key : a->order < b->order;
+}
+
+static int spilled_cmp(const void *x, const void *y)
+{
+    return spilled_first(x, y) ? -1 : spilled_first(y, x) ? 1 : 0;
+}
+
+static void rank_spilled(const fr_spilled_stack *s, void *ctx)
+{
+    struct spilled_rank *r = ctx;
+    if (!s->calls)
+        return;
+    r->ranked++;
+    fr_stack_node fig = {.calls = s->calls, .total_ticks = s->total_ticks, .self_ticks = s->self_ticks};
+    struct spilled_top v = {key_of(&fig, r->key), s->order, s->calls, s->total_ticks, s->self_ticks};
+    if (r->len < r->cap) {
+        r->h[r->len++] = v;
+        if (r->len == r->cap)
+            for (size_t j = r->cap / 2; j-- > 0;)
+                sift_down(r->h, sizeof *r->h, r->cap, j, spilled_first);
+    } else if (r->cap && spilled_first(&v, &r->h[0])) {
+        r->h[0] = v;
+        sift_down(r->h, sizeof *r->h, r->cap, 0, spilled_first);
+    }
+}
+
 /* Ranks the stacks and writes them to -o (or stdout); the exit status, or REREAD (nothing
  * written) when the bounded tree cannot tell which stacks to show. */
-static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool default_top)
+static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool default_top,
+                  fr_stack_spill *spill)
 {
     const fr_stack_agg *sa = c->analysis->stacks;
     size_t n = 0;
@@ -385,7 +454,19 @@ static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool def
     fr_stack_node unkept;
     /* a path: the calls' frames, and a process's and a thread's root nodes */
     uint32_t max_depth = fr_analysis_stats(c->analysis)->max_depth + 2;
-    struct ranked *order = rank_nodes(sa, o->key, o->top, bounded, &n, &ranked);
+    struct ranked *order = NULL;
+    struct spilled_rank sr = {o->key, (size_t)o->top, 0, NULL, 0};
+    if (spill) {   /* (o->top is small: the stack is spilled only then) */
+        sr.h = malloc((sr.cap ? sr.cap : 1) * sizeof *sr.h);
+        if (sr.h)
+            fr_stack_spill_merge(spill, rank_spilled, &sr);
+        if (sr.len)
+            qsort(sr.h, sr.len, sizeof *sr.h, spilled_cmp);
+        n = sr.len;
+        ranked = sr.ranked;
+        order = (struct ranked *)sr.h;   /* (only its being NULL is looked at) */
+    } else
+        order = rank_nodes(sa, o->key, o->top, bounded, &n, &ranked);
     bool unkept_stacks = bounded && fr_stack_agg_unkept_bound(sa, &unkept);
     if (order && unkept_stacks && !(n == o->top && (n == 0 || key_of(&unkept, o->key) < order[n - 1].key))) {
         free(order);
@@ -412,7 +493,8 @@ static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool def
     if (default_top && (ranked > n || unkept_stacks))
         fprintf(stderr, "flightrec stack: note: the first %d stacks of more (--top N or --top all "
                 "shows more)\n", DEFAULT_TOP);
-    print_stacks(c, out, o, order, n, ids, max_depth);
+    struct shown shown = {sa, spill ? NULL : order, spill, spill ? sr.h : NULL};
+    print_stacks(c, out, o, &shown, n, ids, max_depth);
     int rc = fr_acli_close_output("stack", o->output, out);
     fr_acli_report_unmatched(c);
     free(order);
@@ -443,6 +525,8 @@ static int read_again(fr_acli *c, const fr_cli_operands *files, struct stack_opt
     int saved = dup(2), null = open("/dev/null", O_WRONLY);
     if (saved >= 0 && null >= 0)
         dup2(null, 2);
+    if (o->acli.spill && saved >= 0)   /* (a failing temporary file is said) */
+        fr_stack_spill_say_to(o->acli.spill, saved);
     if (null >= 0)
         close(null);
     int rc = fr_acli_run_files(c, "stack", (const char *const *)files->v, (size_t)files->n, o->binary,
@@ -452,12 +536,24 @@ static int read_again(fr_acli *c, const fr_cli_operands *files, struct stack_opt
         dup2(saved, 2);
         close(saved);
     }
+    if (o->acli.spill)
+        fr_stack_spill_say_to(o->acli.spill, 2);
     if (rc)
         fprintf(stderr, "flightrec stack: reading the trace a second time failed (did it change?)\n");
     else if (o->verbose)
         fprintf(stderr, "flightrec stack: note: a stack to show may have come after the first %zu "
                 "distinct stacks: the trace was read again, every stack kept\n", BOUNDED_STACKS);
     return rc;
+}
+
+/* After a read: the spill, when the tree was spilled (its last run written), else NULL. */
+static fr_stack_spill *spilled(fr_acli *c, fr_stack_spill *spill)
+{
+    if (!spill || !fr_stack_spill_runs(spill))
+        return NULL;
+    fr_stack_agg_set_full(c->analysis->stacks, 0, NULL, NULL);
+    fr_stack_spill_last_run(spill, c->analysis->stacks);
+    return spill;
 }
 
 int cmd_stack(int argc, char **argv)
@@ -477,19 +573,27 @@ int cmd_stack(int argc, char **argv)
         o.top = !strcmp(o.format, "text") ? DEFAULT_TOP : UINT64_MAX;   /* machines get all */
     bool bounded = !o.max_stacks && o.top <= BOUNDED_STACKS / 4 && rereadable(&files);
 
+    /* Every stack, when the first N are shown from all of them (a second read, or a trace
+     * on standard input): the tree spilled to temporary files when it is full
+     * (stack_spill.h), so memory does not grow with the stacks. */
+    bool spillable = !o.max_stacks && o.top <= BOUNDED_STACKS / 4;
+    fr_stack_spill *spill = spillable ? fr_stack_spill_new("stack") : NULL;
     fr_acli c;
     o.acli.max_stacks = o.max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)o.max_stacks;
     o.acli.bound_stacks = bounded ? BOUNDED_STACKS : 0;
+    o.acli.spill = bounded ? NULL : spill;
     rc = fr_acli_run_files(&c, "stack", (const char *const *)files.v, (size_t)files.n, o.binary,
                            FR_ANALYZE_STACKS, &o.acli);
     if (!rc) {
         c.verbose = o.verbose;
-        rc = report(&c, &o, bounded, default_top);
+        rc = report(&c, &o, bounded, default_top, spilled(&c, spill));
+        o.acli.spill = spill;
         if (rc == REREAD && !(rc = read_again(&c, &files, &o))) {
             c.verbose = o.verbose;
-            rc = report(&c, &o, false, default_top);
+            rc = report(&c, &o, false, default_top, spilled(&c, spill));
         }
     }
     int drc = fr_acli_done(&c);
+    fr_stack_spill_free(spill);
     return rc ? rc : drc;
 }

@@ -298,15 +298,12 @@ typedef struct cv_stacks {
     size_t n;                 /* nodes (0 when spilled) */
     cv_stack_process *procs;  /* one per input */
     size_t n_procs;
-    /* Not NULL: the trace had more distinct stacks than the tree holds (CV_STACKS_IN_MEMORY
-     * nodes): they are in the runs of a spill (stack_spill.h), the tree is empty, and the
-     * writers take the stacks from fr_stack_spill_merge or _by_creation. */
+    /* Not NULL: the trace had more distinct stacks than the tree holds
+     * (fr_acli_stacks_in_memory): they are in the runs of a spill (stack_spill.h), the
+     * tree is empty, and the writers take the stacks from fr_stack_spill_merge or
+     * fr_stack_spill_by_creation. */
     struct fr_stack_spill *spill;
 } cv_stacks;
-/* The tree's nodes before it is spilled: 2^19, 16 MiB of nodes and as much of hash
- * slots. FLIGHTREC_STACKS_IN_MEMORY=N (at least 16) sets another number, for the tests
- * of spilling on small traces. */
-#define CV_STACKS_IN_MEMORY ((size_t)1 << 19)
 
 /* Reads job's trace, or every input of job->inputs, into st. Names (functions, threads,
  * processes) are passed through format (folded and svg make them safe in their syntax).

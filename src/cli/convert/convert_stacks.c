@@ -111,15 +111,6 @@ static void name_then_spill(fr_stack_agg *sa, void *ctx)
     fr_stack_spill_on_full(sa, nm->st->spill);
 }
 
-/* The tree's size before it is spilled: CV_STACKS_IN_MEMORY, or the tests' setting. */
-static size_t stacks_in_memory(void)
-{
-    const char *e = getenv("FLIGHTREC_STACKS_IN_MEMORY");
-    char *end;
-    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
-    return e && *e && !*end && v >= 16 && v <= CV_STACKS_IN_MEMORY * 64 ? (size_t)v : CV_STACKS_IN_MEMORY;
-}
-
 /* A process's root frame (fr_acli_process_frame: the same as `stack --thread-root`'s). */
 static char *process_frame(const cv_job *job, char *(*format)(const char *, void *))
 {
@@ -146,7 +137,7 @@ int cv_stacks_build(cv_job *job, cv_stacks *st, char *(*format)(const char *, vo
     struct naming nm = {job, st, NULL, 0, format, several};
     if (!job->max_stacks) {
         st->spill = fr_stack_spill_new("convert");
-        fr_stack_agg_set_full(st->analysis->stacks, stacks_in_memory(), name_then_spill, &nm);
+        fr_stack_agg_set_full(st->analysis->stacks, fr_acli_stacks_in_memory(), name_then_spill, &nm);
     }
     for (size_t k = 0; k < n_in; k++) {
         fr_cli_trace trace;
