@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""generate.py FLIGHTREC MANDIR COMPLETIONDIR
+"""generate.py FLIGHTREC MANDIR COMPLETIONDIR [EMULATOR ARGS...]
 
 Writes the man pages (flightrec.1 and flightrec-COMMAND.1) and the bash and zsh
 completions of `flightrec` (COMPLETIONDIR/flightrec and COMPLETIONDIR/_flightrec) from what
 the built program prints for `flightrec --help` and `flightrec COMMAND --help`: one
 source, so the pages and the completions never drift from --help, nor from each other
 (both complete the same commands and, per command, the same options). Run by the build
-(CMakeLists.txt, target flightrec_docs).
+(CMakeLists.txt, target flightrec_docs). In a cross build FLIGHTREC runs under EMULATOR
+(CMAKE_CROSSCOMPILING_EMULATOR, e.g. qemu-aarch64 -L /usr/aarch64-linux-gnu).
 
 The help texts follow one layout, which this reads:
   usage: flightrec ...            the synopsis (continuation lines indented)
@@ -71,8 +72,11 @@ def parse(help_text):
     return synopsis, blocks
 
 
+EMULATOR = []
+
+
 def help_of(flightrec, *args):
-    return subprocess.run([flightrec, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return subprocess.run([*EMULATOR, flightrec, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
 
 
 def page(name, summary, version, synopsis, blocks, see_also):
@@ -232,6 +236,7 @@ def zsh_completion(commands, top_blocks, completion, blocks_of):
 
 def main():
     flightrec, mandir, compdir = sys.argv[1:4]
+    EMULATOR[:] = sys.argv[4:]
     os.makedirs(mandir, exist_ok=True)
     os.makedirs(compdir, exist_ok=True)
     version = help_of(flightrec, "--version").split()[-1]

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds flightrec and runs every test: the normal build, then ASan+UBSan, then the
-# concurrency tests under TSan, then the reader fuzzer for a bounded time.
+# concurrency tests under TSan, then the reader fuzzer for a bounded time, then the
+# aarch64 cross build's suite under qemu-aarch64 (scripts/test-aarch64.sh).
 # Usage: scripts/test.sh [--quick]   (--quick: normal build only)
-# Its build directories are its own (build-test, build-test-asan, build-test-tsan),
+# Its build directories are its own (build-test, build-test-asan, build-test-tsan,
+# build-test-aarch64),
 # configured with clang whatever CC says: a build/ configured by hand (with gcc, say,
 # which leaves out the XRay tests) is never reused. FLIGHTREC_TEST_CC/CXX override.
 set -euo pipefail
@@ -32,4 +34,7 @@ CMAKE_EXTRA="-DFLIGHTREC_SANITIZE=address,undefined -DFLIGHTREC_BENCH=OFF -DFLIG
   run build-test-asan -LE no_asan
 CMAKE_EXTRA="-DFLIGHTREC_SANITIZE=thread -DFLIGHTREC_BENCH=OFF" \
   run build-test-tsan -L concurrency
+# The aarch64 port: cross-built, its suite under qemu-aarch64 (docs/AARCH64.md); the
+# native command reads its traces.
+scripts/test-aarch64.sh build-test/flightrec
 echo "all tests passed"

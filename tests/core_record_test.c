@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sched.h>
+#include <sys/rseq.h>
 #include <sys/stat.h>
 #include <dirent.h>
 #include "flightrec.h"
@@ -182,7 +183,12 @@ static void test_round_trip_all_kinds(void **state)
     assert_int_equal(clk->size, sizeof clock);
     memcpy(&clock, clk->data, sizeof clock);
     assert_int_equal(clock.ticks_per_second, t.hdr.cycle_frequency);
-    assert_true(t.hdr.cycle_frequency > 100000000ull);
+#if defined(__x86_64__)
+    assert_true(t.hdr.cycle_frequency > 100000000ull);   /* a calibrated TSC */
+#else
+    /* aarch64: cntfrq_el0 as published (25 MHz on some servers, 62.5 MHz under qemu) */
+    assert_true(t.hdr.cycle_frequency >= 1000000ull);
+#endif
     assert_int_equal(t.hdr.buffer_size, 65536);
     finish(&t);
 }
@@ -442,6 +448,10 @@ static void test_cpu_migration(void **state)
     (void)state;
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
         SKIP();
+    if (__rseq_size == 0) {   /* no rseq (qemu-user has none): every record says CPU 0 */
+        print_message("rseq not registered: CPU ids are not recorded\n");
+        SKIP();
+    }
     cpu_set_t old, one;
     sched_getaffinity(0, sizeof old, &old);
     start("cpu.fr", "policy=discard");

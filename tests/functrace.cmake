@@ -71,13 +71,15 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
 
   # __m256 arguments/results across traced calls: the entry/exit trampolines' saved set
   # suffices for the recorder, slow path included (tiny pool, glibc's AVX2 routines); a
-  # handler that clears the upper halves is detected.
-  functrace_xray_program(functrace_avx_calls functrace_avx_calls.c flightrec)
-  add_test(NAME functrace_avx_calls COMMAND functrace_avx_calls)
-  add_test(NAME functrace_avx_calls_detects COMMAND functrace_avx_calls --clobbering-handler)
-  set_tests_properties(functrace_avx_calls PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
-    "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_avx_calls.fr buffer_size=4096 buffers=4 policy=overwrite;GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
-  set_tests_properties(functrace_avx_calls_detects PROPERTIES SKIP_RETURN_CODE 77)
+  # handler that clears the upper halves is detected. (x86-64 only: AVX.)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    functrace_xray_program(functrace_avx_calls functrace_avx_calls.c flightrec)
+    add_test(NAME functrace_avx_calls COMMAND functrace_avx_calls)
+    add_test(NAME functrace_avx_calls_detects COMMAND functrace_avx_calls --clobbering-handler)
+    set_tests_properties(functrace_avx_calls PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
+      "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_avx_calls.fr buffer_size=4096 buffers=4 policy=overwrite;GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
+    set_tests_properties(functrace_avx_calls_detects PROPERTIES SKIP_RETURN_CODE 77)
+  endif()
 
   # The trampolines' fast path under the recorder: every argument/result register kind
   # and a tail call checked on every call, signal handlers tracing calls in the middle of

@@ -7,6 +7,10 @@
 # variable (by default ../shared/kernel/bzImage beside the source tree when it exists),
 # else tests/kernel/build_kernel.sh builds it from Debian's linux-source, once, into the
 # build tree.
+if(CMAKE_CROSSCOMPILING)   # tests/cross/cross_tests.cmake
+  fr_cross_skip(kernel_vm "the kernel tests boot an x86-64 guest kernel and ue_prog reads x86-64 registers; the native build runs them")
+  return()
+endif()
 set(_fr_kernel_default "")
 if(DEFINED ENV{FLIGHTREC_TEST_KERNEL})
   set(_fr_kernel_default "$ENV{FLIGHTREC_TEST_KERNEL}")

@@ -4,12 +4,12 @@
 # options and compares their outputs, logs (through llvm-xray) and stderr. Without
 # compiler-rt's XRay runtime the cases report Skipped.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
-  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libclang_rt.xray-x86_64.a
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libclang_rt.xray-${CMAKE_SYSTEM_PROCESSOR}.a
     OUTPUT_VARIABLE XRAYCOMPAT_CRT OUTPUT_STRIP_TRAILING_WHITESPACE)
   execute_process(COMMAND ${CMAKE_C_COMPILER} -print-runtime-dir
     OUTPUT_VARIABLE XRAYCOMPAT_RTDIR OUTPUT_STRIP_TRAILING_WHITESPACE)
   set(XRAYCOMPAT_HAVE_CRT OFF)
-  if(EXISTS "${XRAYCOMPAT_RTDIR}/libclang_rt.xray-x86_64.a" OR EXISTS "${XRAYCOMPAT_CRT}")
+  if(EXISTS "${XRAYCOMPAT_RTDIR}/libclang_rt.xray-${CMAKE_SYSTEM_PROCESSOR}.a" OR EXISTS "${XRAYCOMPAT_CRT}")
     set(XRAYCOMPAT_HAVE_CRT ON)
   endif()
 

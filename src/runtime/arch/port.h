@@ -6,6 +6,8 @@
  *                         arch/<cpu>/ on the include path):
  *                           uint64_t fr_arch_rdtsc(void)         the cycle counter
  *                           int      fr_arch_tsc_invariant(void) whether it is a clock
+ *                           uint64_t fr_arch_counter_hz(void)    its published frequency,
+ *                                                                0: calibrate it
  *                           uint32_t fr_arch_load_tp_u32(long)   load at thread pointer
  *                                                                + offset (rseq cpu id)
  *                         and the constants, usable from assembly:

@@ -1,8 +1,9 @@
 /*
  * clock.c - choosing and calibrating the recorder's clock.
  *
- * The TSC frequency is not exposed in sysfs on the machines we target, so it is measured
- * against CLOCK_MONOTONIC: two (tsc, monotonic) pairs ~10 ms apart, each pair taken as the
+ * Where the architecture publishes the counter's frequency (aarch64's cntfrq_el0,
+ * fr_arch_counter_hz) it is taken as it is. The x86-64 TSC frequency is not exposed in
+ * sysfs on the machines we target, so it is measured against CLOCK_MONOTONIC: two (tsc, monotonic) pairs ~10 ms apart, each pair taken as the
  * tightest of a few tries (the one with the shortest rdtsc..rdtsc bracket). Done once per
  * process; re-inits reuse the value.
  */
@@ -48,6 +49,8 @@ static uint64_t calibrate_tsc(void)
 void fr_clock_init(enum fr_clock_choice choice)
 {
     int tsc_ok = choice != FR_CLOCK_MONO && (choice == FR_CLOCK_TSC || fr_arch_tsc_invariant());
+    if (tsc_ok && !calibrated_hz)
+        calibrated_hz = fr_arch_counter_hz();
     if (tsc_ok && !calibrated_hz)
         calibrated_hz = calibrate_tsc();
     if (tsc_ok && calibrated_hz) {

@@ -45,6 +45,13 @@ static inline int fr_arch_tsc_invariant(void)
     return (edx >> 8) & 1;
 }
 
+/* The TSC's frequency is not published on the machines we target: 0 makes fr_clock_init
+ * calibrate it against CLOCK_MONOTONIC. */
+static inline uint64_t fr_arch_counter_hz(void)
+{
+    return 0;
+}
+
 /* Reads the 32-bit word at %fs:offset: the calling thread's rseq area lives at a fixed
  * offset from the thread pointer (glibc's __rseq_offset). */
 static inline uint32_t fr_arch_load_tp_u32(long offset)

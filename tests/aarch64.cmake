@@ -1,0 +1,28 @@
+# The aarch64 port's acceptance (issue 27), in a cross build for aarch64 only (scripts/
+# test-aarch64.sh): a program with sleds runs under the emulator, and the native build's
+# flightrec (FLIGHTREC_HOST_CLI) and llvm-xray read its traces; a crash dump's last call.
+if(CMAKE_CROSSCOMPILING AND FLIGHTREC_ARCH STREQUAL "aarch64" AND CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  set(FLIGHTREC_HOST_CLI "" CACHE FILEPATH
+      "the native build's flightrec, which reads the cross build's traces (scripts/test-aarch64.sh sets it)")
+  foreach(kind static shared)
+    add_executable(aarch64_calls_${kind} ${CMAKE_CURRENT_SOURCE_DIR}/progs/aarch64_calls.c)
+    target_compile_options(aarch64_calls_${kind} PRIVATE -O2 -fxray-instrument)
+    target_link_options(aarch64_calls_${kind} PRIVATE -fxray-instrument -fnoxray-link-deps)
+  endforeach()
+  target_link_libraries(aarch64_calls_static PRIVATE flightrec_static)
+  target_link_libraries(aarch64_calls_shared PRIVATE flightrec)
+  string(JOIN " " fr_emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
+  # A script: _add_test, the add_test that tests/cross/cross_tests.cmake leaves in place.
+  _add_test(NAME aarch64_trace
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/aarch64_trace.sh "${fr_emulator}" "${FLIGHTREC_HOST_CLI}"
+            ${LLVM_XRAY} $<TARGET_FILE:aarch64_calls_static> $<TARGET_FILE:aarch64_calls_shared>
+            ${CMAKE_CURRENT_BINARY_DIR}/aarch64_trace.d)
+  set_tests_properties(aarch64_trace PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # `flightrec record -- PROG` with the aarch64 command: its child execve()s an aarch64
+  # program, which needs a binfmt_misc entry for qemu on this host.
+  _add_test(NAME aarch64_record
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/aarch64_record.sh "${fr_emulator}" "${FLIGHTREC_HOST_CLI}"
+            $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:aarch64_calls_shared>
+            ${CMAKE_CURRENT_BINARY_DIR}/aarch64_record.d)
+  set_tests_properties(aarch64_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
