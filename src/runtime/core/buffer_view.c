@@ -20,7 +20,8 @@ static void position(const struct fr_thread *t, uint32_t idx, uint32_t gen, uint
     if (__atomic_load_n(&t->hold.idx, __ATOMIC_RELAXED) != (int32_t)idx ||
         __atomic_load_n(&t->hold.gen, __ATOMIC_RELAXED) != gen)
         return;
-    uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
+    /* acquire: the bytes before pos are whole records (publish_pos, thread_writer.c) */
+    uint8_t *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
     uint8_t *start = fr_pool_buffer(idx);
     if (pos >= start + FR_BUFFER_PREAMBLE && pos <= start + fr_pool_capacity(idx)) {
         *used = (uint64_t)(pos - start);

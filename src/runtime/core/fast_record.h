@@ -22,8 +22,9 @@
  *   - the rseq cpu_id (the 32-bit word at thread pointer + fr_cpu_rseq_offset) equals
  *     cpu, and the clock delta since last_tsc fits in 32 bits.
  * Then, in this order: store the 8-byte record at pos (word = id << 4 | kind << 1,
- * delta in the upper 32 bits), store pos + 8 to pos (after the record: a snapshot
- * copies up to pos), store the clock to last_tsc, increment records, clear busy.
+ * delta in the upper 32 bits), store pos + 8 to pos with release order (after the
+ * record: a snapshot copies up to pos, loaded with acquire; a plain store on x86-64,
+ * stlr on aarch64), store the clock to last_tsc, increment records, clear busy.
  * enter_run needs no store: it stays 0 while fast_session is set (no rewind).
  *
  * The shadow stack (functrace/shadow_stack.h) is kept by the same trampolines, before

@@ -386,6 +386,15 @@ static int no_buffer_cause(void)
                                                                   : FR_DROP_FULL;
 }
 
+/* Makes the bytes before P part of the thread's records: a snapshot taken by another
+ * thread copies up to pos (fr_writer_position loads it with acquire). A release store: a
+ * plain mov on x86-64, whose stores stay in order anyway; on aarch64 (stlr) it keeps the
+ * record's bytes from becoming visible after pos. */
+static inline void publish_pos(struct fr_thread *t, uint8_t *p)
+{
+    __atomic_store_n(&t->pos, p, __ATOMIC_RELEASE);
+}
+
 /* Makes room for a record of `need` bytes at (tsc, cpu): registers the thread, starts
  * a buffer, writes NewCPUId or TSCWrap as needed. `max_delta` is the largest delta the
  * record can carry; `rec` is fr_recording as read by guard_enter. Returns where to
@@ -443,13 +452,13 @@ static uint8_t *reserve_slow(struct fr_thread *t, uint64_t tsc, uint32_t cpu, si
     if (cpu != t->cpu) {
         fr_md_put_new_cpu_id(t->pos, (struct fr_md_new_cpu_id){ fr_cpu_number(cpu),
                                                                 tsc - fr_clock.base_tsc });
-        t->pos += FR_XRAY_METADATA_SIZE;
+        publish_pos(t, t->pos + FR_XRAY_METADATA_SIZE);
         t->cpu = cpu;
         t->last_tsc = tsc;
         t->enter_run = 0;
     } else if (tsc - t->last_tsc > max_delta) {
         fr_md_put_tsc_wrap(t->pos, (struct fr_md_tsc_wrap){ tsc - fr_clock.base_tsc });
-        t->pos += FR_XRAY_METADATA_SIZE;
+        publish_pos(t, t->pos + FR_XRAY_METADATA_SIZE);
         t->last_tsc = tsc;
         t->enter_run = 0;
     }
@@ -516,10 +525,7 @@ put_function(struct fr_thread *t, uint8_t *p, uint32_t id, unsigned kind, uint64
              uint32_t run)
 {
     put_u64(p, FR_FN_RECORD_U64(id, kind, tsc - t->last_tsc));
-    /* The record's bytes before pos, in the compiler's order too (x86 keeps stores in
-     * order): a snapshot from another thread copies up to pos. No instruction. */
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    t->pos = p + 8;
+    publish_pos(t, p + 8);   /* the record's bytes before pos, for a snapshot */
     t->last_tsc = tsc;
     t->records++;
     t->enter_run = kind == FR_FN_ENTER ? run + t->rewind_enabled : 0;
@@ -668,8 +674,7 @@ void fr_record_function_arg(uint32_t id, uint64_t arg)
         id &= FR_XRAY_MAX_FUNCTION_ID;
         put_u64(p, FR_FN_RECORD_U64(id, FR_FN_ENTER_ARG, tsc - t->last_tsc));
         fr_md_put_call_argument(p + FR_XRAY_FUNCTION_RECORD_SIZE, (struct fr_md_call_argument){ arg });
-        __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
-        t->pos = p + FR_XRAY_ENTER_ARG_SIZE;
+        publish_pos(t, p + FR_XRAY_ENTER_ARG_SIZE);
         t->last_tsc = tsc;
         t->records++;
         t->enter_run = 0;
@@ -769,8 +774,7 @@ static void put_event(struct fr_thread *t, uint8_t *p, uint64_t tsc, int typed, 
             memcpy(q, iov[i].iov_base, iov[i].iov_len);
         q += iov[i].iov_len;
     }
-    __atomic_signal_fence(__ATOMIC_RELEASE);   /* as in put_function */
-    t->pos = q;
+    publish_pos(t, q);
     t->last_tsc = tsc;
     t->records++;
     t->enter_run = 0;
