@@ -79,6 +79,10 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     set_tests_properties(functrace_avx_calls PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
       "FLIGHTREC_OPTIONS=start=1 output=${CMAKE_CURRENT_BINARY_DIR}/functrace_avx_calls.fr buffer_size=4096 buffers=4 policy=overwrite;GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
     set_tests_properties(functrace_avx_calls_detects PROPERTIES SKIP_RETURN_CODE 77)
+  else()
+    foreach(t functrace_avx_calls functrace_avx_calls_detects)
+      fr_skip_test(${t} "x86-64 only: __m256 (AVX) values across the x86-64 trampolines (the ${FLIGHTREC_ARCH} argument and result registers are checked by functrace_fast_path_ring)")
+    endforeach()
   endif()
 
   # The trampolines' fast path under the recorder: every argument/result register kind
@@ -232,6 +236,10 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set_tests_properties(functrace_avx_events functrace_avx_events_avx2 PROPERTIES SKIP_RETURN_CODE 77)
   set_tests_properties(functrace_avx_events_avx2 PROPERTIES
     ENVIRONMENT "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F")
+else()
+  foreach(t functrace_avx_events functrace_avx_events_avx2)
+    fr_skip_test(${t} "x86-64 only: ymm registers across the x86-64 event entry points (vzeroupper)")
+  endforeach()
 endif()
 
 # fr_build_id_of_loaded: the executable's own build-id, and no read of unmapped notes.
