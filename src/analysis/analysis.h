@@ -40,6 +40,12 @@ static inline void fr_analysis_feed_functions(fr_analysis *a, int32_t tid,
 {
     fr_call_tracker_feed_functions(a->tracker, tid, recs, n);
 }
+/* The raw form (fr_reader_function_bytes): see fr_call_tracker_feed_function_bytes. */
+static inline size_t fr_analysis_feed_function_bytes(fr_analysis *a, int32_t tid,
+                                                     const uint8_t *recs, size_t n, uint64_t *tsc)
+{
+    return fr_call_tracker_feed_function_bytes(a->tracker, tid, recs, n, tsc);
+}
 void fr_analysis_finish(fr_analysis *a);
 const fr_call_tracker_stats *fr_analysis_stats(const fr_analysis *a);
 void fr_analysis_free(fr_analysis *a);

@@ -533,32 +533,65 @@ static inline size_t fast_run_length(const fr_call_tracker *t, const struct thre
     return run;
 }
 
-/* What a record of each kind does in costs mode's loop, looked up by kind: the moves of the
- * stack's top (ids and frames) and of the batch's end, in bytes, the mask that adds an
- * exit's duration to its caller's child time, the call's flags, and when the record takes
- * the general path. Loads from this table replace the arithmetic on the kind. A batch
- * holds kinds 0..2 (fr_reader_next_functions); FR_REC_ENTER_ARG is left to the general
- * path, and a kind outside 0..3 is taken as kind & 3 (a step of one frame, never out of
- * the stack's bounds). */
+/* What a record of each kind does in costs mode's loop, looked up by the low four bits of
+ * its XRay word (the metadata bit, then the kind: fr_fn_is_plain), or by a decoded
+ * record's kind & 3 shifted as in the word: the moves of the stack's top (ids and frames)
+ * and of the batch's end, in bytes, the mask that adds an exit's duration to its caller's
+ * child time, the call's flags, and when the record takes the general path. Loads from
+ * this table replace the arithmetic on the kind. A decoded batch holds kinds 0..2
+ * (fr_reader_next_functions), and a kind outside 0..3 is taken as kind & 3 (a step of one
+ * frame, never out of the stack's bounds); FR_REC_ENTER_ARG is left to the general path.
+ * In the raw bytes (fr_call_tracker_feed_function_bytes), COSTS_RARE ends the run: an
+ * enter with an argument, metadata or a bad kind is the reader's to read. */
 enum { COSTS_RARE_IF_TOP_DIFFERS = 1, COSTS_RARE = 2 };
 struct costs_step {
     ptrdiff_t id_bytes, frame_bytes, cost_bytes;
     uint64_t  exit_mask;
     uint32_t  flags;
     uint32_t  rare;           /* COSTS_RARE_IF_TOP_DIFFERS (an exit) or COSTS_RARE */
-} __attribute__((aligned(64)));   /* found by a shift of the kind */
+} __attribute__((aligned(64)));   /* found by a shift of the word's bits */
+#define COSTS_PUSH {sizeof(uint32_t), sizeof(struct open_frame), 0, 0, 0, 0}
 #define COSTS_POP(flag) {-(ptrdiff_t)sizeof(uint32_t), -(ptrdiff_t)sizeof(struct open_frame), \
                          sizeof(fr_call_cost), ~0ull, flag, COSTS_RARE_IF_TOP_DIFFERS}
-static const struct costs_step costs_steps[4] = {
-    [FR_REC_ENTER] = {sizeof(uint32_t), sizeof(struct open_frame), 0, 0, 0, 0},
-    [FR_REC_EXIT] = COSTS_POP(0),
-    [FR_REC_TAIL_EXIT] = COSTS_POP(FR_CALL_TAIL_EXIT),
-    [FR_REC_ENTER_ARG] = {.rare = COSTS_RARE},
+#define COSTS_OTHER {.rare = COSTS_RARE}
+#define COSTS_CLASS(kind) ((unsigned)(kind) << 1)   /* a plain record's low four bits */
+_Static_assert(FR_REC_ENTER == FR_FN_ENTER && FR_REC_EXIT == FR_FN_EXIT &&
+               FR_REC_TAIL_EXIT == FR_FN_TAIL_EXIT && FR_REC_ENTER_ARG == FR_FN_ENTER_ARG,
+               "a decoded kind is the word's");
+static const struct costs_step costs_steps[16] = {
+    COSTS_PUSH, COSTS_OTHER, COSTS_POP(0), COSTS_OTHER,
+    COSTS_POP(FR_CALL_TAIL_EXIT), COSTS_OTHER, COSTS_OTHER, COSTS_OTHER,
+    COSTS_OTHER, COSTS_OTHER, COSTS_OTHER, COSTS_OTHER,
+    COSTS_OTHER, COSTS_OTHER, COSTS_OTHER, COSTS_OTHER,
 };
+_Static_assert(COSTS_CLASS(FR_FN_EXIT) == 2 && COSTS_CLASS(FR_FN_TAIL_EXIT) == 4, "costs_steps");
+#undef COSTS_PUSH
 #undef COSTS_POP
+#undef COSTS_OTHER
 
 /* Moves pointer p by a number of bytes (a step of the tables above). */
 #define COSTS_MOVE(p, bytes) ((p) = (void *)((char *)(p) + (bytes)))
+
+/* Record i of costs mode's input: decoded records (fr_function_record), or, raw, the
+ * 8-byte XRay function records (the clock *tsc before it, moved past it). Sets its class
+ * (costs_steps' index), id and timestamp. */
+static inline __attribute__((always_inline))
+void costs_record(const void *in, size_t i, const bool raw, uint64_t tsc, unsigned *cls,
+                  uint32_t *id, uint64_t *rec_tsc)
+{
+    if (raw) {
+        const uint8_t *p = (const uint8_t *)in + i * FR_XRAY_FUNCTION_RECORD_SIZE;
+        const uint32_t word = fr_fn_get_word(p);
+        *cls = word & 15;
+        *id = fr_fn_id(word);
+        *rec_tsc = tsc + fr_fn_get_delta(p);
+    } else {
+        const fr_function_record *r = (const fr_function_record *)in + i;
+        *cls = COSTS_CLASS(r->kind & 3);
+        *id = r->function_id;
+        *rec_tsc = r->tsc;
+    }
+}
 
 /* Costs mode's loop (account, ~20 M records a run): the loop above reduced to what a
  * completed call's costs need, with as few values live as there are registers (the
@@ -566,70 +599,115 @@ static const struct costs_step costs_steps[4] = {
  * reloaded them every record). A record moves the depth by one and adds at most one
  * call, so each run is bounded beforehand by the free batch entries and the depth left
  * below fast_limit: no check of either per record. The calls made are the entries
- * added, the thread's last time the last record's. */
+ * added, the thread's last time the last record's. Raw, the records are read from the
+ * trace's bytes (no decoded copy in between), *tsc is the clock before and after them,
+ * and the loop ends at the first record that is not a plain function record: returns
+ * how many records it took (all n when not raw). */
+static inline __attribute__((always_inline))
+size_t feed_costs(fr_call_tracker *t, int32_t tid, const void *in, size_t n, uint64_t *tsc_io,
+                  const bool raw)
+{
+    size_t i = 0;
+    uint64_t tsc = raw ? *tsc_io : 0;
+    if (raw && n && !fr_fn_is_plain(fr_fn_get_word(in)))
+        return 0;   /* not a record of the thread's yet: it is not looked up (created) */
+    while (i < n) {
+        unsigned cls;
+        uint32_t id;
+        uint64_t rec_tsc;
+        struct thread_state *th = fast_run_thread(t, tid);
+        if (th) {
+            if (t->n_batch == BATCH)
+                flush_batch(t);
+            struct open_frame *const frames = th->frames;
+            const uint32_t d0 = th->depth;
+            /* the stack's top as pointers: one past the innermost frame and its id */
+            uint32_t *id_top = th->ids + d0;
+            struct open_frame *top = frames + d0;
+            struct open_frame *highest = frames + (t->stats.max_depth > d0 ? t->stats.max_depth : d0);
+            fr_call_cost *const first = t->costs + t->n_batch;
+            fr_call_cost *k = first;
+            const size_t end = i + fast_run_length(t, th, n - i), start = i;
+            for (; i < end; i++) {
+                costs_record(in, i, raw, tsc, &cls, &id, &rec_tsc);
+                /* unmatched, unwinding, an argument, not a function record: rare */
+                const struct costs_step *step = &costs_steps[cls];
+                if (((unsigned)(id_top[-1] != id) | COSTS_RARE) & step->rare)
+                    break;
+                tsc = rec_tsc;
+                /* as an exit: the costs of frame d-1's call (a clock gone back: length 0) */
+                const struct open_frame *f = &top[-1];
+                const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
+                const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
+                k->function_id = id;
+                k->flags = step->flags;
+                k->duration = duration;
+                k->self = child < duration ? duration - child : 0;
+                COSTS_MOVE(k, step->cost_bytes);
+                top[-2].child_ticks += duration & step->exit_mask;
+                /* as an enter: frame d (arg and has_arg unused: these calls never show them) */
+                *id_top = id;
+                top->enter_tsc = tsc;
+                top->child_ticks = 0;
+                COSTS_MOVE(id_top, step->id_bytes);
+                COSTS_MOVE(top, step->frame_bytes);
+                highest = top > highest ? top : highest;
+            }
+            const size_t calls = (size_t)(k - first);
+            th->depth = (uint32_t)(top - frames);
+            if (i > start)
+                th->last_tsc = raw ? tsc : ((const fr_function_record *)in)[i - 1].tsc;
+            t->n_batch += calls;
+            t->stats.calls += calls;
+            t->stats.max_depth = (uint32_t)(highest - frames);
+            if (i == end)
+                continue;
+        } else {                                    /* deep, or no stack yet */
+            costs_record(in, i, raw, tsc, &cls, &id, &rec_tsc);
+        }
+        /* record i: the general path, or the end of a raw run */
+        if (raw && (costs_steps[cls].rare & COSTS_RARE))
+            break;
+        feed_function_general(t, tid, raw ? &(fr_function_record){rec_tsc, id, cls >> 1}
+                                          : (const fr_function_record *)in + i);
+        tsc = rec_tsc;
+        i++;
+    }
+    if (raw)
+        *tsc_io = tsc;
+    return i;
+}
+
 static void feed_functions_costs(fr_call_tracker *t, int32_t tid, const fr_function_record *recs,
                                  size_t n)
 {
+    feed_costs(t, tid, recs, n, NULL, false);
+}
+
+size_t fr_call_tracker_feed_function_bytes(fr_call_tracker *t, int32_t tid, const uint8_t *recs,
+                                           size_t n, uint64_t *tsc)
+{
+    if (t->on_costs && !t->on_steps)
+        return feed_costs(t, tid, recs, n, tsc, true);
+    /* the other modes: decoded, in batches */
+    fr_function_record batch[256];
     size_t i = 0;
     while (i < n) {
-        struct thread_state *th = fast_run_thread(t, tid);
-        if (!th) {                                  /* deep, or no stack yet */
-            feed_function_general(t, tid, &recs[i++]);
-            continue;
-        }
-        if (t->n_batch == BATCH)
-            flush_batch(t);
-        struct open_frame *const frames = th->frames;
-        const uint32_t d0 = th->depth;
-        /* the stack's top as pointers: one past the innermost frame and its id */
-        uint32_t *id_top = th->ids + d0;
-        struct open_frame *top = frames + d0;
-        struct open_frame *highest = frames + (t->stats.max_depth > d0 ? t->stats.max_depth : d0);
-        fr_call_cost *const first = t->costs + t->n_batch;
-        fr_call_cost *k = first;
-        const size_t run = fast_run_length(t, th, n - i);
-        const fr_function_record *r = recs + i, *const end = r + run;
-        bool stopped = false;
-        for (; r < end; r++) {
-            const size_t kind = r->kind & 3;
-            const uint32_t id = r->function_id;
-            const uint64_t tsc = r->tsc;
-            /* unmatched, unwinding, an argument: rare */
-            const struct costs_step *step = &costs_steps[kind];
-            if (((unsigned)(id_top[-1] != id) | COSTS_RARE) & step->rare) {
-                stopped = true;
+        size_t m = 0;
+        for (; m < 256 && i + m < n; m++) {
+            const uint8_t *p = recs + (i + m) * FR_XRAY_FUNCTION_RECORD_SIZE;
+            const uint32_t word = fr_fn_get_word(p);
+            if (!fr_fn_is_plain(word))
                 break;
-            }
-            /* as an exit: the costs of frame d-1's call (a clock gone back: length 0) */
-            const struct open_frame *f = &top[-1];
-            const uint64_t enter_tsc = f->enter_tsc, child = f->child_ticks;
-            const uint64_t duration = tsc < enter_tsc ? 0 : tsc - enter_tsc;
-            k->function_id = id;
-            k->flags = step->flags;
-            k->duration = duration;
-            k->self = child < duration ? duration - child : 0;
-            COSTS_MOVE(k, step->cost_bytes);
-            top[-2].child_ticks += duration & step->exit_mask;
-            /* as an enter: frame d (arg and has_arg unused: these calls never show them) */
-            *id_top = id;
-            top->enter_tsc = tsc;
-            top->child_ticks = 0;
-            COSTS_MOVE(id_top, step->id_bytes);
-            COSTS_MOVE(top, step->frame_bytes);
-            highest = top > highest ? top : highest;
+            *tsc += fr_fn_get_delta(p);
+            batch[m] = (fr_function_record){*tsc, fr_fn_id(word), fr_fn_kind(word)};
         }
-        const uint32_t d = (uint32_t)(top - frames);
-        const size_t done = (size_t)(r - (recs + i)), calls = (size_t)(k - first);
-        th->depth = d;
-        if (done)
-            th->last_tsc = r[-1].tsc;
-        t->n_batch += calls;
-        t->stats.calls += calls;
-        t->stats.max_depth = (uint32_t)(highest - frames);
-        i += done;
-        if (stopped)                                /* that record: general path */
-            feed_function_general(t, tid, &recs[i++]);
+        fr_call_tracker_feed_functions(t, tid, batch, m);
+        i += m;
+        if (m < 256)
+            break;
     }
+    return i;
 }
 
 /* Steps mode's loop (the stack aggregation's): the fast path of feed_functions_batched,

@@ -120,6 +120,13 @@ void fr_call_tracker_feed(fr_call_tracker *t, const fr_record *rec);
  * fr_reader_next_functions): the hot loop of account, without a full record per call. */
 void fr_call_tracker_feed_functions(fr_call_tracker *t, int32_t tid,
                                     const fr_function_record *recs, size_t n);
+/* Same as fr_call_tracker_feed_functions over the records of recs[0..n-1] (8-byte XRay
+ * function records, as fr_reader_function_bytes gives them, of thread tid, *tsc the
+ * clock before the first) up to the first that is not a plain function record
+ * (fr_fn_is_plain): returns how many it took, *tsc then the clock after the last. Costs
+ * mode decodes them in its own loop (account's: no decoded copy of each record). */
+size_t fr_call_tracker_feed_function_bytes(fr_call_tracker *t, int32_t tid, const uint8_t *recs,
+                                           size_t n, uint64_t *tsc);
 /* Batched modes: delivers what is batched so far now (for a consumer that writes other
  * records of the trace in order between the calls). */
 void fr_call_tracker_flush(fr_call_tracker *t);

@@ -52,7 +52,16 @@ static uint64_t feed_trace(fr_cli_trace *t, fr_analysis *a, bool exclude_off_cpu
         fr_u64_map_init(&oc.by_tid);
     for (;;) {
         int32_t tid;
-        size_t n = fr_cli_next_functions(t, fns, FN_BATCH, &tid);
+        const uint8_t *bytes;
+        uint64_t tsc;
+        size_t n = exclude_off_cpu ? 0 : fr_cli_function_bytes(t, &bytes, &tid, &tsc);
+        if (n) {   /* the run of plain function records read where they lie */
+            n = fr_analysis_feed_function_bytes(a, tid, bytes, n, &tsc);
+            fr_cli_take_functions(t, n, tsc);
+            if (n)
+                continue;
+        }
+        n = fr_cli_next_functions(t, fns, FN_BATCH, &tid);
         if (n) {
             uint64_t off = exclude_off_cpu ? *off_cpu_of(&oc, tid) : 0;
             for (size_t i = 0; off && i < n; i++)

@@ -706,13 +706,19 @@ bool fr_cli_tid_selected(const fr_cli_trace *t, int32_t tid)
     return fr_cli_tids_has(&t->only_tids, tid);
 }
 
+/* The progress line, when a batch of n records read passes one of its marks. */
+static void batch_progress(fr_cli_trace *t, size_t n)
+{
+    if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
+        show_progress(t);
+}
+
 size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid)
 {
     /* No block, metadata or typed records here: only the count and the progress line. */
     for (;;) {
         size_t n = fr_reader_next_functions(t->reader, out, max, tid);
-        if (t->progress && n && (t->records + n) / PROGRESS_EVERY != t->records / PROGRESS_EVERY)
-            show_progress(t);
+        batch_progress(t, n);
         if (n && t->only_tids.n) {
             if (!fr_cli_tid_selected(t, *tid))
                 continue;   /* --tid: another thread's batch */
@@ -721,6 +727,18 @@ size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t ma
         t->records += n;
         return n;
     }
+}
+
+size_t fr_cli_function_bytes(fr_cli_trace *t, const uint8_t **at, int32_t *tid, uint64_t *tsc)
+{
+    return t->only_tids.n ? 0 : fr_reader_function_bytes(t->reader, at, tid, tsc);
+}
+
+void fr_cli_take_functions(fr_cli_trace *t, size_t n, uint64_t tsc)
+{
+    fr_reader_take_functions(t->reader, n, tsc);
+    batch_progress(t, n);
+    t->records += n;
 }
 
 int fr_cli_tids_matched(const char *command, const fr_cli_tids *tids, uint64_t matched)

@@ -86,6 +86,11 @@ int  fr_cli_next(fr_cli_trace *t, fr_record *rec);
 /* Batch of plain function records (see fr_reader_next_functions), counted and shown in
  * the progress line as fr_cli_next would. 0: call fr_cli_next for the next record. */
 size_t fr_cli_next_functions(fr_cli_trace *t, fr_function_record *out, size_t max, int32_t *tid);
+/* The same as raw bytes (fr_reader_function_bytes, fr_reader_take_functions), taken
+ * records counted and shown in the progress line. Always 0 with --tid (only_tids): the
+ * other threads' records are skipped by fr_cli_next_functions and fr_cli_next. */
+size_t fr_cli_function_bytes(fr_cli_trace *t, const uint8_t **at, int32_t *tid, uint64_t *tsc);
+void fr_cli_take_functions(fr_cli_trace *t, size_t n, uint64_t tsc);
 /* --tid: adds "1234" or "12,34" (the option may be repeated) to tids. Returns 0, or
  * FR_EXIT_USAGE after a message. Copied into fr_cli_trace.only_tids after fr_cli_open,
  * fr_cli_next and fr_cli_next_functions skip the other threads' records (the metadata

@@ -231,6 +231,12 @@ static inline uint32_t fr_function_record_word(uint32_t id, unsigned kind)
 }
 static inline unsigned fr_fn_kind(uint32_t word) { return (word >> 1) & 7; }
 static inline uint32_t fr_fn_id(uint32_t word) { return word >> 4; }
+/* A plain function record: not metadata, and an enter, exit or tail exit (an enter with an
+ * argument has a CallArgument after it; kinds above it are invalid). */
+static inline int fr_fn_is_plain(uint32_t word)
+{
+    return !(word & 1) && fr_fn_kind(word) <= FR_FN_TAIL_EXIT;
+}
 /* The record as one little-endian u64 (word, then a delta that fits in 32 bits): what
  * the runtime's hot path stores. A macro, so that the record functions compile to the
  * same instructions as the expression written out. */

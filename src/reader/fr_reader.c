@@ -1034,50 +1034,61 @@ fr_read_status fr_reader_next(fr_reader *r, fr_record *out)
     return next_slow(r, out);
 }
 
-size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t max,
-                                int32_t *tid)
+size_t fr_reader_function_bytes(fr_reader *r, const uint8_t **at, int32_t *tid, uint64_t *tsc)
 {
-    /* The checks of the fast path above, done once for the run of records that is both
-     * inside the block and already in memory (or in the window): within it, a record is
-     * taken while it is a plain function record. */
+    /* The checks of fr_reader_next's fast path, done once for the run of records that is
+     * both inside the block and already in memory (or in the window). */
     if (r->st != IN_BODY || r->ov)
         return 0;
     uint64_t off = r->pos, end = r->block_end;
-    const uint8_t *p;
     if (r->mem) {
         if (end > r->info.file_size)
             end = r->info.file_size;       /* a version 1 buffer cut by the end of file */
         if (off >= end)
             return 0;
-        p = r->mem + off;
+        *at = r->mem + off;
     } else {
         uint64_t win_end = r->win_off + r->win_len;
         if (end > win_end)
             end = win_end;
         if (off < r->win_off || off >= end)
             return 0;
-        p = r->win + (off - r->win_off);
+        *at = r->win + (off - r->win_off);
     }
-    size_t n = (size_t)((end - off) / FR_XRAY_FUNCTION_RECORD_SIZE);
+    *tid = r->tid;
+    *tsc = r->tsc;
+    return (size_t)((end - off) / FR_XRAY_FUNCTION_RECORD_SIZE);
+}
+
+void fr_reader_take_functions(fr_reader *r, size_t n, uint64_t tsc)
+{
+    if (n) {
+        r->tsc = tsc;
+        r->pos += n * FR_XRAY_FUNCTION_RECORD_SIZE;
+        r->after_function = true;
+    }
+}
+
+size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t max,
+                                int32_t *tid)
+{
+    /* Within the run of fr_reader_function_bytes, a record is taken while it is a plain
+     * function record. */
+    const uint8_t *p;
+    uint64_t tsc;
+    size_t n = fr_reader_function_bytes(r, &p, tid, &tsc);
     if (n > max)
         n = max;
-    uint64_t tsc = r->tsc;
     size_t i = 0;
     for (; i < n; i++, p += FR_XRAY_FUNCTION_RECORD_SIZE) {
         uint32_t word = fr_fn_get_word(p);
-        unsigned kind = fr_fn_kind(word);
-        if (fr_is_metadata((uint8_t)word) || kind > FR_FN_TAIL_EXIT)   /* metadata, enter with argument, bad */
+        if (!fr_fn_is_plain(word))   /* metadata, enter with argument, bad */
             break;
         tsc += fr_fn_get_delta(p);
         out[i].tsc = tsc;
         out[i].function_id = fr_fn_id(word);
-        out[i].kind = kind;
+        out[i].kind = fr_fn_kind(word);
     }
-    if (i) {
-        r->tsc = tsc;
-        r->pos = off + i * FR_XRAY_FUNCTION_RECORD_SIZE;
-        r->after_function = true;
-    }
-    *tid = r->tid;
+    fr_reader_take_functions(r, i, tsc);
     return i;
 }

@@ -103,6 +103,17 @@ typedef struct fr_function_record {
  * fr_reader_next for that one record, and batch again. */
 size_t fr_reader_next_functions(fr_reader *r, fr_function_record *out, size_t max,
                                 int32_t *tid);
+/* The bytes behind fr_reader_next_functions, for a loop that decodes the records itself
+ * (account's: fr_call_tracker_feed_function_bytes): the 8-byte slots from the reader's
+ * position to the end of the current block or of the bytes in memory, whichever comes
+ * first, at *at; the thread in *tid, its clock before the first slot in *tsc. Returns how
+ * many slots, 0 in the cases where fr_reader_next_functions returns 0 whatever the next
+ * record is. The slots are not checked: the caller takes records from the first while
+ * they are plain function records (fr_fn_is_plain), adding up their deltas, and then
+ * says how many it took and the clock after the last with fr_reader_take_functions
+ * (nothing else may be called on the reader in between). */
+size_t fr_reader_function_bytes(fr_reader *r, const uint8_t **at, int32_t *tid, uint64_t *tsc);
+void fr_reader_take_functions(fr_reader *r, size_t n, uint64_t tsc);
 /* After FR_READ_ERROR: "FILE: offset N: message". */
 const char *fr_reader_error(const fr_reader *r);
 /* After FR_READ_EOF: NULL if the data ended where a block (or basic-mode record) ends.
