@@ -443,6 +443,27 @@ static void check_steps(int32_t tid, const fr_call_step *steps, size_t n, void *
     }
 }
 
+/* A run of raw records (fr_call_tracker_feed_function_bytes, as account reads a block)
+ * of thread tid: n 8-byte XRay function records in raw, base the clock before the first,
+ * last the time of the last. A record that is not a plain function record is written
+ * after them (metadata, an enter with an argument or a bad kind, by end): the tracker
+ * must stop there, having taken the n records and added up their deltas. */
+static void feed_raw(fr_call_tracker *t, int32_t tid, uint8_t *raw, size_t n, uint64_t base,
+                     uint64_t last, unsigned end)
+{
+    uint32_t word = end % 3 == 0 ? 1u : end % 3 == 1 ? fr_function_record_word(7, FR_FN_ENTER_ARG)
+                                                      : (7u << 4) | (5u << 1);
+    memcpy(raw + n * FR_XRAY_FUNCTION_RECORD_SIZE, &word, 4);
+    memset(raw + n * FR_XRAY_FUNCTION_RECORD_SIZE + 4, 0, 4);
+    uint64_t tsc = base;
+    assert_int_equal(fr_call_tracker_feed_function_bytes(t, tid, raw, n + 1, &tsc), n);
+    assert_int_equal(tsc, last);
+    /* a run that begins with such a record takes nothing, and makes no thread of tid */
+    assert_int_equal(fr_call_tracker_feed_function_bytes(t, tid + 1000, raw + n * FR_XRAY_FUNCTION_RECORD_SIZE,
+                                                         1, &tsc), 0);
+    assert_int_equal(tsc, last);
+}
+
 static void test_batched_mode_matches_callbacks(void **state)
 {
     (void)state;
@@ -466,6 +487,14 @@ static void test_batched_mode_matches_callbacks(void **state)
      * fr_function_record batches (as account reads them), of varied lengths */
     size_t n_checked3 = 0;
     fr_call_tracker *t3 = fr_call_tracker_new_batched(check_batch, &n_checked3);
+    /* t10, t11: costs and steps modes fed the runs as raw XRay records (account reads
+     * them so), cut where the clock goes back (deltas only go forward) */
+    size_t n_checked10 = 0, n_checked11 = 0;
+    fr_call_tracker *t10 = fr_call_tracker_new_costs(check_costs, &n_checked10);
+    fr_call_tracker *t11 = fr_call_tracker_new_steps(check_steps, &n_checked11);
+    uint8_t raw[701 * FR_XRAY_FUNCTION_RECORD_SIZE];
+    uint64_t raw_base = 0, raw_last = 0;
+    size_t n_raw = 0;
     fr_function_record run[700];
     size_t n_run = 0, run_max = 1;
     int32_t run_tid = 0;
@@ -507,6 +536,12 @@ static void test_batched_mode_matches_callbacks(void **state)
         fr_call_tracker_feed(t6, &rec);
         fr_call_tracker_feed(t8, &rec);
         int plain = rec.kind <= FR_REC_TAIL_EXIT;
+        if (n_raw && (!plain || rec.tid != run_tid || n_run == run_max || rec.tsc < raw_last ||
+                      rec.tsc - raw_last > UINT32_MAX)) {
+            feed_raw(t10, run_tid, raw, n_raw, raw_base, raw_last, r);
+            feed_raw(t11, run_tid, raw, n_raw, raw_base, raw_last, r >> 2);
+            n_raw = 0;
+        }
         if (n_run && (!plain || rec.tid != run_tid || n_run == run_max)) {
             fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
             fr_call_tracker_feed_functions(t5, run_tid, run, n_run);
@@ -519,12 +554,23 @@ static void test_batched_mode_matches_callbacks(void **state)
             run_tid = rec.tid;
             run[n_run++] = (fr_function_record){.tsc = rec.tsc, .function_id = rec.function_id,
                                                 .kind = rec.kind};
+            if (!n_raw)
+                raw_last = raw_base = rec.tsc - (rec.tsc >= 3 ? r % 4 : 0);
+            uint64_t u = FR_FN_RECORD_U64(rec.function_id, (unsigned)rec.kind, rec.tsc - raw_last);
+            memcpy(raw + n_raw++ * FR_XRAY_FUNCTION_RECORD_SIZE, &u, sizeof u);
+            raw_last = rec.tsc;
         } else {
             fr_call_tracker_feed(t3, &rec);
             fr_call_tracker_feed(t5, &rec);
             fr_call_tracker_feed(t7, &rec);
             fr_call_tracker_feed(t9, &rec);
+            fr_call_tracker_feed(t10, &rec);
+            fr_call_tracker_feed(t11, &rec);
         }
+    }
+    if (n_raw) {
+        feed_raw(t10, run_tid, raw, n_raw, raw_base, raw_last, 0);
+        feed_raw(t11, run_tid, raw, n_raw, raw_base, raw_last, 1);
     }
     if (n_run) {
         fr_call_tracker_feed_functions(t3, run_tid, run, n_run);
@@ -541,6 +587,10 @@ static void test_batched_mode_matches_callbacks(void **state)
     fr_call_tracker_finish(t7);
     fr_call_tracker_finish(t8);
     fr_call_tracker_finish(t9);
+    fr_call_tracker_finish(t10);
+    fr_call_tracker_finish(t11);
+    assert_int_equal(n_checked10, n_seen);
+    assert_int_equal(n_checked11, n_events);
     assert_int_equal(n_checked6, n_seen);
     assert_int_equal(n_checked7, n_seen);
     assert_int_equal(n_checked4, n_events);
@@ -548,8 +598,8 @@ static void test_batched_mode_matches_callbacks(void **state)
     assert_int_equal(n_checked8, n_events);
     assert_int_equal(n_checked9, n_events);
     assert_true(n_events > n_seen + 50000);
-    fr_call_tracker *others[] = {t4, t5, t6, t7, t8, t9};
-    for (int k = 0; k < 6; k++) {
+    fr_call_tracker *others[] = {t4, t5, t6, t7, t8, t9, t10, t11};
+    for (int k = 0; k < 8; k++) {
         const fr_call_tracker_stats *x = fr_call_tracker_get_stats(t1),
                                     *y = fr_call_tracker_get_stats(others[k]);
         assert_int_equal(x->calls, y->calls);
@@ -558,6 +608,7 @@ static void test_batched_mode_matches_callbacks(void **state)
         assert_int_equal(x->open_at_end, y->open_at_end);
         assert_int_equal(x->discarded_at_lost, y->discarded_at_lost);
         assert_int_equal(x->max_depth, y->max_depth);
+        assert_int_equal(x->threads, y->threads);
     }
     fr_call_tracker_free(t4);
     fr_call_tracker_free(t5);
@@ -565,6 +616,8 @@ static void test_batched_mode_matches_callbacks(void **state)
     fr_call_tracker_free(t7);
     fr_call_tracker_free(t8);
     fr_call_tracker_free(t9);
+    fr_call_tracker_free(t10);
+    fr_call_tracker_free(t11);
     assert_int_equal(n_checked, n_seen);
     assert_int_equal(n_checked3, n_seen);
     assert_true(n_seen > 50000);
