@@ -38,6 +38,9 @@
  *                      XRay: only these sleds are patched; gcc -finstrument-functions:
  *                      the hooks record only these (ids select sleds only). none: no
  *                      sled patched (the gcc hooks still record). uftrace -F.
+ *   libcalls=1         record the calls instrumented objects make through their PLT into
+ *                      shared libraries (malloc, write...), named as the library function
+ *                      (docs/FUNCTRACE.md "Library calls"). uftrace's PLT hooking.
  *   exclude=PATTERN    functions never recorded (same patterns; both front ends).
  *                      uftrace -N.
  *   max_depth=N        record calls only down to depth N of each thread (1..65535; deeper

@@ -221,6 +221,12 @@ if(FUNCTRACE_GCC)
               ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_filters_work
               ${CMAKE_C_COMPILER})
     set_tests_properties(functrace_filters PROPERTIES LABELS no_asan)
+    # record --libcalls: library calls through the PLT, gcc and clang builds (issue 24).
+    add_test(NAME functrace_libcalls
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_libcalls.sh $<TARGET_FILE:flightrec_cli>
+              ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_libcalls_work
+              ${CMAKE_C_COMPILER} ${CMAKE_CXX_COMPILER})
+    set_tests_properties(functrace_libcalls PROPERTIES LABELS no_asan)
   endif()
 else()
   message(STATUS "functrace gcc tests not registered: gcc not found")

@@ -549,7 +549,7 @@ enum { OUTPUT, POLICY, BUFFER_SIZE, BUFFERS, THRESHOLD, FILTER, EXCLUDE, MAX_DEP
 
 struct record_opts {
     struct record_option opt[N_OPTIONS];   /* each checked by the runtime's parser */
-    bool no_check, no_backing, sched;
+    bool no_check, no_backing, sched, libcalls;
 };
 
 #define RECORD_VALUE(slot, name_, letter_, arg_, text)                                        \
@@ -585,6 +585,11 @@ static const fr_cli_opt record_options[] = {
                     "scheduling marks: when each thread was off the CPU\n"
                     "(its context switches, perf_event_open; uftrace's\n"
                     "linux:schedule), shown by replay and convert"),
+    FR_CLI_OPT_FLAG("libcalls", 0, struct record_opts, libcalls,
+                    "record calls into shared libraries (malloc, write...)\n"
+                    "made through the PLT of instrumented objects, with the\n"
+                    "library function's name (uftrace's PLT hooking, on\n"
+                    "by default there)"),
     FR_CLI_OPT_FLAG("no-check", 0, struct record_opts, no_check,
                     "run PROGRAM even if it seems to have no\n"
                     "instrumentation or cannot be traced"),
@@ -614,7 +619,7 @@ const fr_cli_command fr_cmd_record = {
     .run = cmd_record,
     .head = "usage: flightrec record [-o FILE] [--policy overwrite|discard] [--buffer-size N]\n"
             "                        [--buffers N] [--threshold-us N] [--filter PATTERN]\n"
-            "                        [--exclude PATTERN] [--max-depth N]\n"
+            "                        [--exclude PATTERN] [--max-depth N] [--libcalls]\n"
             "                        [--sched] [--no-check] [--no-backing] -- PROGRAM [ARGS...]\n"
             "Runs PROGRAM with tracing on and writes its trace to FILE (default\n"
             "flightrec-%p.fr; %p is the program's pid). PROGRAM is built with clang\n"
@@ -925,6 +930,8 @@ static int prepare_environment(struct record_run *r, const struct record_opts *o
         bad |= append_option(&options, "exclude", exclude);
     if (max_depth)
         bad |= append_option(&options, "max_depth", max_depth);
+    if (o->libcalls)
+        bad |= append_option(&options, "libcalls", "1");
     r->options = options;
     if (bad || setenv("FLIGHTREC_OPTIONS", options, 1)) {
         fprintf(stderr, "flightrec record: out of memory\n");

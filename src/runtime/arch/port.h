@@ -26,6 +26,12 @@
  *                         themselves, as core/fast_record.h says (optional: calling C
  *                         every time is correct, only slower)
  *   jmpbuf_<cpu>.c        fr_arch_jmpbuf_sp below
+ *   libcall_<cpu>.S       libcalls (functrace/libcalls.h): fr_libcall_stubs (FR_LIBCALL_SLOTS
+ *                         stubs of FR_LIBCALL_STUB_SIZE bytes, stub i passing i), the
+ *                         common entry calling fr_libcall_enter with the argument
+ *                         registers saved, and fr_libcall_return calling fr_libcall_exit
+ *                         with the return registers saved; port_defs.h gives
+ *                         FR_ARCH_JUMP_SLOT_RELOC, the PLT's GOT relocation type
  *
  * functrace/sled_patch.c asserts that the handler offsets match the C struct.
  */

@@ -235,6 +235,11 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         }
         return 0;
     }
+    if (is_key(k, kl, "libcalls")) {
+        if (parse_bool(v, vl, &b)) return -1;
+        o->libcalls = b;
+        return 0;
+    }
     if (is_key(k, kl, "max_depth")) {
         if (parse_u64(v, vl, 0, &u) || u < 1 || u > FR_MAX_DEPTH_LIMIT)
             return -1;
@@ -328,6 +333,7 @@ static const struct { const char *name; uint32_t bit; } key_bits[] = {
     {"file_mode", FR_OPT_FILE_MODE}, {"grace_period_ms", FR_OPT_GRACE_PERIOD_MS},
     {"sched", FR_OPT_SCHED},
     {"exclude", FR_OPT_EXCLUDE}, {"max_depth", FR_OPT_MAX_DEPTH},
+    {"libcalls", FR_OPT_LIBCALLS},
 };
 
 static uint32_t key_bit(const char *k, size_t kl)

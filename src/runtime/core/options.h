@@ -39,6 +39,7 @@ enum fr_option_key {
     FR_OPT_SCHED           = 1u << 19,
     FR_OPT_EXCLUDE         = 1u << 20,
     FR_OPT_MAX_DEPTH       = 1u << 21,
+    FR_OPT_LIBCALLS        = 1u << 22,
 };
 
 struct fr_options {
@@ -52,6 +53,7 @@ struct fr_options {
     char     patch[1024];   /* "all" (default), "none", or a pattern (function tracing) */
     char     exclude[1024]; /* "" (default) or a pattern: functions never recorded */
     uint32_t max_depth;     /* record calls to this depth per thread (0: any depth) */
+    bool     libcalls;      /* record calls through the PLT (functrace/libcalls.h) */
     bool     crash_dump;    /* write the buffers to `output` on a fatal signal */
     bool     signal_flush;  /* write them on SIGTERM/SIGINT/SIGHUP, then the signal's own action */
     int      snapshot_signal;          /* 0 or a signal that takes a snapshot (SIGUSR1/2, RT) */

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "functrace/finstrument.h"
 #include "functrace/func_filter.h"
+#include "functrace/libcalls.h"
 #include "functrace/instr_map.h"
 #include "core/backing_file.h"
 #include "core/options.h"
@@ -71,6 +72,8 @@ void fr_functrace_after_dlopen(void)
         (void)fr_sled_patch_filtered();
     if (fr_func_filter_prepare() >= 0)
         fr_finstrument_filter_changed(1);
+    if (fr_libcalls_on())
+        fr_libcalls_install();   /* the new objects' PLT entries */
     fr_backing_write_meta();   /* backing=: the new object's functions, for a recovery */
 }
 
@@ -102,6 +105,8 @@ static void after_init(const struct fr_options *opts)
     char words[2100];
     snprintf(words, sizeof words, "%s%s%s%s%s", inc ? "patch=" : "", inc ? patch : "",
              inc && exc ? " " : "", exc ? "exclude=" : "", exc ? exclude : "");
+    if (opts && opts->libcalls)
+        fr_libcalls_install();
     if (hooked == 0)
         say("flightrec: %s: selects no -finstrument-functions function; none of them will "
             "be traced\n", words);
@@ -174,6 +179,7 @@ static void emit_metadata(fr_meta_writer *w, void *ctx)
         }
     }
     fr_finstrument_emit(w);
+    fr_libcalls_emit(w);
 }
 
 __attribute__((constructor)) static void functrace_register(void)

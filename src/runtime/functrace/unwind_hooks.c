@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE   /* we define longjmp itself, not the fortified redirect */
 #include "functrace/shadow_stack.h"
+#include "functrace/libcalls.h"
 #include "arch/port.h"
 #include "events/span_unwind.h"
 
@@ -29,11 +30,17 @@
 typedef int (*personality_fn)(int version, int actions, uint64_t exception_class,
                               void *exception, void *context);
 #define UA_CLEANUP_PHASE 2
+#define UA_HANDLER_FRAME 4
 typedef uintptr_t (*get_cfa_fn)(void *context);
 typedef void *(*begin_catch_fn)(void *exception);
 typedef void (*longjmp_fn)(void *env, int val) __attribute__((noreturn));
 
+typedef int (*raise_fn)(void *exception);
+typedef int (*forced_unwind_fn)(void *exception, void *stop, void *stop_arg);
+
 static personality_fn real_personality;
+static raise_fn real_raise, real_resume_or_rethrow;
+static forced_unwind_fn real_forced_unwind;
 static get_cfa_fn get_cfa;
 static begin_catch_fn real_begin_catch;
 static longjmp_fn real_longjmp, real_siglongjmp, real__longjmp, real_longjmp_chk;
@@ -62,6 +69,9 @@ HOOK void longjmp(void *env, int val) __attribute__((noreturn));
 HOOK void _longjmp(void *env, int val) __attribute__((noreturn));
 HOOK void siglongjmp(void *env, int val) __attribute__((noreturn));
 HOOK void __longjmp_chk(void *env, int val) __attribute__((noreturn));
+HOOK int _Unwind_RaiseException(void *exception);
+HOOK int _Unwind_Resume_or_Rethrow(void *exception);
+HOOK int _Unwind_ForcedUnwind(void *exception, void *stop, void *stop_arg);
 
 void fr_unwind_hooks_init(void)
 {
@@ -71,6 +81,9 @@ void fr_unwind_hooks_init(void)
     RESOLVE(real__longjmp, "_longjmp", _longjmp);
     RESOLVE(real_siglongjmp, "siglongjmp", siglongjmp);
     RESOLVE(real_longjmp_chk, "__longjmp_chk", __longjmp_chk);
+    RESOLVE(real_raise, "_Unwind_RaiseException", _Unwind_RaiseException);
+    RESOLVE(real_resume_or_rethrow, "_Unwind_Resume_or_Rethrow", _Unwind_Resume_or_Rethrow);
+    RESOLVE(real_forced_unwind, "_Unwind_ForcedUnwind", _Unwind_ForcedUnwind);
     if (!get_cfa) {
         void *p = dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
         if (p)
@@ -84,7 +97,8 @@ __attribute__((constructor)) static void unwind_hooks_ctor(void) { fr_unwind_hoo
 /* Phase 2 of an unwind (cleanup) asks the personality about each frame with unwind
  * tables, outermost last; every frame below it has been unwound. Its CFA is the caller's
  * stack pointer, so its own return-address slot is CFA - 8 and frames below that are
- * dead. Only XRay entries: gcc's -finstrument-functions cleanups record those exits. */
+ * dead; so is a library call (libcalls.h) at that very slot, unless this frame catches.
+ * Only XRay entries: gcc's -finstrument-functions cleanups record those exits. */
 int __gxx_personality_v0(int version, int actions, uint64_t exception_class, void *exception,
                          void *context)
 {
@@ -93,10 +107,11 @@ int __gxx_personality_v0(int version, int actions, uint64_t exception_class, voi
         fr_unwind_hooks_init();   /* libstdc++ came by dlopen after our start-up */
     personality_fn real = __atomic_load_n(&real_personality, __ATOMIC_ACQUIRE);
     get_cfa_fn cfa = __atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE);
-    if ((actions & UA_CLEANUP_PHASE) && cfa && fr_shadow.depth) {
+    if ((actions & UA_CLEANUP_PHASE) && cfa) {
         uintptr_t c = cfa(context);
         if (c)
-            fr_shadow_unwound_below((uint64_t)c - FR_ARCH_RETURN_SLOT_BELOW_CFA, 1);
+            fr_frames_unwound_below((uint64_t)c - FR_ARCH_RETURN_SLOT_BELOW_CFA, 1,
+                                    !(actions & UA_HANDLER_FRAME));
     }
     if (!real)
         abort();   /* unreachable: whoever unwinds C++ frames has loaded libstdc++ */
@@ -107,10 +122,11 @@ int __gxx_personality_v0(int version, int actions, uint64_t exception_class, voi
  * caller's stack pointer (this function's CFA) was unwound. */
 void *__cxa_begin_catch(void *exception)
 {
-    if (fr_shadow.depth)
-        fr_shadow_unwound_below((uint64_t)(uintptr_t)__builtin_dwarf_cfa(), 0);
+    uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa();
+    fr_frames_unwound_below(cfa, 0, 0);
     if (fr_spans_open())   /* dead frames may be overwritten already: no stop events */
-        fr_spans_unwound_below((uintptr_t)__builtin_dwarf_cfa(), false);
+        fr_spans_unwound_below((uintptr_t)cfa, false);
+    fr_libcall_rehook_returns();   /* the library calls still open return through us again */
     begin_catch_fn real = __atomic_load_n(&real_begin_catch, __ATOMIC_ACQUIRE);
     if (!real) {
         fr_unwind_hooks_init();
@@ -126,15 +142,11 @@ void *__cxa_begin_catch(void *exception)
  * read the exits come later, from the trampolines' fallback. */
 static void before_jump(void *env)
 {
-    bool spans = fr_spans_open();
-    if (!fr_shadow.depth && !spans)
-        return;
     uint64_t sp = fr_arch_jmpbuf_sp(env, (uint64_t)(uintptr_t)__builtin_frame_address(0));
     if (!sp)
         return;
-    if (fr_shadow.depth)
-        fr_shadow_unwound_below(sp, 0);
-    if (spans)   /* the frames are still there: scoped spans write their stop events */
+    fr_frames_unwound_below(sp, 0, 0);
+    if (fr_spans_open())   /* the frames are still there: scoped spans write their stop events */
         fr_spans_unwound_below((uintptr_t)sp, true);
 }
 
@@ -152,3 +164,25 @@ LONGJMP_HOOK(longjmp, real_longjmp)
 LONGJMP_HOOK(_longjmp, real__longjmp)
 LONGJMP_HOOK(siglongjmp, real_siglongjmp)
 LONGJMP_HOOK(__longjmp_chk, real_longjmp_chk)
+
+/* An exception starts unwinding: the unwinder finds each frame's caller by its return
+ * address, so the ones libcalls replaced (libcalls.h) are put back first; the catch
+ * closes the dead library calls and redirects the live ones again. */
+#define UNWIND_HOOK(name, var, params, args)                                        \
+    int name params                                                                 \
+    {                                                                               \
+        fr_libcall_unhook_returns();                                                \
+        __typeof__(var) real = __atomic_load_n(&var, __ATOMIC_ACQUIRE);             \
+        if (!real) {                                                                \
+            fr_unwind_hooks_init();   /* libgcc_s came by dlopen */                 \
+            real = __atomic_load_n(&var, __ATOMIC_ACQUIRE);                         \
+            if (!real)                                                              \
+                abort();                                                            \
+        }                                                                           \
+        return real args;                                                           \
+    }
+
+UNWIND_HOOK(_Unwind_RaiseException, real_raise, (void *exception), (exception))
+UNWIND_HOOK(_Unwind_Resume_or_Rethrow, real_resume_or_rethrow, (void *exception), (exception))
+UNWIND_HOOK(_Unwind_ForcedUnwind, real_forced_unwind,
+            (void *exception, void *stop, void *stop_arg), (exception, stop, stop_arg))

@@ -13,6 +13,8 @@
 #define FR_ARCH_SLED_SIZE 11
 /* The return address sits right below the caller's stack pointer (the CFA). */
 #define FR_ARCH_RETURN_SLOT_BELOW_CFA 8
+/* libcalls: the relocation type of a PLT entry's GOT slot (R_X86_64_JUMP_SLOT). */
+#define FR_ARCH_JUMP_SLOT_RELOC 7
 
 /* Byte offsets of struct fr_sled_handlers' fields, as the trampolines read them
  * (checked against the struct in functrace/sled_patch.c). */

@@ -53,54 +53,13 @@
 #include "port_defs.h"
 #include "core/fast_record.h"
 #include "functrace/shadow_stack.h"
+#include "save_args_x86_64.h"
 #define H_FUNCTION FR_ARCH_HANDLER_OFF_FUNCTION
 #define H_ARG1     FR_ARCH_HANDLER_OFF_ARG1
 #define H_CUSTOM   FR_ARCH_HANDLER_OFF_CUSTOM
 #define H_TYPED    FR_ARCH_HANDLER_OFF_TYPED
 
     .text
-
-.macro SAVE_ARGS   /* 192 bytes: xmm0-7, rdi rsi rdx rcx r8 r9 rax r11 */
-    subq $192, %rsp
-    .cfi_adjust_cfa_offset 192
-    movups %xmm0, 0(%rsp)
-    movups %xmm1, 16(%rsp)
-    movups %xmm2, 32(%rsp)
-    movups %xmm3, 48(%rsp)
-    movups %xmm4, 64(%rsp)
-    movups %xmm5, 80(%rsp)
-    movups %xmm6, 96(%rsp)
-    movups %xmm7, 112(%rsp)
-    movq %rdi, 128(%rsp)
-    movq %rsi, 136(%rsp)
-    movq %rdx, 144(%rsp)
-    movq %rcx, 152(%rsp)
-    movq %r8, 160(%rsp)
-    movq %r9, 168(%rsp)
-    movq %rax, 176(%rsp)
-    movq %r11, 184(%rsp)
-.endm
-
-.macro RESTORE_ARGS
-    movups 0(%rsp), %xmm0
-    movups 16(%rsp), %xmm1
-    movups 32(%rsp), %xmm2
-    movups 48(%rsp), %xmm3
-    movups 64(%rsp), %xmm4
-    movups 80(%rsp), %xmm5
-    movups 96(%rsp), %xmm6
-    movups 112(%rsp), %xmm7
-    movq 128(%rsp), %rdi
-    movq 136(%rsp), %rsi
-    movq 144(%rsp), %rdx
-    movq 152(%rsp), %rcx
-    movq 160(%rsp), %r8
-    movq 168(%rsp), %r9
-    movq 176(%rsp), %rax
-    movq 184(%rsp), %r11
-    addq $192, %rsp
-    .cfi_adjust_cfa_offset -192
-.endm
 
 /* SHADOW_PUSH off: the frame's return-address slot is at off(%rsp). Clobbers rax rcx rdx
  * rsi rdi r11 (saved by the caller); keeps r10. */
