@@ -80,4 +80,14 @@ done
 "$fr" record -o f.fr --libcalls --filter 'malloc:main' -- ./gcc_lazy >/dev/null 2>&1
 got=$("$fr" account f.fr 2>/dev/null | awk 'NR > 1 { print $1, $NF }' | sort -k2 | tr '\n' ' ')
 [ "$got" = "1 main 1000 malloc " ] || fail "--libcalls --filter malloc:main: got '$got'"
+# A static program has no PLT: --libcalls says it records nothing (never silently).
+printf '#include <stdio.h>\nint main(void) { puts("static"); return 0; }\n' >static_prog.c
+if gcc -static -O1 -finstrument-functions static_prog.c -o static_prog \
+     "$(dirname "$fr")/libflightrec.a" -Wl,--undefined=fr_functrace_anchor 2>/dev/null; then
+  "$fr" record -o st.fr --libcalls -- ./static_prog >out.txt 2>err.txt
+  grep -q 'no library call will be recorded' err.txt ||
+    fail "static program: --libcalls said nothing: $(head -c 300 err.txt)"
+else
+  echo "note: no static libc: the static --libcalls case not run"
+fi
 finish "PASS"

@@ -313,6 +313,13 @@ void fr_libcalls_install(void)
                 hook_object(&l->items[i].d, self_base);
         free(l);
     }
+    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) && slot_count == 0) {
+        /* libcalls=1 would do nothing: say so (a static program has no PLT) */
+        static const char msg[] = "flightrec: libcalls=1: the program makes no call through "
+                                  "a PLT (statically linked?): no library call will be "
+                                  "recorded\n";
+        (void)!write(2, msg, sizeof msg - 1);
+    }
     __atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&install_lock);
 }
