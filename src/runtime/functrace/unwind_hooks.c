@@ -11,6 +11,8 @@
  * The definitions are weak so that a fully static C++ link (libstdc++.a) takes the real
  * ones without a duplicate-symbol error; the hooks are then simply absent, and the
  * trampolines' exact-slot fallback (shadow_stack.h) still closes dead frames, later.
+ * In a static program the longjmp hooks may be the definitions the link took; they jump
+ * through glibc's own implementation then (jump_function below).
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE   /* we define longjmp itself, not the fortified redirect */
@@ -22,6 +24,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define HOOK __attribute__((weak, visibility("default")))
 
@@ -150,14 +153,33 @@ static void before_jump(void *env)
         fr_spans_unwound_below((uintptr_t)sp, true);
 }
 
+/* In a statically linked program dlsym finds nothing, and the link may have taken our
+ * definitions (weak, as glibc's own longjmp aliases are) for every name of the family.
+ * glibc's implementation behind all of them is __libc_siglongjmp: a global symbol of
+ * libc.a (its object is in every static glibc program) that libc.so does not export. The
+ * reference is weak, so it is null everywhere else and adds no dependency on glibc's
+ * private symbols; it jumps as siglongjmp does (the signal mask only if sigsetjmp saved
+ * it, as for every name), without __longjmp_chk's stack check. */
+extern void __libc_siglongjmp(void *env, int val) __attribute__((weak, noreturn));
+
+static longjmp_fn jump_function(longjmp_fn *var)
+{
+    longjmp_fn real = __atomic_load_n(var, __ATOMIC_ACQUIRE);
+    if (real)
+        return real;
+    if (__libc_siglongjmp)
+        return __libc_siglongjmp;
+    static const char msg[] = "flightrec: longjmp: libc's longjmp not found (neither by "
+                              "dlsym nor linked statically); cannot jump\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    abort();
+}
+
 #define LONGJMP_HOOK(name, var)                                                     \
     void name(void *env, int val)                                                   \
     {                                                                               \
         before_jump(env);                                                           \
-        longjmp_fn real = __atomic_load_n(&var, __ATOMIC_ACQUIRE);                  \
-        if (!real)                                                                  \
-            abort();   /* libc is always there: resolved by our constructor */      \
-        real(env, val);                                                             \
+        jump_function(&var)(env, val);                                              \
     }
 
 LONGJMP_HOOK(longjmp, real_longjmp)
