@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "core/options.h"
 #include "core/clock.h"
+#include "arch/port.h"   /* FR_ARCH_JUMP_SLOT_RELOC: libcalls= possible on this CPU */
 #include "events/event_spec.h"
 #include "functrace/name_pattern.h"
 #include "fr_format.h"
@@ -42,6 +43,10 @@ static const char *value_hint(const char *key, size_t keylen)
         {"start", "1 or 0 (yes/no, true/false)"},
         {"events", "PROVIDER[:LEVEL[:KEYWORDS]] separated by ';' or ',', LEVEL 1 (critical) "
                    "to 5 (verbose) or * (every level)"},
+#ifndef FR_ARCH_JUMP_SLOT_RELOC
+        {"libcalls", "library calls are recorded on x86-64 only: this CPU's port has no "
+                     "library-call stubs (src/runtime/arch/port.h)"},
+#endif
     };
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
         if (strlen(hints[i].key) == keylen && !memcmp(hints[i].key, key, keylen))
@@ -237,6 +242,10 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
     }
     if (is_key(k, kl, "libcalls")) {
         if (parse_bool(v, vl, &b)) return -1;
+#ifndef FR_ARCH_JUMP_SLOT_RELOC
+        if (b)   /* no stubs in this port (functrace/libcall_unsupported.c) */
+            return -1;
+#endif
         o->libcalls = b;
         return 0;
     }

@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifdef FR_ARCH_JUMP_SLOT_RELOC   /* the port has library-call stubs (else libcall_unsupported.c) */
+
 struct fr_libcall_slot fr_libcall_slots[FR_LIBCALL_SLOTS];
 static uint32_t slot_count;
 static const char *names[FR_LIBCALL_SLOTS];   /* by id - FR_LIBCALL_FIRST_ID */
@@ -340,3 +342,5 @@ void fr_libcalls_emit(fr_meta_writer *w)
         fr_meta_emit_str16(w, FR_TE_FUNCTION, &f, sizeof f, names[i], 1024);
     }
 }
+
+#endif /* FR_ARCH_JUMP_SLOT_RELOC */

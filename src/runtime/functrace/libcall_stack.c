@@ -6,9 +6,12 @@
 #include "functrace/libcalls.h"
 #include "functrace/libcall_table.h"
 #include "functrace/shadow_stack.h"
+#include "arch/port.h"
 
 #include <stdlib.h>
 #include <unistd.h>
+
+#ifdef FR_ARCH_JUMP_SLOT_RELOC   /* the port has library-call stubs (else libcall_unsupported.c) */
 
 struct libcall_frame {
     uintptr_t *slot;     /* where the call's return address lives on the stack */
@@ -143,3 +146,5 @@ void fr_libcall_rehook_returns(void)
         }
     }
 }
+
+#endif /* FR_ARCH_JUMP_SLOT_RELOC */
