@@ -691,6 +691,12 @@ static int check_options(struct record_opts *o, struct record_run *r)
     for (int k = 0; k < N_OPTIONS; k++)
         if (opt[k].value && check_option(&opt[k]))
             return FR_EXIT_USAGE;
+    /* --libcalls: the runtime refuses libcalls=1 on a CPU whose port has no library-call
+     * stubs; its message says so. */
+    struct fr_options flags;
+    fr_options_defaults(&flags);
+    if (o->libcalls && fr_options_parse(&flags, "libcalls=1", "record --libcalls") != 0)
+        return FR_EXIT_USAGE;
     /* The caller's own FLIGHTREC_OPTIONS reach the program too: refuse them now if the
      * runtime would (its message names the bad pair). */
     const char *env = r->env = getenv("FLIGHTREC_OPTIONS");
