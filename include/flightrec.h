@@ -41,6 +41,7 @@
  *   libcalls=1         record the calls instrumented objects make through their PLT into
  *                      shared libraries (malloc, write...), named as the library function
  *                      (docs/FUNCTRACE.md "Library calls"). uftrace's PLT hooking.
+ *                      x86-64 only: refused on other CPUs.
  *   exclude=PATTERN    functions never recorded (same patterns; both front ends).
  *                      uftrace -N.
  *   max_depth=N        record calls only down to depth N of each thread (1..65535; deeper
