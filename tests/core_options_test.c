@@ -8,6 +8,7 @@
 #include <string.h>
 #include "core/options.h"
 #include "core/clock.h"
+#include "arch/port.h"
 #include "fr_format.h"
 
 static void test_defaults(void **state)
@@ -56,6 +57,18 @@ static void test_separators_and_values(void **state)
     assert_string_equal(o.patch, "all");   /* a refused pattern selects as the default */
     assert_int_equal(fr_options_parse(&o, "patch=none", NULL), 0);
     assert_int_equal(fr_options_parse(&o, "patch=foo*", NULL), 0);
+    /* libcalls=1: taken where the port has library-call stubs (x86-64), refused elsewhere
+     * (aarch64: never accepted to do nothing); libcalls=0 is taken everywhere */
+    assert_false(o.libcalls);
+#ifdef FR_ARCH_JUMP_SLOT_RELOC
+    assert_int_equal(fr_options_parse(&o, "libcalls=1", NULL), 0);
+    assert_true(o.libcalls);
+#else
+    assert_int_not_equal(fr_options_parse(&o, "libcalls=1", NULL), 0);
+    assert_false(o.libcalls);
+#endif
+    assert_int_equal(fr_options_parse(&o, "libcalls=0", NULL), 0);
+    assert_false(o.libcalls);
     /* crash dumps and the termination-signal flush are built: both accepted (tests/crash_*) */
     assert_false(o.signal_flush);
     assert_int_equal(fr_options_parse(&o, "crash_dump=1 signal_flush=1", "test"), 0);
