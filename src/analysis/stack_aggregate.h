@@ -12,7 +12,9 @@
  * call, whatever the depth). Calls fed without their enter still work: the node is then
  * found by walking the stack from the root.
  * Memory grows with the number of distinct stacks (53 to 75 bytes each), never with the
- * number of records, and fr_stack_agg_set_limit bounds it. Time: one hash lookup per call.
+ * number of records; fr_stack_agg_set_limit bounds it by merging stacks, and
+ * fr_stack_agg_set_full by handing the tree over when full (stack_spill.h writes it to
+ * disk). Time: one hash lookup per call.
  */
 #ifndef FLIGHTREC_STACK_AGGREGATE_H
 #define FLIGHTREC_STACK_AGGREGATE_H

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "fr_alloc.h"
 
@@ -88,6 +89,26 @@ static int temp_file(fr_stack_spill *sp)
     if (fd < 0)
         fail(sp, "cannot create", errno);
     return fd;
+}
+
+/* Before writing `more` bytes: the file system keeps a reserve, as the copy of a trace
+ * on standard input does (cli_common.c): 5% of its size, at least 16 MiB, so that a
+ * trace with millions of stacks cannot fill a shared disk to its last byte. */
+static void check_room(const fr_stack_spill *sp, int fd, uint64_t more)
+{
+    struct statvfs v;
+    if (fstatvfs(fd, &v) != 0)
+        return;
+    uint64_t size = (uint64_t)v.f_blocks * v.f_frsize, avail = (uint64_t)v.f_bavail * v.f_frsize;
+    uint64_t reserve = size / 20 > (16u << 20) ? size / 20 : (16u << 20);
+    if (avail >= reserve && avail - reserve >= more)
+        return;
+    fflush(stderr);
+    dprintf(sp->say_fd, "flightrec %s: stopped: %llu MiB more of the stacks' temporary files in %s "
+            "(more distinct stacks than memory holds are kept there) would leave less than %llu "
+            "MiB free there; set TMPDIR to a roomier place\n", sp->command,
+            (unsigned long long)(more >> 20) + 1, sp->dir, (unsigned long long)(reserve >> 20));
+    exit(1);
 }
 
 static void put_at(const fr_stack_spill *sp, int fd, const void *p, size_t n, uint64_t off)
@@ -233,6 +254,7 @@ static void write_run(fr_stack_spill *sp, const fr_stack_agg *sa)
         writer_init(&sp->runs_w, sp->runs_fd, 0, 1u << 16);
         writer_init(&sp->nodes_w, sp->nodes_fd, 0, 1u << 16);
     }
+    check_room(sp, sp->runs_fd, n * (sizeof(struct run_rec) + sizeof(struct node_rec)));
     /* Children lists: group g holds the children of node g - 1 (group 0: the roots),
      * in kids[first[g] .. first[g + 1]); counted two places up, so that after the sums
      * first[g + 1] is group g's start, the cursor of its placing, which leaves it at the
@@ -447,6 +469,7 @@ void fr_stack_spill_by_creation(fr_stack_spill *sp, fr_spilled_fn fn, void *ctx)
         return;
     if (sp->firsts_fd < 0)
         sp->firsts_fd = temp_file(sp);
+    check_room(sp, sp->firsts_fd, sp->n_nodes * sizeof(struct first_rec));
     struct firsts f = {sp, fr_xcalloc(n, sizeof *f.w), 0};
     size_t per = ((size_t)4 << 20) / n;   /* 4 MiB of buffers in all */
     per = per < 512 ? 512 : per > (1u << 16) ? (1u << 16) : per;

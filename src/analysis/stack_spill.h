@@ -23,7 +23,8 @@
  * The files are in $TMPDIR (or /tmp), unlinked from the start (O_TMPFILE, else mkstemp
  * and unlink): nothing is left behind, nobody else opens them. A write or read that fails
  * (a full disk, ulimit -f) is said ("flightrec COMMAND: ...: No space left on device")
- * and the process exits with status 1.
+ * and the process exits with status 1; so is a run that would leave its file system less
+ * than a reserve (5% of it, at least 16 MiB, as the copy of a trace on standard input).
  */
 #ifndef FLIGHTREC_STACK_SPILL_H
 #define FLIGHTREC_STACK_SPILL_H

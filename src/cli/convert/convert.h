@@ -275,8 +275,9 @@ void cv_names_free(cv_names *c);
 
 /* ------------------------------------------------------------------ stacks (folded, svg)
  * One pass through the call tracker into the calling-context tree (stack_aggregate.h).
- * Memory: the tree (about 40 bytes per distinct stack, bounded by --max-stacks), never
- * per record. A node's weight is what the user asked for: self time in ns, or calls.
+ * Memory: the tree (about 40 bytes per distinct stack), never per record; bounded by
+ * --max-stacks (stacks merged into [other]), else spilled to temporary files when it
+ * holds fr_acli_stacks_in_memory() nodes (cv_stacks.spill), with the same output. A node's weight is what the user asked for: self time in ns, or calls.
  * Several traces (job->n_inputs > 1) go into one tree, read one after the other, each
  * under its process's root node ("[process PID NAME]"); each one's function names, thread
  * names and clock are its own, taken while it is open, so only one trace is open at a

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include "analysis.h"
 #include "commands.h"
+#include "fr_alloc.h"
 #include "stack_spill.h"
 #include "convert.h"
 
@@ -278,13 +279,7 @@ struct frames { struct frame_at *v; size_t n, cap; uint32_t max_depth; };
 
 static struct frame_at *add_frame(struct frames *f)
 {
-    if (f->n == f->cap) {
-        f->v = realloc(f->v, sizeof *f->v * (f->cap = f->cap ? 2 * f->cap : 256));
-        if (!f->v) {
-            fprintf(stderr, "flightrec convert: out of memory\n");
-            exit(1);
-        }
-    }
+    f->v = fr_xgrow(f->v, &f->cap, f->n + 1, sizeof *f->v, 256);
     return &f->v[f->n++];
 }
 
@@ -376,13 +371,7 @@ static void close_open(struct spilled_walk *w)
         w->open[w->n_open - 1].w += o->w;
     if ((double)o->w * w->px_per_unit < MIN_FRAME_PX)
         return;
-    if (w->n_kept == w->cap_kept) {
-        w->kept = realloc(w->kept, sizeof *w->kept * (w->cap_kept = w->cap_kept ? 2 * w->cap_kept : 256));
-        if (!w->kept) {
-            fprintf(stderr, "flightrec convert: out of memory\n");
-            exit(1);
-        }
-    }
+    w->kept = fr_xgrow(w->kept, &w->cap_kept, w->n_kept + 1, sizeof *w->kept, 256);
     w->kept[w->n_kept++] = (struct spilled_frame){
         o->order, w->n_open ? w->open[w->n_open - 1].order : NO_PARENT, o->function_id, o->first, o->w};
 }
@@ -392,13 +381,7 @@ static void add_subtree(const fr_spilled_stack *s, void *ctx)
     struct spilled_walk *w = ctx;
     while (w->n_open >= s->len)
         close_open(w);
-    if (w->n_open == w->cap_open) {
-        w->open = realloc(w->open, sizeof *w->open * (w->cap_open = w->cap_open ? 2 * w->cap_open : 64));
-        if (!w->open) {
-            fprintf(stderr, "flightrec convert: out of memory\n");
-            exit(1);
-        }
-    }
+    w->open = fr_xgrow(w->open, &w->cap_open, w->n_open + 1, sizeof *w->open, 64);
     w->open[w->n_open++] = (struct open_stack){
         s->order, cv_spilled_weight(w->job, w->st, s->path, s->calls, s->self_ticks),
         s->path[s->len - 1], s->path[0]};
