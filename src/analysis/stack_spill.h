@@ -24,7 +24,7 @@
  * and unlink): nothing is left behind, nobody else opens them. A write or read that fails
  * (a full disk, ulimit -f) is said ("flightrec COMMAND: ...: No space left on device")
  * and the process exits with status 1; so is a run that would leave its file system less
- * than a reserve (5% of it, at least 16 MiB, as the copy of a trace on standard input).
+ * than a reserve (1% of it, at least 16 MiB, at most 1 GiB).
  */
 #ifndef FLIGHTREC_STACK_SPILL_H
 #define FLIGHTREC_STACK_SPILL_H
