@@ -1,7 +1,7 @@
 /*
  * fuzz_analysis.c - libFuzzer target for the analyses: any bytes read as a trace (batched
- * reader mixed with fr_reader_next, batch sizes from the input) and fed through the call
- * tracker into every analysis: per-function statistics on the batched tracker (account's
+ * reader, raw records as account reads them, and fr_reader_next mixed, batch sizes from
+ * the input) and fed through the call tracker into every analysis: per-function statistics on the batched tracker (account's
  * path), and functions + call graph + stacks on the tracker with callbacks (stack's,
  * graph's and convert's path), the stack tree bounded by a limit taken from the input,
  * and the stack tree alone on the batched tracker with enters (stack's and folded's path).
@@ -30,6 +30,26 @@ static void feed_all(const uint8_t *data, size_t size, fr_analysis **as, size_t 
     for (;;) {
         size_t max = 1 + data[size - 1 - turn++ % size] % 64;
         int32_t tid = 0;
+        const uint8_t *at;
+        uint64_t tsc0;
+        size_t avail = max & 1 ? fr_reader_function_bytes(r, &at, &tid, &tsc0) : 0;
+        if (avail) {   /* account's path on odd turns: the raw records, up to max of them */
+            size_t took = 0;
+            uint64_t end_tsc = tsc0;
+            for (size_t k = 0; k < n_as; k++) {
+                uint64_t tsc = tsc0;
+                size_t m = fr_analysis_feed_function_bytes(as[k], tid, at, avail < max ? avail : max, &tsc);
+                if (k == 0) {
+                    took = m;
+                    end_tsc = tsc;
+                } else if (m != took || tsc != end_tsc) {
+                    abort();   /* every mode takes the same records */
+                }
+            }
+            fr_reader_take_functions(r, took, end_tsc);
+            if (took)
+                continue;
+        }
         size_t n = fr_reader_next_functions(r, fns, max, &tid);
         if (n) {
             for (size_t k = 0; k < n_as; k++)
