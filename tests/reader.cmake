@@ -126,4 +126,7 @@ add_test(NAME reader_stdin_bound
 add_test(NAME reader_stdin_bound_tmpfs
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/reader_stdin_bound.sh $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:reader_tb_big> ${CMAKE_CURRENT_BINARY_DIR}/reader_stdin_bound_tmpfs tmpfs)
-set_tests_properties(reader_stdin_bound_tmpfs PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME reader_stdin_bound_fullish
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/reader_stdin_bound.sh $<TARGET_FILE:flightrec_cli>
+          $<TARGET_FILE:reader_tb_big> ${CMAKE_CURRENT_BINARY_DIR}/reader_stdin_bound_fullish fullish)
+set_tests_properties(reader_stdin_bound_tmpfs reader_stdin_bound_fullish PROPERTIES SKIP_RETURN_CODE 77)

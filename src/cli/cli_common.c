@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "cli_common.h"
 #include "text_escape.h"
+#include "temp_space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,6 @@
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -337,24 +337,10 @@ static fr_reader *open_reader(fr_cli_trace *t, char *err, size_t errlen)
  * a trace as soon as they have arrived, so that a stream that is no trace (/dev/zero,
  * with or without a valid file header) is refused there, not copied for ever. */
 #define SPOOL_CHECK_BYTES (1u << 20)
-/* The copy may not leave its file system with less free space than 5% of it, and at
- * least 16 MiB: a stream that never ends stops with a message instead of filling the
- * disk (or, on a tmpfs, memory). Free space is looked at again every 64 MiB. */
-#define SPOOL_RESERVE_MIN (16ull << 20)
+/* The copy leaves its file system the reserve of temp_space.h, so that a stream that
+ * never ends stops with a message instead of filling the disk (or, on a tmpfs, memory).
+ * Free space is looked at again every 64 MiB. */
 #define SPOOL_RECHECK     (64ull << 20)
-
-/* Bytes that may still be added to the copy in fd's file system; *reserve is what stays. */
-static uint64_t spool_room(int fd, uint64_t *reserve)
-{
-    struct statvfs v;
-    *reserve = SPOOL_RESERVE_MIN;
-    if (fstatvfs(fd, &v) != 0)
-        return UINT64_MAX;
-    uint64_t size = (uint64_t)v.f_blocks * v.f_frsize, avail = (uint64_t)v.f_bavail * v.f_frsize;
-    if (size / 20 > *reserve)
-        *reserve = size / 20;
-    return avail > *reserve ? avail - *reserve : 0;
-}
 
 /* 0 when the first len bytes of standard input read as the start of a trace (a cut at
  * len is fine), else FR_EXIT_BAD_INPUT after the reader's message. */
@@ -377,12 +363,12 @@ static int spool_check_prefix(const char *command, const void *bytes, size_t len
  * read twice (metadata ahead, then all), and a pipe can be read only once. The copy is
  * in $TMPDIR (or /tmp), so memory does not grow with the trace. The copy is bounded:
  * its first MiB must read as a trace (SPOOL_CHECK_BYTES), it leaves its file system a
- * reserve (spool_room), and a copy larger than ulimit -f is an error, not a SIGXFSZ. */
+ * reserve (fr_temp_room), and a copy larger than ulimit -f is an error, not a SIGXFSZ. */
 static int spool_copy(fr_cli_trace *t, int fd, const char *dir, uint64_t *copied)
 {
     static char buf[1 << 16];
     static uint8_t head[SPOOL_CHECK_BYTES];
-    uint64_t total = 0, reserve, room = spool_room(fd, &reserve), next_check = SPOOL_RECHECK;
+    uint64_t total = 0, reserve, room = fr_temp_room(fd, &reserve), next_check = SPOOL_RECHECK;
     for (;;) {
         ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -402,7 +388,7 @@ static int spool_copy(fr_cli_trace *t, int fd, const char *dir, uint64_t *copied
                 return FR_EXIT_BAD_INPUT;
         }
         if (total >= next_check) {
-            room = total + spool_room(fd, &reserve);
+            room = total + fr_temp_room(fd, &reserve);
             next_check = total + SPOOL_RECHECK;
         }
         if (room != UINT64_MAX && total + (uint64_t)n > room)
