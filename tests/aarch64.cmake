@@ -4,7 +4,8 @@
 if(CMAKE_CROSSCOMPILING AND FLIGHTREC_ARCH STREQUAL "aarch64" AND CMAKE_C_COMPILER_ID STREQUAL "Clang")
   set(FLIGHTREC_HOST_CLI "" CACHE FILEPATH
       "the native build's flightrec, which reads the cross build's traces (scripts/test-aarch64.sh sets it)")
-  foreach(kind static shared)
+  # static, shared: linked with libflightrec; plain: sleds only (record preloads it)
+  foreach(kind static shared plain)
     add_executable(aarch64_calls_${kind} ${CMAKE_CURRENT_SOURCE_DIR}/progs/aarch64_calls.c)
     target_compile_options(aarch64_calls_${kind} PRIVATE -O2 -fxray-instrument)
     target_link_options(aarch64_calls_${kind} PRIVATE -fxray-instrument -fnoxray-link-deps)
@@ -18,11 +19,12 @@ if(CMAKE_CROSSCOMPILING AND FLIGHTREC_ARCH STREQUAL "aarch64" AND CMAKE_C_COMPIL
             ${LLVM_XRAY} $<TARGET_FILE:aarch64_calls_static> $<TARGET_FILE:aarch64_calls_shared>
             ${CMAKE_CURRENT_BINARY_DIR}/aarch64_trace.d)
   set_tests_properties(aarch64_trace PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
-  # `flightrec record -- PROG` with the aarch64 command: its child execve()s an aarch64
-  # program, which needs a binfmt_misc entry for qemu on this host.
+  # `flightrec record -- PROG` with the aarch64 command, PROG without libflightrec (the
+  # command preloads libflightrec.so.0): its child execve()s an aarch64 program, which
+  # needs the namespace of scripts/aarch64-binfmt.sh (or a binfmt_misc entry on the host).
   _add_test(NAME aarch64_record
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/aarch64_record.sh "${fr_emulator}" "${FLIGHTREC_HOST_CLI}"
-            $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:aarch64_calls_shared>
+            $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:aarch64_calls_plain>
             ${CMAKE_CURRENT_BINARY_DIR}/aarch64_record.d)
   set_tests_properties(aarch64_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()

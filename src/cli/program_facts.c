@@ -115,12 +115,34 @@ static GElf_Addr count_sleds(Elf_Scn *scn, GElf_Shdr *sh, fr_program_facts *f)
     return last;
 }
 
-/* Whether the code calls the function at `target`: an x86 `call rel32` (e8, also the
- * `addr32 call` (67 e8) a linker makes of -fno-plt's `call *GOT`) in an executable
- * section that lands on it. libflightrec.a defines __cyg_profile_func_enter in every
+/* Whether an instruction at `at` (p: its bytes, `left` of them) calls `target`.
+ * x86: a `call rel32` (e8, also the `addr32 call` (67 e8) a linker makes of -fno-plt's
+ * `call *GOT`); aarch64: a `bl imm26` (a static link's -fno-plt calls are bl too). */
+static bool x86_calls(const unsigned char *p, size_t left, GElf_Addr at, GElf_Addr target)
+{
+    if (left < 5 || p[0] != 0xe8)
+        return false;
+    int32_t rel = (int32_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+                            (uint32_t)p[4] << 24);
+    return at + 5 + (GElf_Addr)(int64_t)rel == target;
+}
+
+static bool aarch64_calls(const unsigned char *p, size_t left, GElf_Addr at, GElf_Addr target)
+{
+    if (left < 4 || at % 4)
+        return false;
+    uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    if ((w & 0xfc000000u) != 0x94000000u)
+        return false;
+    int64_t imm = (int64_t)((w & 0x03ffffffu) ^ 0x02000000u) - 0x02000000;   /* sign-extend */
+    return at + (GElf_Addr)(imm * 4) == target;
+}
+
+/* Whether the code calls the function at `target` (an executable section's call
+ * instruction lands on it). libflightrec.a defines __cyg_profile_func_enter in every
  * program that links it statically, built with -finstrument-functions or not, so there
  * the definition says nothing: only calls to it do. */
-static bool calls_address(Elf *elf, GElf_Addr target)
+static bool calls_address(Elf *elf, GElf_Addr target, bool aarch64)
 {
     for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
         GElf_Shdr sh;
@@ -130,14 +152,10 @@ static bool calls_address(Elf *elf, GElf_Addr target)
         if (!data || !data->d_buf)
             continue;
         const unsigned char *p = data->d_buf;
-        for (size_t i = 0; i + 5 <= data->d_size; i++) {
-            if (p[i] != 0xe8)
-                continue;
-            int32_t rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
-                                    (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
-            if (sh.sh_addr + i + 5 + (GElf_Addr)(int64_t)rel == target)
+        for (size_t i = 0; i < data->d_size; i += aarch64 ? 4 : 1)
+            if (aarch64 ? aarch64_calls(p + i, data->d_size - i, sh.sh_addr + i, target)
+                        : x86_calls(p + i, data->d_size - i, sh.sh_addr + i, target))
                 return true;
-        }
     }
     return false;
 }
@@ -201,9 +219,12 @@ int fr_program_inspect(const char *path, fr_program_facts *f, char *err, size_t 
     f->xray_runtime = defines_xray_patch && !f->links_flightrec;
     if (!f->has_cyg_hooks && cyg_enter_defined) {
         GElf_Ehdr eh;
-        bool x86 = gelf_getehdr(elf, &eh) && (eh.e_machine == EM_X86_64 || eh.e_machine == EM_386);
-        /* (the runtime has no other CPU port; elsewhere the definition is taken as a sign) */
-        f->has_cyg_hooks = x86 ? calls_address(elf, cyg_enter_defined) : true;
+        unsigned machine = gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE;
+        /* (the runtime has ports for these two; elsewhere the definition is taken as a sign) */
+        if (machine == EM_X86_64 || machine == EM_386 || machine == EM_AARCH64)
+            f->has_cyg_hooks = calls_address(elf, cyg_enter_defined, machine == EM_AARCH64);
+        else
+            f->has_cyg_hooks = true;
     }
     elf_end(elf);
     close(fd);
