@@ -702,6 +702,11 @@ const fr_stack_node *fr_stack_agg_node(const fr_stack_agg *sa, uint32_t index)
     return index < sa->n ? node_at(sa, index) : NULL;
 }
 
+const fr_stack_node *fr_stack_agg_nodes(const fr_stack_agg *sa)
+{
+    return sa->nodes;
+}
+
 uint32_t fr_stack_agg_depth(const fr_stack_agg *sa, uint32_t index)
 {
     uint32_t d = 0;

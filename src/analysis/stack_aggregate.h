@@ -124,6 +124,9 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
  * than its children. Nodes may exist with calls == 0 (entered, never completed). */
 size_t fr_stack_agg_count(const fr_stack_agg *sa);
 const fr_stack_node *fr_stack_agg_node(const fr_stack_agg *sa, uint32_t index);
+/* All of them, nodes[0..count-1] (valid until the tree changes): for walks in another
+ * order than the index's, without a call per node. */
+const fr_stack_node *fr_stack_agg_nodes(const fr_stack_agg *sa);
 /* Depth of a node (0 = a root function): walks up to the root. */
 uint32_t fr_stack_agg_depth(const fr_stack_agg *sa, uint32_t index);
 /* The node's path, root first, into ids[0..cap-1]; returns the path length (depth+1),

@@ -221,25 +221,23 @@ size_t fr_stack_spill_runs(const fr_stack_spill *sp)
 /* ---------------------------------------------------------------- writing a run */
 
 /* Children of one node, by function id (insertion sort: most groups are small). */
-static void sort_group(const fr_stack_agg *sa, uint32_t *g, size_t n);
-
 static int by_function(const void *a, const void *b, void *ctx)
 {
-    uint32_t x = fr_stack_agg_node(ctx, *(const uint32_t *)a)->function_id;
-    uint32_t y = fr_stack_agg_node(ctx, *(const uint32_t *)b)->function_id;
+    const fr_stack_node *nodes = ctx;
+    uint32_t x = nodes[*(const uint32_t *)a].function_id, y = nodes[*(const uint32_t *)b].function_id;
     return (x > y) - (x < y);
 }
 
-static void sort_group(const fr_stack_agg *sa, uint32_t *g, size_t n)
+static void sort_group(const fr_stack_node *nodes, uint32_t *g, size_t n)
 {
     if (n > 16) {
-        qsort_r(g, n, sizeof *g, by_function, (void *)sa);
+        qsort_r(g, n, sizeof *g, by_function, (void *)nodes);
         return;
     }
     for (size_t i = 1; i < n; i++) {
-        uint32_t v = g[i], f = fr_stack_agg_node(sa, v)->function_id;
+        uint32_t v = g[i], f = nodes[v].function_id;
         size_t j = i;
-        for (; j > 0 && fr_stack_agg_node(sa, g[j - 1])->function_id > f; j--)
+        for (; j > 0 && nodes[g[j - 1]].function_id > f; j--)
             g[j] = g[j - 1];
         g[j] = v;
     }
@@ -262,9 +260,10 @@ static void write_run(fr_stack_spill *sp, const fr_stack_agg *sa)
      * in kids[first[g] .. first[g + 1]); counted two places up, so that after the sums
      * first[g + 1] is group g's start, the cursor of its placing, which leaves it at the
      * group's end. */
+    const fr_stack_node *nodes = fr_stack_agg_nodes(sa);
     uint32_t *first = fr_xcalloc(n + 3, sizeof *first), *kids = fr_xrealloc(NULL, n * sizeof *kids);
     for (size_t i = 0; i < n; i++) {
-        const fr_stack_node *s = fr_stack_agg_node(sa, (uint32_t)i);
+        const fr_stack_node *s = &nodes[i];
         first[s->parent == FR_STACK_ROOT ? 2 : s->parent + 3]++;
         struct node_rec r = {s->parent, s->function_id};
         writer_put(sp, &sp->nodes_w, &r, sizeof r);
@@ -272,15 +271,19 @@ static void write_run(fr_stack_spill *sp, const fr_stack_agg *sa)
     for (size_t g = 1; g < n + 3; g++)
         first[g] += first[g - 1];
     for (size_t i = 0; i < n; i++) {
-        uint32_t p = fr_stack_agg_node(sa, (uint32_t)i)->parent;
+        uint32_t p = nodes[i].parent;
         kids[first[p == FR_STACK_ROOT ? 1 : p + 2]++] = (uint32_t)i;
     }
     for (size_t g = 0; g < n + 1; g++)
         if (first[g + 1] - first[g] > 1)
-            sort_group(sa, kids + first[g], first[g + 1] - first[g]);
-    /* Depth first: at each depth, where the walk is in its group and the group's end. */
-    size_t cap = 64;
+            sort_group(nodes, kids + first[g], first[g + 1] - first[g]);
+    /* Depth first: at each depth, where the walk is in its group and the group's end.
+     * The walk lists the nodes and their depths first, then their records are written
+     * from the list, each node prefetched well ahead (in path order the nodes are all
+     * over the tree: each one a cache miss otherwise). */
+    size_t cap = 64, k = 0;
     uint32_t *pos = fr_xrealloc(NULL, cap * sizeof *pos), *end = fr_xrealloc(NULL, cap * sizeof *end);
+    uint32_t *walk = fr_xrealloc(NULL, n * sizeof *walk), *depth = fr_xrealloc(NULL, n * sizeof *depth);
     size_t d = 0;
     pos[0] = first[0];
     end[0] = first[1];
@@ -291,9 +294,8 @@ static void write_run(fr_stack_spill *sp, const fr_stack_agg *sa)
             continue;
         }
         uint32_t v = kids[pos[d]++];
-        const fr_stack_node *s = fr_stack_agg_node(sa, v);
-        struct run_rec r = {(uint32_t)d, s->function_id, v, 0, s->calls, s->total_ticks, s->self_ticks};
-        writer_put(sp, &sp->runs_w, &r, sizeof r);
+        walk[k] = v;
+        depth[k++] = (uint32_t)d;
         if (++d == cap) {
             size_t c = cap;
             pos = fr_xgrow(pos, &c, cap + 1, sizeof *pos, 64);
@@ -303,6 +305,16 @@ static void write_run(fr_stack_spill *sp, const fr_stack_agg *sa)
         pos[d] = first[v + 1];
         end[d] = first[v + 2];
     }
+    enum { AHEAD = 16 };
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            __builtin_prefetch(&nodes[walk[i + AHEAD]]);
+        const fr_stack_node *s = &nodes[walk[i]];
+        struct run_rec r = {depth[i], s->function_id, walk[i], 0, s->calls, s->total_ticks, s->self_ticks};
+        writer_put(sp, &sp->runs_w, &r, sizeof r);
+    }
+    free(walk);
+    free(depth);
     free(pos);
     free(end);
     free(first);
@@ -361,18 +373,19 @@ static bool stream_next(const fr_stack_spill *sp, struct stream *s)
         s->path = fr_xgrow(s->path, &c, (size_t)d + 1, sizeof *s->path, 64);
         s->cap = (uint32_t)c;
     }
-    s->path[d] = s->cur.function_id;
+    s->path[d] = __builtin_bswap32(s->cur.function_id);   /* (big-endian: see stream_cmp) */
     s->len = d + 1;
     return true;
 }
 
-/* Path order, then run order (a stack's first run comes out first). */
+/* Path order, then run order (a stack's first run comes out first). The paths' ids are
+ * big-endian, so that memcmp compares them in order, many at a time. */
 static int stream_cmp(const struct stream *a, const struct stream *b)
 {
     uint32_t n = a->len < b->len ? a->len : b->len;
-    for (uint32_t i = 0; i < n; i++)
-        if (a->path[i] != b->path[i])
-            return a->path[i] < b->path[i] ? -1 : 1;
+    int c = memcmp(a->path, b->path, n * sizeof *a->path);
+    if (c)
+        return c;
     if (a->len != b->len)
         return a->len < b->len ? -1 : 1;
     return (a->run > b->run) - (a->run < b->run);
@@ -417,16 +430,19 @@ void fr_stack_spill_merge(fr_stack_spill *sp, fr_spilled_fn fn, void *ctx)
     }
     for (size_t i = h / 2; i-- > 0;)
         heap_down(heap, h, i);
-    uint32_t *path = NULL, cap = 0;
+    uint32_t *path = NULL, *ids = NULL, cap = 0;   /* the stack's path: big-endian, as given */
     while (h) {
         struct stream *s = heap[0];
         if (s->len > cap) {
             size_t c = cap;
             path = fr_xgrow(path, &c, s->len, sizeof *path, 64);
+            ids = fr_xrealloc(ids, c * sizeof *ids);
             cap = (uint32_t)c;
         }
         memcpy(path, s->path, s->len * sizeof *path);
-        fr_spilled_stack out = {path, s->len, 0, 0, 0, (uint64_t)s->run << 32 | s->cur.index};
+        for (uint32_t d = 0; d < s->len; d++)
+            ids[d] = __builtin_bswap32(path[d]);
+        fr_spilled_stack out = {ids, s->len, 0, 0, 0, (uint64_t)s->run << 32 | s->cur.index};
         /* every run's record of this path: the heap's smallest while it is this path */
         while (h && same_path(heap[0], path, out.len)) {
             s = heap[0];
@@ -446,6 +462,7 @@ void fr_stack_spill_merge(fr_stack_spill *sp, fr_spilled_fn fn, void *ctx)
     free(st);
     free(heap);
     free(path);
+    free(ids);
 }
 
 /* ---------------------------------------------------------------- creation order */
