@@ -23,9 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 #include "fr_alloc.h"
+#include "temp_space.h"
 
 struct run_rec {
     uint32_t depth, function_id, index, pad;
@@ -91,20 +91,12 @@ static int temp_file(fr_stack_spill *sp)
     return fd;
 }
 
-/* Before writing `more` bytes: the file system keeps a reserve, 1% of its size, at least
- * 16 MiB and at most 1 GiB, so that a trace with millions of stacks cannot fill a shared
- * disk to its last byte. (Less than the 5% that the copy of a trace on standard input
- * leaves, cli_common.c: a copy of the input can be avoided by naming the file, these
- * files cannot, and a shared disk 95% full still has gigabytes.) */
+/* Before writing `more` bytes: the file system keeps its reserve (temp_space.h), so that
+ * a trace with millions of stacks cannot fill a shared disk to its last byte. */
 static void check_room(const fr_stack_spill *sp, int fd, uint64_t more)
 {
-    struct statvfs v;
-    if (fstatvfs(fd, &v) != 0)
-        return;
-    uint64_t size = (uint64_t)v.f_blocks * v.f_frsize, avail = (uint64_t)v.f_bavail * v.f_frsize;
-    uint64_t reserve = size / 100;
-    reserve = reserve < (16u << 20) ? (16u << 20) : reserve > (1u << 30) ? (1u << 30) : reserve;
-    if (avail >= reserve && avail - reserve >= more)
+    uint64_t reserve, room = fr_temp_room(fd, &reserve);
+    if (room == UINT64_MAX || room >= more)
         return;
     fflush(stderr);
     dprintf(sp->say_fd, "flightrec %s: stopped: %llu MiB more of the stacks' temporary files in %s "
