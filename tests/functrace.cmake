@@ -234,6 +234,14 @@ if(FUNCTRACE_GCC)
               ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_static_longjmp_work
               ${CMAKE_C_COMPILER})
     set_tests_properties(functrace_static_longjmp PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+    # C++ exceptions in a program linked fully statically with libflightrec.a (every throw
+    # aborted): the C++ runtime's personality routine linked, the frames left closed, g++
+    # and clang++ builds; libflightrec.so needs nothing of the C++ runtime.
+    add_test(NAME functrace_static_throw
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_static_throw.sh $<TARGET_FILE:flightrec_cli>
+              ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_static_throw_work
+              ${CMAKE_CXX_COMPILER})
+    set_tests_properties(functrace_static_throw PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
   endif()
 else()
   message(STATUS "functrace gcc tests not registered: gcc not found")
