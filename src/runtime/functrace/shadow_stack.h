@@ -80,6 +80,10 @@ FR_HIDDEN void fr_shadow_unwound_below(uint64_t live_sp, int xray_only);
 
 /* unwind_hooks.c: resolves the functions the hooks forward to (called at start-up). */
 FR_HIDDEN void fr_unwind_hooks_init(void);
+/* unwind_hooks.c: the C++ personality hook's work (personality_hook.c defines the hook):
+ * closes the frames unwound so far, then forwards to the C++ runtime's routine. */
+FR_HIDDEN int fr_unwind_personality(int version, int actions, uint64_t exception_class,
+                                    void *exception, void *context);
 
 #endif /* __ASSEMBLER__ */
 #endif

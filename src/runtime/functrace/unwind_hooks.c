@@ -11,6 +11,8 @@
  * The definitions are weak so that a fully static C++ link (libstdc++.a) takes the real
  * ones without a duplicate-symbol error; the hooks are then simply absent, and the
  * trampolines' exact-slot fallback (shadow_stack.h) still closes dead frames, later.
+ * The personality routine's definition is personality_hook.c's (see there why the
+ * static archive's own copy makes sure libstdc++'s is linked).
  * In a static program the longjmp hooks may be the definitions the link took; they jump
  * through glibc's own implementation then (jump_function below).
  */
@@ -101,9 +103,10 @@ __attribute__((constructor)) static void unwind_hooks_ctor(void) { fr_unwind_hoo
  * tables, outermost last; every frame below it has been unwound. Its CFA is the caller's
  * stack pointer, so its own return-address slot is CFA - 8 and frames below that are
  * dead; so is a library call (libcalls.h) at that very slot, unless this frame catches.
- * Only XRay entries: gcc's -finstrument-functions cleanups record those exits. */
-int __gxx_personality_v0(int version, int actions, uint64_t exception_class, void *exception,
-                         void *context)
+ * Only XRay entries: gcc's -finstrument-functions cleanups record those exits.
+ * The definition of __gxx_personality_v0 that calls this is personality_hook.c. */
+int fr_unwind_personality(int version, int actions, uint64_t exception_class, void *exception,
+                          void *context)
 {
     if (!__atomic_load_n(&real_personality, __ATOMIC_ACQUIRE) ||
         !__atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE))
@@ -116,8 +119,14 @@ int __gxx_personality_v0(int version, int actions, uint64_t exception_class, voi
             fr_frames_unwound_below((uint64_t)c - FR_ARCH_RETURN_SLOT_BELOW_CFA, 1,
                                     !(actions & UA_HANDLER_FRAME));
     }
-    if (!real)
-        abort();   /* unreachable: whoever unwinds C++ frames has loaded libstdc++ */
+    if (!real) {
+        /* unreachable: whoever unwinds C++ frames has loaded libstdc++, and a static
+         * link takes libstdc++'s personality routine instead of ours (personality_hook.c) */
+        static const char msg[] = "flightrec: C++ personality routine of the C++ runtime "
+                                  "not found; cannot unwind\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
     return real(version, actions, exception_class, exception, context);
 }
 
