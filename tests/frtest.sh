@@ -5,6 +5,10 @@
 #                                (every failure of one run shown); the test's status is 1
 #   expect_rc WANT WHAT CMD...   runs CMD, its stdout in out.txt and stderr in err.txt (in
 #                                the current folder); a failed check unless it exits WANT
+#   record_both FR BIN OUT CHECK
+#                                runs ./BIN plainly, then under FR record -o t.fr, without
+#                                and with --libcalls: each must exit 0 and print OUT; after
+#                                each record, CHECK WHAT checks t.fr (WHAT names the run)
 #   finish OK_TEXT               the end of a test: prints OK_TEXT if nothing failed, and
 #                                exits with the status (0, or 1 after a failed check)
 #   wait_in_open PID             waits (at most 10 s) until PID, a reader started in the
@@ -26,6 +30,20 @@ wait_in_open() {
     sleep 0.01
   done
   echo "note: reader $1 not seen in open() after 10 s"
+}
+record_both() {
+  local fr=$1 bin=$2 want=$3 check=$4 out rc args
+  out=$("./$bin" 2>err.txt); rc=$?
+  [ "$rc" = 0 ] && [ "$out" = "$want" ] ||
+    fail "$bin untraced: exit $rc, output '$out' $(head -c 300 err.txt)"
+  for args in "" "--libcalls"; do
+    rm -f t.fr*
+    # shellcheck disable=SC2086
+    "$fr" record -o t.fr $args -- "./$bin" >out.txt 2>err.txt ||
+      { fail "$bin record $args: $(head -c 300 err.txt)"; continue; }
+    [ "$(cat out.txt)" = "$want" ] || fail "$bin record $args: output '$(cat out.txt)'"
+    "$check" "$bin record $args"
+  done
 }
 finish() {
   [ $status = 0 ] && echo "$*"

@@ -21,28 +21,21 @@ gcc -static -O1 -finstrument-functions "$prog" -o gcc_static "$lib" -pthread $an
   "$clang" -static -O1 -fxray-instrument -fxray-instruction-threshold=1 -fnoxray-link-deps \
     "$prog" -o clang_static "$lib" -pthread $anchors || exit 1
 
-for b in gcc_static clang_static; do
-  out=$("./$b" 2>err.txt); rc=$?
-  [ "$rc" = 0 ] && [ "$out" = "jumped 7 3 8" ] ||
-    fail "$b untraced: exit $rc, output '$out' $(head -c 300 err.txt)"
-  for args in "" "--libcalls"; do
-    what="$b record $args"
-    rm -f t.fr*
-    # shellcheck disable=SC2086
-    "$fr" record -o t.fr $args -- "./$b" >out.txt 2>err.txt ||
-      { fail "$what: $(head -c 300 err.txt)"; continue; }
-    [ "$(cat out.txt)" = "jumped 7 3 8" ] || fail "$what: output '$(cat out.txt)'"
-    for want in "deep 4" "sig_deep 3" "after 1" "main 1"; do
-      n=$("$fr" account t.fr 2>/dev/null | awk -v f="${want% *}" '$NF == f { n = $1 } END { print n + 0 }')
-      [ "$n" = "${want#* }" ] || fail "$what: ${want% *} called $n times, want ${want#* }"
-    done
-    # the jumps closed deep and sig_deep: after() is a child of main, not of sig_deep
-    "$fr" replay t.fr >replay.txt 2>replay.err
-    grep -q '\] |   after();' replay.txt ||
-      fail "$what: after() not right under main: $(grep -m1 after replay.txt)"
-    "$fr" account t.fr >/dev/null 2>acc.err
-    grep -q 'unmatched: [1-9]\|[1-9][0-9]* calls\? open at the end' acc.err &&
-      fail "$what: $(cat acc.err)"
+check() {
+  local what=$1 want n
+  for want in "deep 4" "sig_deep 3" "after 1" "main 1"; do
+    n=$("$fr" account t.fr 2>/dev/null | awk -v f="${want% *}" '$NF == f { n = $1 } END { print n + 0 }')
+    [ "$n" = "${want#* }" ] || fail "$what: ${want% *} called $n times, want ${want#* }"
   done
+  # the jumps closed deep and sig_deep: after() is a child of main, not of sig_deep
+  "$fr" replay t.fr >replay.txt 2>replay.err
+  grep -q '\] |   after();' replay.txt ||
+    fail "$what: after() not right under main: $(grep -m1 after replay.txt)"
+  "$fr" account t.fr >/dev/null 2>acc.err
+  grep -q 'unmatched: [1-9]\|[1-9][0-9]* calls\? open at the end' acc.err &&
+    fail "$what: $(cat acc.err)"
+}
+for b in gcc_static clang_static; do
+  record_both "$fr" "$b" "jumped 7 3 8" check
 done
 finish "PASS"

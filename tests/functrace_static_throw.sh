@@ -31,32 +31,24 @@ g++ -static -O1 -finstrument-functions "$prog" -o gcc_static "$lib" -pthread $an
   "$clangxx" -static -O1 -fxray-instrument -fxray-instruction-threshold=1 -fnoxray-link-deps \
     "$prog" -o clang_static "$lib" -pthread $anchors || exit 1
 
-want_out="caught 7 8 3"
-for b in gcc_static clang_static; do
-  out=$("./$b" 2>err.txt); rc=$?
-  [ "$rc" = 0 ] && [ "$out" = "$want_out" ] ||
-    fail "$b untraced: exit $rc, output '$out' $(head -c 300 err.txt)"
-  for args in "" "--libcalls"; do
-    what="$b record $args"
-    rm -f t.fr*
-    # shellcheck disable=SC2086
-    "$fr" record -o t.fr $args -- "./$b" >out.txt 2>err.txt ||
-      { fail "$what: $(head -c 300 err.txt)"; continue; }
-    [ "$(cat out.txt)" = "$want_out" ] || fail "$what: output '$(cat out.txt)'"
-    "$fr" account t.fr >account.txt 2>acc.err || fail "$what: account: $(cat acc.err)"
-    for want in "deep(int) 7" "catcher() 1" "rethrower(int) 1" "after(int) 1" "main 1"; do
-      n=$(awk -v f="${want% *}" '$NF == f { n = $1 } END { print n + 0 }' account.txt)
-      [ "$n" = "${want#* }" ] || fail "$what: ${want% *} called $n times, want ${want#* }"
-    done
-    grep -q 'unmatched: [1-9]\|[1-9][0-9]* calls\? open at the end' acc.err &&
-      fail "$what: $(cat acc.err)"
-    # the throw closed deep's frames: after() is a child of catcher, not of deep; the
-    # rethrown exception closed rethrower before main ends
-    "$fr" replay t.fr >replay.txt 2>replay.err || fail "$what: replay: $(cat replay.err)"
-    grep -q '\] |     after(int);' replay.txt ||
-      fail "$what: after() not right under catcher: $(grep -m1 after replay.txt)"
-    grep -q '\] |   } /\* rethrower(int) \*/' replay.txt ||
-      fail "$what: rethrower not closed under main: $(grep rethrower replay.txt)"
+check() {
+  local what=$1 want n
+  "$fr" account t.fr >account.txt 2>acc.err || fail "$what: account: $(cat acc.err)"
+  for want in "deep(int) 7" "catcher() 1" "rethrower(int) 1" "after(int) 1" "main 1"; do
+    n=$(awk -v f="${want% *}" '$NF == f { n = $1 } END { print n + 0 }' account.txt)
+    [ "$n" = "${want#* }" ] || fail "$what: ${want% *} called $n times, want ${want#* }"
   done
+  grep -q 'unmatched: [1-9]\|[1-9][0-9]* calls\? open at the end' acc.err &&
+    fail "$what: $(cat acc.err)"
+  # the throw closed deep's frames: after() is a child of catcher, not of deep; the
+  # rethrown exception closed rethrower before main ends
+  "$fr" replay t.fr >replay.txt 2>replay.err || fail "$what: replay: $(cat replay.err)"
+  grep -q '\] |     after(int);' replay.txt ||
+    fail "$what: after() not right under catcher: $(grep -m1 after replay.txt)"
+  grep -q '\] |   } /\* rethrower(int) \*/' replay.txt ||
+    fail "$what: rethrower not closed under main: $(grep rethrower replay.txt)"
+}
+for b in gcc_static clang_static; do
+  record_both "$fr" "$b" "caught 7 8 3" check
 done
 finish "PASS"

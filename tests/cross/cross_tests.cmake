@@ -44,7 +44,8 @@ fr_cross_cannot("a stress test of the buffer protocol (millions of records from 
 fr_cross_cannot("builds its programs with the host's compiler (x86-64 code) and links or preloads this build's aarch64 libflightrec"
   events_gcc events_cxx_macros functrace_gcc functrace_cxx_names_gcc functrace_cxx_calls_gcc
   functrace_few_sleds functrace_binary_check functrace_filters install_package
-  install_record_norelink xraycompat_link_by_hand functrace_libcalls functrace_static_longjmp)
+  install_record_norelink xraycompat_link_by_hand functrace_libcalls functrace_static_longjmp
+  functrace_static_throw)
 fr_cross_cannot("its refusal case installs a seccomp filter, which qemu-user does not implement (EINVAL)"
   functrace_record_sched)
 fr_cross_cannot("the faults it raises are x86-64's: __builtin_trap is SIGILL there but SIGTRAP (brk) on aarch64, and an integer division by zero does not trap on aarch64"
