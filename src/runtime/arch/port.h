@@ -15,6 +15,8 @@
  *                           FR_ARCH_RETURN_SLOT_BELOW_CFA  a frame's return-address slot
  *                                                        is at CFA minus this
  *                           FR_ARCH_HANDLER_OFF_*        struct fr_sled_handlers offsets
+ *                                                        (arch/handler_offsets.h: the
+ *                                                        same for every 64-bit port)
  *   sled_<cpu>.c          the bytes of the compiler's sleds: fr_arch_sled_targets and
  *                         fr_arch_sled_write below
  *   trampolines_<cpu>.S   what patched sleds call: fr_tramp_entry, fr_tramp_exit,

@@ -16,12 +16,8 @@
 /* libcalls: the relocation type of a PLT entry's GOT slot (R_X86_64_JUMP_SLOT). */
 #define FR_ARCH_JUMP_SLOT_RELOC 7
 
-/* Byte offsets of struct fr_sled_handlers' fields, as the trampolines read them
- * (checked against the struct in functrace/sled_patch.c). */
-#define FR_ARCH_HANDLER_OFF_FUNCTION 0
-#define FR_ARCH_HANDLER_OFF_ARG1     8
-#define FR_ARCH_HANDLER_OFF_CUSTOM   16
-#define FR_ARCH_HANDLER_OFF_TYPED    24
+/* struct fr_sled_handlers' offsets, as the trampolines read them */
+#include "arch/handler_offsets.h"
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
