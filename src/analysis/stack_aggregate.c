@@ -77,7 +77,7 @@ struct thread_nodes {
     uint64_t  root_hash;   /* its placement hash (PATH_SEED without thread roots) */
     uint64_t  salt;        /* see path_hash: 0, or the root node's hash */
     uint32_t  known;       /* at[0..known-1] were written by enters (callbacks) */
-    uint32_t  hi;          /* at[0..hi-1] were written by enters (steps), some stale */
+    uint32_t  hi;          /* empty_tree: at[0..hi-1] are the open frames' */
     uint32_t  process;     /* the process it was fed in (sa->process then) */
     uint32_t  index;       /* its index in sa->threads */
     size_t    cap;
@@ -513,10 +513,11 @@ void fr_stack_agg_on_call(const fr_call *c, void *ctx)
 /* fr_stack_agg_set_full: the tree is full. The consumer takes its nodes, then the tree
  * starts again, empty but for the frames open now, so that the calls of those frames that
  * complete later find their nodes (made again, in the new tree's order; the consumer's
- * merge of the trees keeps each stack's first node). The open frames are among
- * at[0..hi-1] of the threads of the process being fed: at[d] is stale when its node's
- * parent is not at[d-1]'s node (an enter at d-1 overwrote that since, which closed the
- * frame at d), and then so is every entry above it; an entry that passes the check may
+ * merge of the trees keeps each stack's first node). The open frames are the first
+ * entries of at[] of the threads of the process being fed (entries never written are
+ * zeros): at[d] is stale when its node's parent is not at[d-1]'s node (an enter at d-1
+ * overwrote that since, which closed the frame at d, or none was ever written there),
+ * and then so is every entry above it; an entry that passes the check may
  * still be a frame closed since under a caller still open: made again, its node gets no
  * calls, which the merge adds as nothing. Threads of the processes fed before are not
  * fed again: their nodes are not made again. */
@@ -528,7 +529,7 @@ static void note_open_frames(const fr_stack_agg *sa, struct thread_nodes *th)
 {
     uint32_t parent = th->root;
     uint32_t d = 0;
-    for (; d < th->hi; d++) {
+    for (; d < th->cap; d++) {
         struct frame_node *f = &th->at[d];
         if (d && f->absorbs && f->node == parent) {   /* below the depth limit: its caller's node */
             f->absorbs |= SAME_AS_PARENT;
@@ -662,8 +663,6 @@ void fr_stack_agg_on_steps(int32_t tid, const fr_call_step *steps, size_t n, voi
             grow_frames(th, d);
             struct frame_node parent = d ? th->at[d - 1] : (struct frame_node){th->root_hash, th->root, 0};
             th->pre[d] = c->path_hash;   /* (for a "deeper" stack's identity, bound_add) */
-            if (d >= th->hi)
-                th->hi = d + 1;
             if (parent.absorbs) {        /* under an "other" or a "deeper" node: that node */
                 th->at[d] = parent;
                 continue;
