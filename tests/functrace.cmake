@@ -227,6 +227,13 @@ if(FUNCTRACE_GCC)
               ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_libcalls_work
               ${CMAKE_C_COMPILER} ${CMAKE_CXX_COMPILER})
     set_tests_properties(functrace_libcalls PROPERTIES LABELS no_asan)
+    # A fork child's trace begins with the calls open at the fork: its exits match and its
+    # calls nest under them, gcc and clang builds, with and without --libcalls.
+    add_test(NAME functrace_fork_open
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_fork_open.sh $<TARGET_FILE:flightrec_cli>
+              ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_fork_open_work
+              ${CMAKE_C_COMPILER})
+    set_tests_properties(functrace_fork_open PROPERTIES LABELS no_asan)
     # longjmp in a program linked statically with libflightrec.a: libc's longjmp found
     # without dlsym (it aborted), the frames left closed, gcc and clang builds.
     add_test(NAME functrace_static_longjmp
