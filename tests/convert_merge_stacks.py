@@ -70,8 +70,9 @@ for f in files:
     alone_time.append(sum(int(l.rpartition(" ")[2]) for l in r.stdout.splitlines()))
     r = run(flightrec, "convert", f, "--format", "folded", "--weight", "calls", expect=0)
     alone_lines.append(r.stdout.splitlines())
-check(sorted(alone_calls) == [11, 100, 200, 300],
-      "per-process calls (main + 5 + 5 in the parent, 100/200/300 in the children): %s" % alone_calls)
+check(sorted(alone_calls) == [11, 101, 201, 301],
+      "per-process calls (main + 5 + 5 in the parent, main (open at the fork) + 100/200/300 "
+      "in the children): %s" % alone_calls)
 
 # merged, calls: every line under one of the 4 process roots, the processes in the order
 # of the files, each one's lines those of its file alone
@@ -115,7 +116,7 @@ check([per[p] for p in pids] == alone_calls, "--thread-root: calls per process %
 # its own file's metadata, under its process's root (text and json name them too)
 r = run(flightrec, "stack", *files, "--thread-root", "-f", "folded", "--value", "calls", expect=0)
 conv = run(flightrec, "convert", *files, "--thread-root", "--format", "folded", "--weight", "calls", expect=0)
-check(sorted(r.stdout.splitlines()) == sorted(conv.stdout.splitlines()) and len(conv.stdout.splitlines()) == 6,
+check(sorted(r.stdout.splitlines()) == sorted(conv.stdout.splitlines()) and len(conv.stdout.splitlines()) == 9,
       "stack --thread-root of 4 files: convert's lines:\n%s\nvs\n%s" % (r.stdout, conv.stdout))
 r = run(flightrec, "stack", *files, "--thread-root", expect=0)
 for pid in pids:
@@ -131,7 +132,7 @@ for st in (json.loads(r.stdout)["stacks"] if r.returncode == 0 else []):
 check(len(tops) == 4, "stack --thread-root json: 4 process roots: %s" % tops)
 # without --thread-root `stack` sums the same stacks of the 4 (as account sums functions)
 r = run(flightrec, "stack", *files, "-f", "folded", "--value", "calls", expect=0)
-check(sorted(r.stdout.splitlines()) == ["child_work 600", "main 1", "main;after_wait 5", "main;before_fork 5"],
+check(sorted(r.stdout.splitlines()) == ["main 4", "main;after_wait 5", "main;before_fork 5", "main;child_work 600"],
       "stack of 4 files without --thread-root: one set of stacks: %s" % r.stdout)
 
 # --max-stacks on the merged tree: no call lost, stacks merged into [other] and reported
@@ -156,7 +157,7 @@ check({ROOT.match(fr[0]).group(1) for fr, _ in lines if ROOT.match(fr[0])} == {s
 # --tid of several files: a thread in one of them is enough (stack, account), one in none
 # is a warning and exit 1 (every command, docs/CLI.md)
 r = run(flightrec, "stack", *files, "--tid", str(child), "-f", "folded", "--value", "calls", expect=0)
-check(r.stdout == "child_work 200\n", "stack --tid %d of 4 files: %s" % (child, r.stdout))
+check(r.stdout == "main 1\nmain;child_work 200\n", "stack --tid %d of 4 files: %s" % (child, r.stdout))
 run(flightrec, "account", *files, "--tid", str(child), expect=0)
 nobody = str(max(pids) + 100000)
 for cmd in (["stack"], ["account"], ["graph"], ["convert", "-f", "folded"], ["convert", "-f", "svg"],
@@ -203,7 +204,10 @@ with open(bare, "wb") as f:
                                      + fdr_md(2, struct.pack("<HQ", 0, 100)) + fdr_fn(2, 1, 5)
                                      + fdr_fn(1, 0, 10) + fdr_fn(1, 1, 10) + fdr_fn(1, 0, 10) + fdr_fn(1, 1, 10)))
 lines, r = folded([files[1], bare, "--weight", "calls"], "folded of a trace and a compiler-rt file")
-check(r.stderr == "flightrec convert: %s: 1 exits without their entry dropped, 0 calls closed by a caller's "
+# (the child's main, entered at its start as open at the fork, ends in exit(): still open)
+check(r.stderr == "flightrec convert: %s: 0 exits without their entry dropped, 0 calls closed by a caller's "
+      "exit, 1 calls still open at the end (closed at the thread's last record)\n" % files[1] +
+      "flightrec convert: %s: 1 exits without their entry dropped, 0 calls closed by a caller's "
       "exit, 0 calls still open at the end (closed at the thread's last record)\n" % bare,
       "unmatched records reported for the trace that has them: %s" % r.stderr)
 check(("[trace %s]" % bare, 2) in [(fr[0], w) for fr, w in lines] and

@@ -241,7 +241,8 @@ if child is None:
     fail("fork: the child's pid was not printed")
 else:
     if recover(f"fork-{child}.bk", "fork_child.fr").returncode == 0:
-        check("fork child", "fork_child.fr", child, 80, None, "exit", "step")
+        # 81: the entry of main, open at the fork (the child's trace begins with it), + 80
+        check("fork child", "fork_child.fr", child, 81, None, "exit", "step")
     if recover(f"fork-{p.pid}.bk", "fork_parent.fr").returncode == 0:
         check("fork parent", "fork_parent.fr", p.pid, 82)
 

@@ -47,9 +47,12 @@ for b in gcc_prog clang_prog; do
     done
     # the child's calls nest under the frames they run in: g() under f() under main()
     "$fr" replay "$child" >replay.txt 2>replay.err || fail "$run: replay $child failed"
-    grep -q '\] main() {' replay.txt || fail "$run: child replay has no main() at the top: $(head -c 600 replay.txt)"
+    grep -q '\] | main() {' replay.txt || fail "$run: child replay has no main() at the top: $(head -c 600 replay.txt)"
     grep -q '\] |   f() {' replay.txt || fail "$run: child replay has no f() under main(): $(head -c 600 replay.txt)"
-    grep -q '\] |   |   g();' replay.txt || fail "$run: child replay has no g() under f(): $(head -c 600 replay.txt)"
+    grep -q '\] |     g();' replay.txt || fail "$run: child replay has no g() under f(): $(head -c 600 replay.txt)"
+    if [ -n "$libcalls" ]; then
+      grep -q '\] |     fork();' replay.txt || fail "$run: child replay has no fork() under f(): $(head -c 600 replay.txt)"
+    fi
     [ -s replay.err ] && fail "$run: replay $child: $(head -c 300 replay.err)"
   done
 done

@@ -1,7 +1,9 @@
 /*
  * fork.c - the recorder across fork(): the child starts with empty buffers of its own
  * and writes its own trace file: the output pattern with %p expanded to the child's pid,
- * or, if the pattern has no %p, the pattern followed by ".PID".
+ * or, if the pattern has no %p, the pattern followed by ".PID". A recording child's trace
+ * begins with an entry for each traced call open in the forking thread (the child hook,
+ * functrace/fork_frames.c), stamped at the child's start.
  *
  * vfork: no handler runs; the child shares the parent's memory and thread state until
  * it execs or _exits. Its records (if any) land in the parent thread's buffer, and an
@@ -28,6 +30,13 @@
  * run in the child between fork and the reset of the recorder's state, nor in the
  * parent while the registry lock is held. The mask is the forking thread's own. */
 static __thread sigset_t saved_mask;
+
+static fr_fork_child_hook child_hook;
+
+void fr_fork_set_child_hook(fr_fork_child_hook hook)
+{
+    __atomic_store_n(&child_hook, hook, __ATOMIC_RELEASE);
+}
 
 static void before_fork(void)
 {
@@ -66,8 +75,15 @@ static void in_child(void)
             fr_backing_fill_header(session);
             fr_backing_write_meta();
         }
-        if (s == FR_STATE_INITIALIZED)
+        if (s == FR_STATE_INITIALIZED) {
             __atomic_store_n(&fr_recording, (int)session, __ATOMIC_SEQ_CST);
+            /* The calls open at the fork go on in the child: its trace begins with their
+             * entries, so that their exits match (signals still blocked: nothing else
+             * records on this thread in between). */
+            fr_fork_child_hook hook = __atomic_load_n(&child_hook, __ATOMIC_ACQUIRE);
+            if (hook)
+                hook();
+        }
     } else if (s == FR_STATE_UNINITIALIZED && fr_pool.map) {
         fr_pool_destroy();   /* an init the parent had in progress */
     }

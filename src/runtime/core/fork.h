@@ -10,4 +10,11 @@
  * written to its own file. Called once, by the lifecycle's first init. */
 FR_HIDDEN void fr_fork_install(void);
 
+/* A front end's part of the child's start (function tracing: the entries of the frames
+ * open at the fork, functrace/fork_frames.c). Called in the child of a recording process,
+ * on the forking thread, after recording is on and with signals still blocked. One hook;
+ * registered once, at load (a constructor). */
+typedef void (*fr_fork_child_hook)(void);
+FR_HIDDEN void fr_fork_set_child_hook(fr_fork_child_hook hook);
+
 #endif

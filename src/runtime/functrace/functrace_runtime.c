@@ -8,13 +8,16 @@
  * At flush: the metadata block gets FR_TE_OBJECT (each object with sleds or with
  * gcc-instrumented functions: index, id range, load bias, path) and FR_TE_FUNCTION (each
  * function: id, object, address, name) events.
+ * In a fork child: the entries of the calls open at the fork (fork_frames.h).
  */
 #define _GNU_SOURCE
 #include "functrace/finstrument.h"
+#include "functrace/fork_frames.h"
 #include "functrace/func_filter.h"
 #include "functrace/libcalls.h"
 #include "functrace/instr_map.h"
 #include "core/backing_file.h"
+#include "core/fork.h"
 #include "core/options.h"
 #include "core/recorder.h"
 #include "functrace/shadow_stack.h"
@@ -187,6 +190,7 @@ __attribute__((constructor)) static void functrace_register(void)
     static const fr_lifecycle_hooks hooks = {after_init, before_finalize};
     fr_meta_register_source(emit_metadata, NULL);
     fr_lifecycle_register_hooks(&hooks);
+    fr_fork_set_child_hook(fr_fork_enter_open_frames);
 }
 
 /* Referenced by the static library's users (see CMake: --undefined) so that this file,

@@ -123,6 +123,17 @@ void fr_frames_unwound_below(uint64_t live_sp, int xray_only, int libcall_at_liv
     fr_shadow_unwound_below(live_sp, xray_only);
 }
 
+uint32_t fr_libcall_open_frames(uint64_t *slot, uint32_t *id, uint32_t max)
+{
+    const struct libcall_stack *s = &stack;
+    uint32_t n = s->depth < max ? s->depth : max;
+    for (uint32_t k = 0; k < n; k++) {
+        slot[k] = (uint64_t)(uintptr_t)s->f[k].slot;
+        id[k] = s->f[k].id;
+    }
+    return n;
+}
+
 void fr_libcall_unhook_returns(void)
 {
     struct libcall_stack *s = &stack;

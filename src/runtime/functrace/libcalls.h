@@ -68,6 +68,9 @@ FR_HIDDEN void fr_libcalls_emit(fr_meta_writer *w);
  * LIBCALL_AT_LIVE: the unwinder is leaving the library function's frame (its return
  * address was put back, so it cannot return through us). */
 FR_HIDDEN void fr_frames_unwound_below(uint64_t live_sp, int xray_only, int libcall_at_live);
+/* The open library calls of this thread, outermost first: their return slots' addresses
+ * in SLOT and their ids in ID, at most MAX of them; returns how many (fork child). */
+FR_HIDDEN uint32_t fr_libcall_open_frames(uint64_t *slot, uint32_t *id, uint32_t max);
 /* Before an exception's unwind: every replaced return address of this thread put back. */
 FR_HIDDEN void fr_libcall_unhook_returns(void);
 /* At a catch, after fr_frames_unwound_below: the live frames redirected again. */
