@@ -29,12 +29,14 @@
 /* 2: the event sites region (sites_off, sites_cap, sites_len). 3: small buffers
  * (small_per_buffer, small_size: descriptors after the buffers' own, bytes inside the
  * buffer lent to them; a lent buffer's state is FR_BACKING_BUF_PACK), up to 32768 thread
- * slots and 4194304 buffers. A reader takes versions 1 and 2 too: their headers are
- * version 3's up to `exe` (FR_BACKING_HEADER_V1_SIZE bytes, no sites) or up to
- * `small_per_buffer` (FR_BACKING_HEADER_V2_SIZE, no small buffers). */
-#define FR_BACKING_VERSION      3
+ * slots and 4194304 buffers. 4: fork_entries. A reader takes versions 1 to 3 too: their
+ * headers are version 4's up to `exe` (FR_BACKING_HEADER_V1_SIZE bytes, no sites), up to
+ * `small_per_buffer` (FR_BACKING_HEADER_V2_SIZE, no small buffers) or up to
+ * `fork_entries` (FR_BACKING_HEADER_V3_SIZE, none). */
+#define FR_BACKING_VERSION      4
 #define FR_BACKING_HEADER_V1_SIZE 1168u
 #define FR_BACKING_HEADER_V2_SIZE 1192u
+#define FR_BACKING_HEADER_V3_SIZE 1200u
 #define FR_BACKING_MAX_BUFFERS  (1u << 22)
 #define FR_BACKING_MAX_THREADS  32768u
 #define FR_BACKING_HEADER_SIZE  4096u
@@ -89,6 +91,12 @@ struct fr_backing_header {
      * the bytes [k * small_size, +small_size) of buffer b (0: none). */
     uint32_t small_per_buffer;
     uint32_t small_size;
+    /* Version 4. A fork child's records made at its start: the entries of the calls open
+     * at the fork (docs/FUNCTRACE.md), so that `flightrec record` keeps no image of a
+     * child that exec'd having recorded nothing else. 0 in a process that is no such
+     * child. */
+    uint32_t fork_entries;
+    uint32_t reserved;
 };   /* natural alignment, no padding before `exe` (the offsets are asserted) */
 _Static_assert(sizeof(struct fr_backing_header) <= FR_BACKING_HEADER_SIZE, "backing header");
 _Static_assert(offsetof(struct fr_backing_header, map_size) == 16, "backing map_size");
@@ -102,7 +110,9 @@ _Static_assert(offsetof(struct fr_backing_header, sites_off) == FR_BACKING_HEADE
 _Static_assert(offsetof(struct fr_backing_header, sites_len) == 1184, "backing sites_len");
 _Static_assert(offsetof(struct fr_backing_header, small_per_buffer) == FR_BACKING_HEADER_V2_SIZE,
                "backing small_per_buffer: version 2's header is a prefix of version 3's");
-_Static_assert(sizeof(struct fr_backing_header) == 1200, "backing header v3");
+_Static_assert(offsetof(struct fr_backing_header, fork_entries) == FR_BACKING_HEADER_V3_SIZE,
+               "backing fork_entries: version 3's header is a prefix of version 4's");
+_Static_assert(sizeof(struct fr_backing_header) == 1208, "backing header v4");
 
 /* A buffer's descriptor (the runtime's struct fr_buffer_desc, docs/BUFFERS.md). `used`
  * and `records` are exact for FULL and RETIRED buffers; a CURRENT buffer's length lives

@@ -230,6 +230,7 @@ static const char *header_problem(const struct fr_backing_header *h, uint64_t si
         return "not a flightrec backing file (no FRBACKv1 magic; an init that had not "
                "finished, or another file)";
     if (!(h->version == FR_BACKING_VERSION && h->header_size == sizeof *h) &&
+        !(h->version == 3 && h->header_size == FR_BACKING_HEADER_V3_SIZE) &&
         !(h->version == 2 && h->header_size == FR_BACKING_HEADER_V2_SIZE) &&
         !(h->version == 1 && h->header_size == FR_BACKING_HEADER_V1_SIZE))
         return "backing file of an unknown version";
@@ -590,6 +591,9 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
     else if (j.h.version == 2)   /* no small buffers */
         memset((uint8_t *)&j.h + FR_BACKING_HEADER_V2_SIZE, 0,
                sizeof j.h - FR_BACKING_HEADER_V2_SIZE);
+    else if (j.h.version == 3)   /* no fork_entries */
+        memset((uint8_t *)&j.h + FR_BACKING_HEADER_V3_SIZE, 0,
+               sizeof j.h - FR_BACKING_HEADER_V3_SIZE);
     const char *why = header_problem(&j.h, in->size);
     if (why) {
         fail(err, errcap, why);
@@ -598,6 +602,7 @@ int fr_recover(const fr_recover_input *in, FILE *out, fr_recover_report *rep, ch
     const struct fr_backing_header *h = &j.h;
     rep->pid = h->pid;
     rep->state = h->state;
+    rep->fork_entries = h->fork_entries;
     memcpy(rep->exe, h->exe, h->exe_len);
     rep->exe[h->exe_len] = 0;
     const uint64_t ndesc = ndesc_of(h);

@@ -45,6 +45,8 @@ typedef struct fr_recover_report {
     uint64_t buffers;          /* buffers whose records are in the trace */
     uint64_t current_buffers;  /* of those, being written when the process died */
     uint64_t records;          /* records in the trace */
+    uint32_t fork_entries;     /* of those, a fork child's entries of the calls open at
+                                  the fork, made at its start (at most) */
     uint64_t torn;             /* torn last records cut (a record was being written) */
     uint64_t lost_records;     /* records a descriptor counts that could not be read */
     uint64_t bad_buffers;      /* buffers skipped: no valid preamble, bad owner or size */

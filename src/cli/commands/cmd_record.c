@@ -491,9 +491,10 @@ static bool recover_leftovers(const char *dir, const char *pattern, time_t start
         char err[512];
         int rc = onto ? fr_recover_onto(bk, target, &rep, err, sizeof err)
                       : fr_recover_file(bk, target, &rep, err, sizeof err);
-        if (rc == FR_RECOVER_OK && exec_image && !rep.records) {
-            unlink(target);   /* an image that made no record before its exec (a fork
-                                 child that execs at once): nothing to keep */
+        if (rc == FR_RECOVER_OK && exec_image && rep.records <= rep.fork_entries) {
+            unlink(target);   /* an image that made no record before its exec but the
+                                 entries of the calls open at its fork (a fork child
+                                 that execs at once): nothing to keep */
             unlink(bk);
         } else if (rc == FR_RECOVER_OK) {
             if (exec_image)

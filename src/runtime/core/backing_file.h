@@ -19,6 +19,8 @@ FR_HIDDEN void fr_backing_fill_header(uint32_t session);
  * tracing's objects and names) after the pool: at init, and when a source's tables grow
  * (a lifecycle hook registered after init, a dlopen). */
 FR_HIDDEN void fr_backing_write_meta(void);
+/* fork child: N records made at its start (the entries of the calls open at the fork). */
+FR_HIDDEN void fr_backing_set_fork_entries(uint32_t n);
 /* Structured events' call sites (docs/BACKING.md, "Event sites"): a compact event names
  * its site by id, so the site's bytes must be in the file before its first event. Under
  * the event registry's lock (one caller at a time), before the site is enabled for the

@@ -26,6 +26,13 @@ _Static_assert(offsetof(struct fr_thread_desc, dropped) == offsetof(struct fr_ba
 _Static_assert(offsetof(struct fr_thread_desc, taken_records) == offsetof(struct fr_backing_thread_desc, taken_records), "taken");
 _Static_assert(offsetof(struct fr_thread_desc, name) == offsetof(struct fr_backing_thread_desc, name), "name");
 
+void fr_backing_set_fork_entries(uint32_t n)
+{
+    struct fr_backing_map m = fr_backing_map();
+    if (m.base)
+        ((struct fr_backing_header *)m.base)->fork_entries = n;
+}
+
 void fr_backing_fill_header(uint32_t session)
 {
     struct fr_backing_map m = fr_backing_map();

@@ -28,7 +28,7 @@
 #include "functrace/shadow_stack.h"
 #include "functrace/sled_patch.h"
 
-void fr_fork_enter_open_frames(void)
+uint32_t fr_fork_enter_open_frames(void)
 {
     const struct fr_shadow *s = &fr_shadow;
     uint32_t ns = s->depth < FR_SHADOW_CAP ? s->depth : FR_SHADOW_CAP;
@@ -37,14 +37,18 @@ void fr_fork_enter_open_frames(void)
     uint32_t nl = fr_libcall_open_frames(lslot, lid, FR_LIBCALL_DEPTH);
     void (*h)(int32_t, int) = __atomic_load_n(&fr_sled_handlers.function, __ATOMIC_ACQUIRE);
     int xray_recorded = h == (void (*)(int32_t, int))fr_record_function;
-    uint32_t i = 0, j = 0;
+    uint32_t i = 0, j = 0, n = 0;
     while (i < ns || j < nl) {
         if (j == nl || (i < ns && s->e[i].sp >= lslot[j])) {
             const struct fr_shadow_entry *e = &s->e[i++];
-            if ((e->flags & FR_SHADOW_FINSTRUMENT) || xray_recorded)
+            if ((e->flags & FR_SHADOW_FINSTRUMENT) || xray_recorded) {
                 fr_record_function(e->id, FR_FN_ENTER);
+                n++;
+            }
         } else {
             fr_record_function(lid[j++], FR_FN_ENTER);
+            n++;
         }
     }
+    return n;
 }

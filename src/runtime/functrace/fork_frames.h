@@ -5,10 +5,12 @@
 #ifndef FLIGHTREC_FORK_FRAMES_H
 #define FLIGHTREC_FORK_FRAMES_H
 
+#include <stdint.h>
 #include "core/visibility.h"
 
 /* Records, outermost first, an entry for each open traced frame of this thread (shadow
- * stack and library calls, in stack order). The fork child hook (core/fork.h). */
-FR_HIDDEN void fr_fork_enter_open_frames(void);
+ * stack and library calls, in stack order). The fork child hook (core/fork.h): returns
+ * how many it recorded (asked; max_depth may drop some). */
+FR_HIDDEN uint32_t fr_fork_enter_open_frames(void);
 
 #endif
