@@ -81,10 +81,9 @@ static void in_child(void)
              * entries, so that their exits match (signals still blocked: nothing else
              * records on this thread in between). */
             fr_fork_child_hook hook = __atomic_load_n(&child_hook, __ATOMIC_ACQUIRE);
-            if (hook && fr_pool.backed)
-                fr_backing_set_fork_entries(hook());
-            else if (hook)
-                (void)hook();
+            uint32_t made = hook ? hook() : 0;
+            if (fr_pool.backed)
+                fr_backing_set_fork_entries(made);   /* for `flightrec record` (exec) */
         }
     } else if (s == FR_STATE_UNINITIALIZED && fr_pool.map) {
         fr_pool_destroy();   /* an init the parent had in progress */
