@@ -10,7 +10,8 @@
 #  3b. the same with the writer held up (a FIFO read only after the records): the
 #     losses after threads' last blocks have markers too;
 #  3c. overwrite without stream=1: the markers of threads whose buffers were all taken;
-#  4. `flightrec info` on the file while the program still runs;
+#  4. `flightrec info` on the file while the program still runs; at the end written +
+#     dropped (stream_behind only) == made;
 #  5. fork: the child's own file, every record in each file;
 #  5b. three sessions in one process (finalize + flush twice, finalize + reset, a
 #     snapshot then exit): each file whole;
@@ -183,7 +184,12 @@ wait $pid || fail "live: exit $?"
 sanitizer_clean err.txt live
 made=$(made_of out.txt)
 check_file live.fr "live, at the end"
-[ "$written" = "$made" ] || fail "live: made $made, written $written"
+# (Every record is in the file, or counted as dropped because the stream writer fell
+# behind: on a loaded machine it may not run for the tens of milliseconds the pool holds; the file's
+# count is exact either way.)
+behind=$(field "  stream writer behind" info.txt); behind=${behind:-0}
+[ $((written + dropped)) = "$made" ] && [ "$dropped" = "$behind" ] ||
+  fail "live: made $made, written $written, dropped $dropped (stream_behind $behind)"
 
 # 5. fork: the child streams to its own file (output.PID). The parent has the writer
 #    thread when it forks, and the child starts its own: TSan refuses threads after a
