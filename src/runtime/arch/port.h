@@ -17,8 +17,14 @@
  *                           FR_ARCH_HANDLER_OFF_*        struct fr_sled_handlers offsets
  *                                                        (arch/handler_offsets.h: the
  *                                                        same for every 64-bit port)
- *   sled_<cpu>.c          the bytes of the compiler's sleds: fr_arch_sled_targets and
- *                         fr_arch_sled_write below
+ *                           FR_ARCH_CALL_REACH           bytes a sled's call reaches, either
+ *                                                        way
+ *                           FR_ARCH_ISLAND_STEP, _STEPS  where islands are tried: at 1 ..
+ *                                                        STEPS-1 steps from the object
+ *                           FR_ARCH_ISLAND_SLOT          bytes of an island's slot
+ *                                                        (functrace/sled_islands.c)
+ *   sled_<cpu>.c          the bytes of the compiler's sleds: fr_arch_sled_write,
+ *                         fr_arch_trampoline and fr_arch_island_slot below
  *   trampolines_<cpu>.S   what patched sleds call: fr_tramp_entry, fr_tramp_exit,
  *                         fr_tramp_tail, fr_tramp_arg1, and the event entry points
  *                         __xray_CustomEvent / __xray_TypedEvent; each calls the handler
@@ -52,10 +58,12 @@ struct fr_sled_targets {
     uintptr_t address[FR_TRAMP_COUNT];   /* what a patched sled of this object calls */
 };
 
-/* Call targets reachable from every sled of O: the trampolines themselves, or a small
- * island of jumps mapped near O when they are too far (libflightrec.so loaded far from
- * the executable). 0 on success. */
-int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t);
+/* The address of trampoline T, what a sled calls when it is within FR_ARCH_CALL_REACH. */
+uintptr_t fr_arch_trampoline(enum fr_trampoline t);
+/* Writes the FR_ARCH_ISLAND_SLOT bytes at SLOT (a page near a far object: the island,
+ * functrace/sled_islands.c) that take a sled's call on to trampoline T from anywhere,
+ * every register the trampoline reads unchanged. */
+void fr_arch_island_slot(void *slot, enum fr_trampoline t);
 /* Rewrites one sled (its pages must be writable). 0 on success, -1 for a kind we do not
  * know (left untouched). */
 int fr_arch_sled_write(const struct fr_sled *s, int enable, const struct fr_sled_targets *t);

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "functrace/func_filter.h"
+#include "functrace/sled_islands.h"
 
 struct fr_sled_handlers fr_sled_handlers;
 
@@ -44,7 +45,7 @@ static int apply(const struct fr_instr_object *o, select_fn sel, void *ctx, int 
     if (!o->function_count || __atomic_load_n(&o->unloaded, __ATOMIC_ACQUIRE))
         return 0;
     struct fr_sled_targets targets;
-    if (enable && fr_arch_sled_targets(o, &targets))
+    if (enable && fr_sled_call_targets(o, &targets))
         return -1;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     int rc = 0;

@@ -18,6 +18,15 @@
  * slot lies strictly below every live caller's stack pointer) hold unchanged. */
 #define FR_ARCH_RETURN_SLOT_BELOW_CFA 8
 
+/* A sled's call is a `bl`: it reaches +-128 MiB. Beyond, sleds call an island (page of
+ * far jumps, functrace/sled_islands.c) tried at 1 MiB steps, up to 120 MiB away from
+ * the object; a slot: str x16; ldr x16, =far entry; br x16; brk, the address
+ * (sled_aarch64.c). */
+#define FR_ARCH_CALL_REACH   (128 << 20)
+#define FR_ARCH_ISLAND_STEP  (1 << 20)
+#define FR_ARCH_ISLAND_STEPS 120
+#define FR_ARCH_ISLAND_SLOT  32
+
 /* struct fr_sled_handlers' offsets, as the trampolines read them */
 #include "arch/handler_offsets.h"
 

@@ -37,8 +37,6 @@
 #include "functrace/sled_patch.h"
 
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* trampolines_aarch64.S */
 extern char fr_tramp_entry[], fr_tramp_exit[], fr_tramp_tail[], fr_tramp_arg1[];
@@ -56,11 +54,6 @@ extern char fr_tramp_entry_far[], fr_tramp_exit_far[], fr_tramp_tail_far[], fr_t
 #define INSN_BR_X16    0xD61F0200u   /* br x16 */
 #define INSN_BRK       0xD4200000u   /* brk #0 */
 
-#define BL_RANGE ((int64_t)128 << 20)
-#define ISLAND_SLOT 32    /* str, ldr, br, brk, 8-byte address, 8 bytes unused */
-#define MAX_ISLANDS 1024
-static uintptr_t islands[MAX_ISLANDS];   /* per object index; under the patch lock */
-
 static uintptr_t trampoline(enum fr_trampoline t, int far)
 {
     switch (t) {
@@ -72,71 +65,24 @@ static uintptr_t trampoline(enum fr_trampoline t, int far)
     }
 }
 
-/* Every sled of O (inside [lo, hi)) can reach TARGET with a bl. */
-static int reachable(const struct fr_instr_object *o, uintptr_t target)
+uintptr_t fr_arch_trampoline(enum fr_trampoline t)
 {
-    const int64_t limit = BL_RANGE - 64;
-    int64_t a = (int64_t)(target - o->lo), b = (int64_t)(target - o->hi);
-    return a < limit && a > -limit && b < limit && b > -limit;
+    return trampoline(t, 0);
 }
 
-static uintptr_t map_island(const struct fr_instr_object *o)
+/* An island's slot (functrace/sled_islands.c): str x16, [sp, #-16]!; ldr x16, .+12;
+ * br x16; brk #0; the far entry's 8-byte address; 8 bytes unused. The far entry reloads
+ * x16 before the trampoline proper. */
+void fr_arch_island_slot(void *slot, enum fr_trampoline t)
 {
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    const uintptr_t step = 1u << 20;
-    for (int dir = 0; dir < 2; dir++) {
-        for (uintptr_t k = 1; k < 120; k++) {   /* up to 120 MiB away from the object */
-            uintptr_t hint = dir == 0 ? ((o->hi + page - 1) & ~(page - 1)) + k * step
-                                      : (o->lo & ~(page - 1)) - k * step;
-            if (dir == 1 && hint > o->lo)
-                break;   /* wrapped below zero */
-            void *p = mmap((void *)hint, (size_t)page, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-            if (p == MAP_FAILED)
-                continue;
-            if (reachable(o, (uintptr_t)p) && reachable(o, (uintptr_t)p + page))
-                return (uintptr_t)p;
-            munmap(p, (size_t)page);   /* old kernel: the hint was only a hint */
-        }
-    }
-    return 0;
-}
-
-int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t)
-{
-    int direct = 1;
-    for (int k = 0; k < FR_TRAMP_COUNT; k++)
-        direct &= reachable(o, trampoline((enum fr_trampoline)k, 0));
-    if (direct) {
-        for (int k = 0; k < FR_TRAMP_COUNT; k++)
-            t->address[k] = trampoline((enum fr_trampoline)k, 0);
-        return 0;
-    }
-    if (o->index >= MAX_ISLANDS)
-        return -1;
-    uintptr_t island = islands[o->index];
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (!island) {
-        island = map_island(o);
-        if (!island)
-            return -1;
-        for (int k = 0; k < FR_TRAMP_COUNT; k++) {
-            uint32_t *slot = (uint32_t *)(island + (uintptr_t)k * ISLAND_SLOT);
-            uint64_t dest = trampoline((enum fr_trampoline)k, 1);
-            slot[0] = INSN_STR_X16;
-            slot[1] = INSN_LDR_X16;   /* the address at slot + 16 */
-            slot[2] = INSN_BR_X16;
-            slot[3] = INSN_BRK;
-            memcpy(&slot[4], &dest, sizeof dest);
-        }
-        __builtin___clear_cache((char *)island, (char *)island + FR_TRAMP_COUNT * ISLAND_SLOT);
-        if (mprotect((void *)island, page, PROT_READ | PROT_EXEC))
-            return -1;
-        islands[o->index] = island;
-    }
-    for (int k = 0; k < FR_TRAMP_COUNT; k++)
-        t->address[k] = island + (uintptr_t)k * ISLAND_SLOT;
-    return 0;
+    uint32_t *w = slot;
+    uint64_t dest = trampoline(t, 1);
+    _Static_assert(FR_ARCH_ISLAND_SLOT == 32, "slot layout");
+    w[0] = INSN_STR_X16;
+    w[1] = INSN_LDR_X16;   /* the address at slot + 16 */
+    w[2] = INSN_BR_X16;
+    w[3] = INSN_BRK;
+    memcpy(&w[4], &dest, sizeof dest);
 }
 
 /* Code is written through volatile word stores in functions the sanitizers leave alone:

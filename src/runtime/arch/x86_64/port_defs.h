@@ -16,6 +16,14 @@
 /* libcalls: the relocation type of a PLT entry's GOT slot (R_X86_64_JUMP_SLOT). */
 #define FR_ARCH_JUMP_SLOT_RELOC 7
 
+/* A sled's call is a rel32: it reaches +-2 GiB. Beyond, sleds call an island (page of
+ * far jumps, functrace/sled_islands.c) tried at 16 MiB steps, up to 1.5 GiB away from
+ * the object; a slot: jmp *0(%rip), the address, 2 x int3 (sled_x86_64.c). */
+#define FR_ARCH_CALL_REACH   0x7FFFFFFF
+#define FR_ARCH_ISLAND_STEP  (16 << 20)
+#define FR_ARCH_ISLAND_STEPS 96
+#define FR_ARCH_ISLAND_SLOT  16
+
 /* struct fr_sled_handlers' offsets, as the trampolines read them */
 #include "arch/handler_offsets.h"
 

@@ -23,17 +23,11 @@
 
 #include <cpuid.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* trampolines_x86_64.S */
 extern char fr_tramp_entry[], fr_tramp_exit[], fr_tramp_tail[], fr_tramp_arg1[];
 
-#define ISLAND_SLOT 16    /* FF 25 00000000 (jmp *0(%rip)) + 8-byte address + 2 x int3 */
-#define MAX_ISLANDS 1024
-static uintptr_t islands[MAX_ISLANDS];   /* per object index; under the patch lock */
-
-static uintptr_t trampoline(enum fr_trampoline t)
+uintptr_t fr_arch_trampoline(enum fr_trampoline t)
 {
     switch (t) {
     case FR_TRAMP_ENTRY: return (uintptr_t)fr_tramp_entry;
@@ -44,68 +38,17 @@ static uintptr_t trampoline(enum fr_trampoline t)
     }
 }
 
-/* Every sled of O (inside [lo, hi)) can reach TARGET with a rel32. */
-static int reachable(const struct fr_instr_object *o, uintptr_t target)
+/* An island's slot (functrace/sled_islands.c): FF 25 00000000 (jmp *0(%rip)), the
+ * trampoline's 8-byte address, 2 x int3. r10d (the id) and the stack pass unchanged. */
+void fr_arch_island_slot(void *slot, enum fr_trampoline t)
 {
-    const int64_t limit = INT32_MAX - 64;
-    int64_t a = (int64_t)(target - o->lo), b = (int64_t)(target - o->hi);
-    return a < limit && a > -limit && b < limit && b > -limit;
-}
-
-static uintptr_t map_island(const struct fr_instr_object *o)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    const uintptr_t step = 16u << 20;
-    for (int dir = 0; dir < 2; dir++) {
-        for (uintptr_t k = 1; k < 96; k++) {   /* up to 1.5 GiB away from the object */
-            uintptr_t hint = dir == 0 ? ((o->hi + (uintptr_t)page - 1) & ~((uintptr_t)page - 1)) + k * step
-                                      : (o->lo & ~((uintptr_t)page - 1)) - k * step;
-            if (dir == 1 && hint > o->lo)
-                break;   /* wrapped below zero */
-            void *p = mmap((void *)hint, (size_t)page, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-            if (p == MAP_FAILED)
-                continue;
-            if (reachable(o, (uintptr_t)p) && reachable(o, (uintptr_t)p + (uintptr_t)page))
-                return (uintptr_t)p;
-            munmap(p, (size_t)page);   /* old kernel: the hint was only a hint */
-        }
-    }
-    return 0;
-}
-
-int fr_arch_sled_targets(const struct fr_instr_object *o, struct fr_sled_targets *t)
-{
-    int direct = 1;
-    for (int k = 0; k < FR_TRAMP_COUNT; k++)
-        direct &= reachable(o, trampoline((enum fr_trampoline)k));
-    if (direct) {
-        for (int k = 0; k < FR_TRAMP_COUNT; k++)
-            t->address[k] = trampoline((enum fr_trampoline)k);
-        return 0;
-    }
-    if (o->index >= MAX_ISLANDS)
-        return -1;
-    uintptr_t island = islands[o->index];
-    if (!island) {
-        island = map_island(o);
-        if (!island)
-            return -1;
-        for (int k = 0; k < FR_TRAMP_COUNT; k++) {
-            unsigned char *slot = (unsigned char *)island + k * ISLAND_SLOT;
-            uintptr_t dest = trampoline((enum fr_trampoline)k);
-            static const unsigned char jmp_rip[6] = {0xFF, 0x25, 0, 0, 0, 0};
-            memcpy(slot, jmp_rip, sizeof jmp_rip);
-            memcpy(slot + 6, &dest, 8);
-            slot[14] = slot[15] = 0xCC;
-        }
-        if (mprotect((void *)island, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC))
-            return -1;
-        islands[o->index] = island;
-    }
-    for (int k = 0; k < FR_TRAMP_COUNT; k++)
-        t->address[k] = island + (uintptr_t)k * ISLAND_SLOT;
-    return 0;
+    static const unsigned char jmp_rip[6] = {0xFF, 0x25, 0, 0, 0, 0};
+    unsigned char *p = slot;
+    uintptr_t dest = fr_arch_trampoline(t);
+    _Static_assert(FR_ARCH_ISLAND_SLOT == 16, "slot layout");
+    memcpy(p, jmp_rip, sizeof jmp_rip);
+    memcpy(p + 6, &dest, 8);
+    p[14] = p[15] = 0xCC;
 }
 
 /* Code is written through volatile byte stores in functions the sanitizers leave alone:
