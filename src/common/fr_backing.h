@@ -149,7 +149,7 @@ struct fr_backing_thread_desc {
     uint64_t taken_records;     /* its records in buffers other threads took */
     uint64_t taken_bytes;
     uint64_t streamed;          /* stream=1: its records already in the output file */
-    uint64_t overwritten_own;   /* stream=1: records it overwrote in its own buffers */
+    uint64_t reserved;          /* 0 (was overwritten_own, which no version counted) */
     char     name[16];
 };
 _Static_assert(sizeof(struct fr_backing_thread_desc) == 96 + 8 * FR_DROP_NCAUSES, "backing thread desc");

@@ -527,7 +527,7 @@ static int write_thread_block(job *j, FILE *out, const buf_info *bufs, uint32_t 
         for (uint32_t s = 0; s < j->h.max_threads; s++)
             if (j->td[s].state && j->td[s].state <= 2 && j->td[s].tid == bufs[0].tid)
                 /* streamed: what the stream writer marks (stream_writer.c new_losses) */
-                lost += sm ? j->td[s].taken_records + j->td[s].overwritten_own
+                lost += sm ? j->td[s].taken_records
                            : j->td[s].dropped[FR_DROP_OVERWRITTEN] + j->td[s].taken_records;
     if (sm) {   /* less what the file's markers count already */
         uint64_t marked = sm->lost(sm->ctx, bufs[0].tid);

@@ -79,11 +79,11 @@ struct fr_thread_desc {
      * start of its history. */
     uint64_t taken_records;
     uint64_t taken_bytes;
-    /* stream=1 (atomic): records of this slot's buffers already in the file, and the
-     * records its thread overwrote in its own buffers (what taken_* are for others'),
-     * so the stream writer can mark each gap with FR_TE_LOST. */
+    /* stream=1 (atomic): records of this slot's buffers already in the file. (The stream
+     * writer marks each gap with FR_TE_LOST from taken_records, which counts the records
+     * of this slot's buffers that any thread, its own included, took to overwrite.) */
     uint64_t streamed;
-    uint64_t overwritten_own;
+    uint64_t reserved;          /* 0 (backing files: once overwritten_own, never counted) */
     char     name[16];
 };
 

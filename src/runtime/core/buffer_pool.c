@@ -170,7 +170,6 @@ static void fold_slot(struct fr_thread_desc *d)
     ADD_R(&fr_pool.recycled_below, LOAD_R(&d->calls_below_threshold));
     ADD_R(&fr_pool.recycled_streamed, LOAD_R(&d->streamed));
     STORE_R(&d->streamed, 0);
-    STORE_R(&d->overwritten_own, 0);
     ADD_R(&fr_pool.recycled_threads, 1);
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
         STORE_R(&d->dropped[c], 0);

@@ -381,7 +381,7 @@ static uint64_t new_losses(uint32_t slot, int32_t tid)
     if (fr_pool.policy != FR_POLICY_OVERWRITE)
         return 0;
     struct fr_thread_desc *d = &fr_pool.threads[slot];
-    uint64_t now = LOAD_R(&d->taken_records) + LOAD_R(&d->overwritten_own);
+    uint64_t now = LOAD_R(&d->taken_records);
     if (st.lost_tid[slot] != tid || now < st.lost_marked[slot]) {
         st.lost_tid[slot] = tid;   /* the slot serves another thread now */
         st.lost_marked[slot] = 0;
