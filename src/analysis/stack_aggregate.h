@@ -65,13 +65,19 @@ void fr_stack_agg_free(fr_stack_agg *sa);
  * nodes. Call before
  * feeding; 0 (the default) means the largest limit, 33 million stacks (1 GiB). */
 void fr_stack_agg_set_limit(fr_stack_agg *sa, size_t max_stacks);
-/* The node limit of fr_stack_agg_set_limit, and a bound of the figures of the stacks
- * that got no node (fr_stack_agg_unkept_bound); for fr_stack_agg_on_steps only. */
-void fr_stack_agg_set_bound(fr_stack_agg *sa, size_t max_stacks);
+/* A figure of a stack's node: what a ranking of stacks sorts by. */
+typedef enum { FR_STACK_BY_TOTAL, FR_STACK_BY_SELF, FR_STACK_BY_CALLS } fr_stack_figure;
+static inline uint64_t fr_stack_figure_of(const fr_stack_node *s, fr_stack_figure f)
+{
+    return f == FR_STACK_BY_CALLS ? s->calls : f == FR_STACK_BY_SELF ? s->self_ticks : s->total_ticks;
+}
+/* The node limit of fr_stack_agg_set_limit, and a bound of one figure of the stacks that
+ * got no node (fr_stack_agg_unkept_bound); for fr_stack_agg_on_steps only. */
+void fr_stack_agg_set_bound(fr_stack_agg *sa, size_t max_stacks, fr_stack_figure figure);
 /* After fr_stack_agg_set_bound: false if every call had its stack's node; else true, and
- * *bound's calls, total_ticks and self_ticks are at least those of any stack that got
- * none (the figures the whole tree would have given it). */
-bool fr_stack_agg_unkept_bound(const fr_stack_agg *sa, fr_stack_node *bound);
+ * *bound is at least the figure of any stack that got none (what the whole tree would
+ * have given it). */
+bool fr_stack_agg_unkept_bound(const fr_stack_agg *sa, uint64_t *bound);
 /* Bounded memory for every stack (stack_spill.h): once the tree has max_nodes nodes (or
  * would have, at the next batch of steps), fn(sa, ctx) is called to take them (through
  * fr_stack_agg_count and fr_stack_agg_node), and then the tree starts again with only the

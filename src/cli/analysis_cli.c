@@ -148,7 +148,7 @@ int fr_acli_run_files(fr_acli *c, const char *command, const char *const *paths,
     c->analysis = fr_analysis_new(what);
     if (opts && c->analysis->stacks) {
         if (opts->bound_stacks)
-            fr_stack_agg_set_bound(c->analysis->stacks, opts->bound_stacks);
+            fr_stack_agg_set_bound(c->analysis->stacks, opts->bound_stacks, opts->bound_figure);
         else
             fr_stack_agg_set_limit(c->analysis->stacks, opts->max_stacks);
         fr_stack_agg_set_max_depth(c->analysis->stacks, opts->max_depth);

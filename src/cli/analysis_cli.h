@@ -44,6 +44,7 @@ int  fr_acli_run(fr_acli *c, const char *command, const char *path, const char *
 typedef struct fr_acli_opts {
     size_t max_stacks;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_limit (0: no limit) */
     size_t bound_stacks;    /* FR_ANALYZE_STACKS: fr_stack_agg_set_bound instead (0: none) */
+    fr_stack_figure bound_figure;   /* and the figure it bounds (what the stacks are ranked by) */
     uint32_t max_depth;     /* FR_ANALYZE_STACKS: fr_stack_agg_set_max_depth (0: no limit) */
     bool thread_roots;      /* FR_ANALYZE_STACKS: fr_stack_agg_set_thread_roots */
     fr_cli_tids tids;       /* --tid: only these threads (none: all) */

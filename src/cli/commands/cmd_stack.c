@@ -16,16 +16,9 @@
 #include "text_escape.h"
 #include "commands.h"
 
-enum key { BY_TOTAL, BY_SELF, BY_CALLS };
-
 /* Sorting: largest key first, then creation order (callers before callees). The keys are
  * copied next to the indexes so that comparisons do not chase nodes through memory. */
 struct ranked { uint64_t key; uint32_t node; } __attribute__((packed));
-
-static inline uint64_t key_of(const fr_stack_node *s, enum key k)
-{
-    return k == BY_CALLS ? s->calls : k == BY_SELF ? s->self_ticks : s->total_ticks;
-}
 
 static inline bool before(const struct ranked *a, const struct ranked *b)
 {
@@ -91,7 +84,7 @@ static bool ranked_first(const void *a, const void *b)
  * `top` (a heap of that size: O(nodes log top) time and O(top) memory); with skip_other,
  * not the "other" nodes. Returns the array (malloc'd) and its length in *n, NULL if out
  * of memory. */
-static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t top, bool skip_other,
+static struct ranked *rank_nodes(const fr_stack_agg *sa, fr_stack_figure k, uint64_t top, bool skip_other,
                                  size_t *n, uint64_t *ranked)
 {
     size_t count = fr_stack_agg_count(sa), len = 0;
@@ -104,7 +97,7 @@ static struct ranked *rank_nodes(const fr_stack_agg *sa, enum key k, uint64_t to
         const fr_stack_node *s = fr_stack_agg_node(sa, i);
         if (!s->calls)
             continue;
-        struct ranked v = {key_of(s, k), i};
+        struct ranked v = {fr_stack_figure_of(s, k), i};
         if (skip_other && s->function_id == FR_STACK_OTHER)
             continue;
         ++*ranked;
@@ -200,7 +193,7 @@ static uint32_t shown_at(const struct shown *l, size_t k, fr_stack_node *fig, ui
 /* ---------------------------------------------------------------- parse */
 
 struct stack_opts {
-    enum key     key;
+    fr_stack_figure     key;
     uint64_t     top, max_stacks;   /* top: TOP_DEFAULT until resolved in cmd_stack */
     fr_acli_opts acli;      /* --max-depth, --tid, --thread-root */
     const char  *format, *value, *binary, *output;
@@ -218,9 +211,9 @@ static int refuse(const char *command, const char *what, const char *value, cons
 static int set_sort(const char *command, const fr_cli_opt *o, const char *value, void *field)
 {
     (void)o;
-    if (!strcmp(value, "total")) *(enum key *)field = BY_TOTAL;
-    else if (!strcmp(value, "self")) *(enum key *)field = BY_SELF;
-    else if (!strcmp(value, "calls")) *(enum key *)field = BY_CALLS;
+    if (!strcmp(value, "total")) *(fr_stack_figure *)field = FR_STACK_BY_TOTAL;
+    else if (!strcmp(value, "self")) *(fr_stack_figure *)field = FR_STACK_BY_SELF;
+    else if (!strcmp(value, "calls")) *(fr_stack_figure *)field = FR_STACK_BY_CALLS;
     else return refuse(command, "sort key", value, "total, self, calls");
     return 0;
 }
@@ -388,7 +381,7 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
  * node under its deepest known caller, as --max-stacks does. The stacks kept have exact
  * figures (a node exists from its stack's first call on). The calls of the stacks that
  * got no node also go into a small count-min sketch by their stack's identity, which
- * bounds every figure of any of those stacks (fr_stack_agg_unkept_bound). When that bound
+ * bounds the ranked figure of any of those stacks (fr_stack_agg_unkept_bound). When that bound
  * is below the worst stack shown, no stack without a node could have been shown, and
  * the output is exactly the whole tree's (ties are broken by first appearance, and every
  * stack kept came before every stack not kept). When it is not (a stack to show met
@@ -396,7 +389,7 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
  * figures shown), the trace is read again with no bound: the memory of the whole tree,
  * as before, for the same output.
  * 2^16 stacks: at most 2^17 + 1 nodes with the "other" ones, 4 MiB of nodes, 8 MiB of
- * hash slots (kept at most 1/4 full), 1.5 MiB of sketch. A trace on standard input cannot
+ * hash slots (kept at most 1/4 full), 512 KiB of sketch. A trace on standard input cannot
  * be read twice: no bound then. */
 #define BOUNDED_STACKS  ((size_t)1 << 16)
 #define DEFAULT_TOP     1000
@@ -407,7 +400,7 @@ static void print_stacks(fr_acli *c, FILE *out, const struct stack_opts *o,
  * from the merged runs, in a heap as rank_nodes's; ties by the place in the tree's order,
  * which is rank_nodes's node order. */
 struct spilled_rank {
-    enum key key;
+    fr_stack_figure key;
     size_t cap, len;
     struct spilled_top *h;
     uint64_t ranked;
@@ -431,7 +424,7 @@ static void rank_spilled(const fr_spilled_stack *s, void *ctx)
         return;
     r->ranked++;
     fr_stack_node fig = {.calls = s->calls, .total_ticks = s->total_ticks, .self_ticks = s->self_ticks};
-    struct spilled_top v = {key_of(&fig, r->key), s->order, s->calls, s->total_ticks, s->self_ticks};
+    struct spilled_top v = {fr_stack_figure_of(&fig, r->key), s->order, s->calls, s->total_ticks, s->self_ticks};
     if (r->len < r->cap) {
         r->h[r->len++] = v;
         if (r->len == r->cap)
@@ -451,7 +444,7 @@ static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool def
     const fr_stack_agg *sa = c->analysis->stacks;
     size_t n = 0;
     uint64_t ranked;
-    fr_stack_node unkept;
+    uint64_t unkept;
     /* a path: the calls' frames, and a process's and a thread's root nodes */
     uint32_t max_depth = fr_analysis_stats(c->analysis)->max_depth + 2;
     struct ranked *order = NULL;
@@ -468,7 +461,7 @@ static int report(fr_acli *c, const struct stack_opts *o, bool bounded, bool def
     } else
         order = rank_nodes(sa, o->key, o->top, bounded, &n, &ranked);
     bool unkept_stacks = bounded && fr_stack_agg_unkept_bound(sa, &unkept);
-    if (order && unkept_stacks && !(n == o->top && (n == 0 || key_of(&unkept, o->key) < order[n - 1].key))) {
+    if (order && unkept_stacks && !(n == o->top && (n == 0 || unkept < order[n - 1].key))) {
         free(order);
         return REREAD;
     }
@@ -558,7 +551,7 @@ static fr_stack_spill *spilled(fr_acli *c, fr_stack_spill *spill)
 
 int cmd_stack(int argc, char **argv)
 {
-    struct stack_opts o = {.key = BY_TOTAL, .top = TOP_DEFAULT, .format = "text", .value = "self",
+    struct stack_opts o = {.key = FR_STACK_BY_TOTAL, .top = TOP_DEFAULT, .format = "text", .value = "self",
                            .acli = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH},
                            .color = FR_COLOR_AUTO};
     fr_cli_operands files;
@@ -581,6 +574,7 @@ int cmd_stack(int argc, char **argv)
     fr_acli c;
     o.acli.max_stacks = o.max_stacks > SIZE_MAX ? SIZE_MAX : (size_t)o.max_stacks;
     o.acli.bound_stacks = bounded ? BOUNDED_STACKS : 0;
+    o.acli.bound_figure = o.key;
     o.acli.spill = bounded ? NULL : spill;
     rc = fr_acli_run_files(&c, "stack", (const char *const *)files.v, (size_t)files.n, o.binary,
                            FR_ANALYZE_STACKS, &o.acli);
