@@ -5,6 +5,13 @@ foreach(t analysis_tracker_test analysis_sketch_test analysis_aggregate_test)
   target_link_libraries(${t} PRIVATE flightrec_reader fr_testlib m)
   add_test(NAME ${t} COMMAND ${t})
 endforeach()
+# The same aggregation tests with func_stats.c's baseline counting loop (the build's
+# flightrec takes the LZCNT copy on a CPU that has it: this one checks the other).
+add_executable(analysis_aggregate_baseline ${CMAKE_CURRENT_SOURCE_DIR}/analysis_aggregate_test.c
+               ${CMAKE_SOURCE_DIR}/src/analysis/func_stats.c)
+target_compile_definitions(analysis_aggregate_baseline PRIVATE FR_FUNC_STATS_BASELINE)
+target_link_libraries(analysis_aggregate_baseline PRIVATE flightrec_reader fr_testlib m)
+add_test(NAME analysis_aggregate_baseline COMMAND analysis_aggregate_baseline)
 
 # The subcommands on known traces (tests/progs/analysis_traces.c), checked against an
 # independent computation from llvm-xray's YAML, against llvm-xray account, and by hand.

@@ -307,7 +307,7 @@ static void count_calls_baseline(fr_func_stats *fs, const fr_call_cost *calls, s
     count_calls(fs, calls, n);
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(FR_FUNC_STATS_BASELINE)
 __attribute__((target("lzcnt")))
 static void count_calls_lzcnt(fr_func_stats *fs, const fr_call_cost *calls, size_t n)
 {
@@ -315,10 +315,11 @@ static void count_calls_lzcnt(fr_func_stats *fs, const fr_call_cost *calls, size
 }
 #endif
 
-/* The copy of count_calls for this CPU. */
+/* The copy of count_calls for this CPU (FR_FUNC_STATS_BASELINE: always the baseline, for
+ * the test that checks that copy on a CPU with LZCNT: analysis_aggregate_baseline). */
 static count_calls_fn *count_calls_of(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(FR_FUNC_STATS_BASELINE)
     unsigned a, b, c, d;
     if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5)))   /* ABM: LZCNT */
         return count_calls_lzcnt;
