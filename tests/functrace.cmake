@@ -99,6 +99,33 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
             $<TARGET_FILE:functrace_fast_path> ${CMAKE_CURRENT_BINARY_DIR}/functrace_fast_path_pool.fr)
   set_tests_properties(functrace_fast_path_pool PROPERTIES SKIP_RETURN_CODE 77 LABELS concurrency)
 
+  # ... and that it is what records a traced call: under qemu user-mode emulation, no
+  # instruction of fr_record_function runs for the calls (tests/functrace_fast_path_taken.py).
+  # Linked without PIE: the script gives qemu the addresses of the program's symbols. The
+  # script runs the emulator itself: in a cross build it needs no binfmt entry.
+  add_executable(functrace_fast_path_count ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_fast_path_count.c)
+  target_compile_options(functrace_fast_path_count PRIVATE -O2 -fxray-instrument -fnoxray-link-deps)
+  target_link_options(functrace_fast_path_count PRIVATE -fxray-instrument -fnoxray-link-deps -no-pie)
+  target_link_libraries(functrace_fast_path_count PRIVATE flightrec_static Threads::Threads)
+  if(CMAKE_CROSSCOMPILING)
+    string(JOIN " " fr_count_qemu ${CMAKE_CROSSCOMPILING_EMULATOR})
+  else()
+    find_program(FR_QEMU_USER qemu-${FLIGHTREC_ARCH})
+    set(fr_count_qemu "")
+    if(FR_QEMU_USER)
+      set(fr_count_qemu ${FR_QEMU_USER})
+    endif()
+  endif()
+  set(fr_add add_test)
+  if(COMMAND _add_test)   # the cross build's original add_test (tests/cross/cross_tests.cmake)
+    set(fr_add _add_test)
+  endif()
+  cmake_language(CALL ${fr_add} NAME functrace_fast_path_taken
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_fast_path_taken.py "${fr_count_qemu}"
+            $<TARGET_FILE:functrace_fast_path_count> ${CMAKE_CURRENT_BINARY_DIR}/functrace_fast_path_taken.d)
+  # no_asan: the sanitizer's shadow memory under qemu-user
+  set_tests_properties(functrace_fast_path_taken PROPERTIES SKIP_RETURN_CODE 77 LABELS no_asan)
+
   # The flags users need: pkg-config's xray_cflags; record warns about few sleds.
   add_test(NAME functrace_few_sleds
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_few_sleds.sh $<TARGET_FILE:flightrec_cli>

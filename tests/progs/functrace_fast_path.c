@@ -15,8 +15,8 @@
  * made (entry and exit of each; a tail call's callee has its own two).
  * The register names above are x86-64's. On aarch64 the same calls carry x0-x5, d0-d7,
  * variadic doubles in v0-v7, results in x0:x1, d0:d1, q0 and q0:q1 (long double is
- * 128-bit there), and the tail call ends in a branch; its trampolines have no fast path
- * yet (docs/AARCH64.md), so there the checks hold for the C path they always take.
+ * 128-bit there), and the tail call ends in a branch; its trampolines' fast path keeps
+ * them as x86-64's does (functrace_fast_path_taken checks that the fast path is taken).
  * Run with FLIGHTREC_OPTIONS=start=1 ...; a tiny pool with policy=overwrite makes the
  * C path (buffer changes) run inside the loop too. Exit 0: all right; 1: a check failed;
  * 77: no signal arrived (the machine never ran the sender).

@@ -10,6 +10,7 @@
  *                                                                0: calibrate it
  *                           uint32_t fr_arch_load_tp_u32(long)   load at thread pointer
  *                                                                + offset (rseq cpu id)
+ *                           uintptr_t fr_arch_thread_pointer(void)  the thread pointer
  *                         and the constants, usable from assembly:
  *                           FR_ARCH_SLED_SIZE            bytes a sled write touches
  *                           FR_ARCH_RETURN_SLOT_BELOW_CFA  a frame's return-address slot

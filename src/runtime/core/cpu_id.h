@@ -12,6 +12,11 @@
 
 /* %fs-relative offset of rseq->cpu_id, or -1 when glibc did not register rseq. */
 extern FR_HIDDEN long fr_cpu_rseq_offset;
+/* Thread-pointer-relative offset of the 32-bit word the trampolines' fast path compares
+ * with the thread's cpu (core/fast_record.h): rseq->cpu_id, or, without rseq (qemu-user,
+ * glibc.pthread.rseq=0), a thread-local word that is always 0, which is what fr_cpu_raw
+ * returns then. Set by fr_cpu_init, before any session starts. */
+extern FR_HIDDEN long fr_cpu_fast_offset;
 
 FR_HIDDEN void fr_cpu_init(void);
 

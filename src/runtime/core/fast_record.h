@@ -14,17 +14,20 @@
  *     guard_leave do (the stopper's membarrier relies on that order);
  *   - fr_recording != 0 (when 0: clear busy, write nothing, as the C path would) and
  *     fr_recording == fast_session. fast_session is the thread's session when records
- *     of this thread can take the fast path at all: the TSC is the clock, the rseq CPU
- *     id is available, no threshold_us rewind; else 0 (reset_thread_state sets it);
+ *     of this thread can take the fast path at all: the cycle counter (fr_arch_rdtsc:
+ *     the TSC, cntvct_el0) is the clock, no threshold_us rewind, no sched marks, no
+ *     max_depth; else 0 (reset_thread_state sets it);
  *   - the function id fits the record (<= FR_XRAY_MAX_FUNCTION_ID);
  *   - pos + 8 <= end, as unsigned addresses (a detached state, both NULL or pos past
  *     end, never passes);
- *   - the rseq cpu_id (the 32-bit word at thread pointer + fr_cpu_rseq_offset) equals
- *     cpu, and the clock delta since last_tsc fits in 32 bits.
+ *   - the CPU word (the 32-bit word at thread pointer + fr_cpu_fast_offset: rseq's
+ *     cpu_id, or a thread-local 0 where rseq is not registered, as fr_cpu_raw returns)
+ *     equals cpu, and the clock delta since last_tsc fits in 32 bits.
  * Then, in this order: store the 8-byte record at pos (word = id << 4 | kind << 1,
  * delta in the upper 32 bits), store pos + 8 to pos with release order (after the
  * record: a snapshot copies up to pos, loaded with acquire; a plain store on x86-64,
- * stlr on aarch64), store the clock to last_tsc, increment records, clear busy.
+ * stlr on aarch64), store the clock to last_tsc, increment records, clear busy (a
+ * release store, as guard_leave: stlr on aarch64).
  * enter_run needs no store: it stays 0 while fast_session is set (no rewind).
  *
  * The shadow stack (functrace/shadow_stack.h) is kept by the same trampolines, before

@@ -171,11 +171,11 @@ static void reset_thread_state(struct fr_thread *t, uint32_t session)
     t->threshold_ticks = fr_session.opts.threshold_us ? fr_clock_us_to_ticks(fr_session.opts.threshold_us) : 0;
     t->rewind_enabled = t->threshold_ticks != 0;
     /* The fast path writes only what fr_record_function's own fast case would: TSC
-     * records, the CPU from rseq, no rewind (fast_record.h), no max_depth count (the
-     * C path keeps it). */
+     * records, the CPU word of fr_cpu_fast_offset (rseq's, or a 0 without rseq, as
+     * fr_cpu_raw), no rewind (fast_record.h), no max_depth count (the C path keeps it). */
     /* (sched=1: every record goes the C path, which writes the scheduling marks first) */
     t->fast_session = fr_clock_use_tsc && !t->rewind_enabled && !fr_session.opts.sched &&
-                      !fr_session.opts.max_depth && fr_cpu_rseq_offset >= 0
+                      !fr_session.opts.max_depth
                           ? session : 0;
 }
 

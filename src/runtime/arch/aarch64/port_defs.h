@@ -67,5 +67,13 @@ static inline uint32_t fr_arch_load_tp_u32(long offset)
     return *(volatile const uint32_t *)(tp + (uintptr_t)offset);
 }
 
+/* The thread pointer. */
+static inline uintptr_t fr_arch_thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("mrs %0, tpidr_el0" : "=r"(tp));
+    return tp;
+}
+
 #endif /* __ASSEMBLER__ */
 #endif

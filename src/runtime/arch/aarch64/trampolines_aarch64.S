@@ -3,9 +3,14 @@
  *
  * A patched sled is `stp x17, x30, [sp, #-16]!; mov w17, #id; bl trampoline;
  * ldp x17, x30, [sp], #16`: the trampoline starts with the id in w17, the sled's 16 bytes
- * below the function's stack pointer, and x30 pointing back into the sled. Each trampoline
- * saves what the place of its sled keeps live and a C handler may clobber, calls the
- * handler in fr_sled_handlers (skipped when it is NULL), restores, returns:
+ * below the function's stack pointer, and x30 pointing back into the sled. When the
+ * installed handler is the recorder (fr_record_function), entry, exit and tail exit take
+ * the fast path first (below, "fast path"; the contract with the C recorder is
+ * core/fast_record.h): the shadow stack's push or pop and the function record written
+ * inline with x9-x14 only, saved at exits. Otherwise, and whenever the fast path cannot
+ * decide, each trampoline saves what the place of its sled keeps live and a C handler may
+ * clobber, calls the handler in fr_sled_handlers (skipped when it is NULL), restores,
+ * returns:
  *   entry, log-args entry: the argument registers x0-x7, x8 (the indirect result
  *                address), v0-v7 (whole 128 bits), x16 (see the islands in sled_aarch64.c).
  *   exit, tail exit: the same plus x9-x15 and x18: an indirect tail branch may hold its
@@ -13,8 +18,9 @@
  *                sleds as plain exits in the instrumentation map, so the exit trampoline
  *                may sit before a tail branch too. (Results come back in x0-x7, v0-v7.)
  * x17 belongs to the sled (it saved and restores it); x9-x15 are dead at entry sleds and
- * serve as scratch there before anything is saved. Every trampoline builds a frame
- * record (x29, x30), so frame-pointer walks pass through it.
+ * serve as scratch there before anything is saved. The flags are not live at any sled (a
+ * return or a call is next), as on x86-64. Every trampoline's full path builds a frame
+ * record (x29, x30), so frame-pointer walks pass through it; the fast path calls nothing.
  * The handlers are C built for the base architecture (no SVE): NEON code that writes a
  * v register clears the upper bits of the SVE z register under it, so, as with AVX on
  * x86-64, functions taking or returning SVE vectors are not supported with a handler
@@ -32,6 +38,7 @@
  */
 
 #include "port_defs.h"
+#include "core/fast_record.h"
 #include "functrace/shadow_stack.h"
 #define H_FUNCTION FR_ARCH_HANDLER_OFF_FUNCTION
 #define H_ARG1     FR_ARCH_HANDLER_OFF_ARG1
@@ -185,10 +192,172 @@
 8:
 .endm
 
+/* ------------------------------------------------------------------ fast path
+ * When the handler is the recorder, entry, exit and tail exit first try to do all of it
+ * here (core/fast_record.h is the contract with the C recorder): the shadow stack's push
+ * or pop inline, then the function record written directly into the thread's buffer.
+ * They use x9-x14 only (x10 holds the thread pointer throughout): at entry those are
+ * dead (the full path clobbers them too), at exits they are saved first, in 48 bytes.
+ * Anything unusual (a shadow stack case the inline code does not decide, a record the C
+ * path must write: busy, another session, buffer full, CPU changed, delta too big) goes
+ * to the full path, which saves everything a C function may clobber; a record left to C
+ * after the inline push or pop calls fr_record_function alone (the shadow stack is
+ * done). The id is read from w17 where it is needed (movz/movk leave x17's upper half 0,
+ * but nothing here relies on that). */
+
+#if FR_THREAD_OFF_POS != 0
+#error "the fast path publishes pos with stlr at fr_tls + 0"
+#endif
+#define FAST_SAVE 48    /* x9-x14 at exits */
+/* The slot from the fast path's sp: the sled's 16 bytes, and at exits FAST_SAVE. */
+#define SLOT_AT_ENTRY (16 - FR_ARCH_RETURN_SLOT_BELOW_CFA)
+#define SLOT_AT_EXIT  (FAST_SAVE + 16 - FR_ARCH_RETURN_SLOT_BELOW_CFA)
+
+/* Goes to other (x9 = the handler) unless the handler is the recorder. */
+.macro IF_NOT_RECORDER other
+    LOAD_HANDLER x9, H_FUNCTION
+    adrp x12, fr_record_function
+    add x12, x12, #:lo12:fr_record_function
+    cmp x9, x12
+    b.ne \other
+.endm
+
+/* x10 := the thread pointer, x11 := &fr_shadow */
+.macro SHADOW_ADDR_FAST
+    mrs x10, tpidr_el0
+    adrp x11, :gottprel:fr_shadow
+    ldr x11, [x11, #:gottprel_lo12:fr_shadow]
+    add x11, x10, x11
+.endm
+
+/* SHADOW_PUSH_FAST slot, slow: SHADOW_PUSH's push when it needs no C (the stack not
+ * full, the new slot, sp + slot, below the top one); else jumps to slow with nothing
+ * changed. */
+.macro SHADOW_PUSH_FAST slot, slow
+    SHADOW_ADDR_FAST
+    ldr w12, [x11, #FR_SHADOW_OFF_DEPTH]
+    add x9, sp, #\slot
+    cmp w12, #FR_SHADOW_CAP
+    b.hs \slow
+    add x13, x11, x12, lsl #4       /* the top entry e[depth-1] is at 16 * depth */
+    cbz w12, 6f
+    ldr x14, [x13]
+    cmp x14, x9                     /* top.sp > slot: we are its callee, as usual */
+    b.ls \slow
+6:  add w12, w12, #1
+    str w12, [x11, #FR_SHADOW_OFF_DEPTH]    /* depth first (see shadow_stack.h) */
+    mov w14, w17                    /* id, flags 0 */
+    stp x9, x14, [x13, #FR_SHADOW_OFF_ENTRIES]
+.endm
+
+/* SHADOW_POP_FAST slot, slow: SHADOW_POP's pop when the exit is the top entry's; else
+ * jumps to slow with nothing changed. */
+.macro SHADOW_POP_FAST slot, slow
+    SHADOW_ADDR_FAST
+    ldr w12, [x11, #FR_SHADOW_OFF_DEPTH]
+    sub w13, w12, #1
+    cmp w13, #FR_SHADOW_CAP-1       /* depth 0, or frames beyond the stored ones */
+    b.hi \slow
+    add x12, x11, x12, lsl #4
+    ldp x9, x14, [x12]              /* the top entry: sp, then id and flags */
+    add x12, sp, #\slot
+    cmp x9, x12
+    b.ne \slow
+    cmp x14, w17, uxtw              /* same id, flags 0 */
+    b.ne \slow
+    str w13, [x11, #FR_SHADOW_OFF_DEPTH]
+.endm
+
+/* RECORD_FAST kindbits, slow_busy, slow: the function record (kind << 1 = kindbits) of
+ * fast_record.h, x10 the thread pointer. slow_busy: go to C with busy to be cleared
+ * (x11 = &fr_tls); slow: go to C, nothing changed. */
+.macro RECORD_FAST kindbits, slow_busy, slow
+    adrp x11, :gottprel:fr_tls
+    ldr x11, [x11, #:gottprel_lo12:fr_tls]
+    add x11, x10, x11
+    ldr w9, [x11, #FR_THREAD_OFF_BUSY]
+    cbnz w9, \slow                  /* nested: the C path counts the drop */
+    mov w9, #1
+    str w9, [x11, #FR_THREAD_OFF_BUSY]
+    adrp x9, fr_recording
+    add x9, x9, #:lo12:fr_recording
+    ldar w9, [x9]                   /* after busy is set (the stopper's protocol) */
+    cbz w9, 5f                      /* not recording: nothing to write */
+    ldr w12, [x11, #FR_THREAD_OFF_FAST_SESSION]
+    cmp w12, w9
+    b.ne \slow_busy
+    lsr w9, w17, #28                /* id > FR_FAST_MAX_FUNCTION_ID (0x0FFFFFFF) */
+    cbnz w9, \slow_busy
+    ldp x12, x13, [x11, #FR_THREAD_OFF_POS]  /* pos, end */
+    add x12, x12, #8
+    cmp x12, x13
+    b.hi \slow_busy                 /* no room (or no buffer: pos, end NULL) */
+    mrs x13, cntvct_el0             /* the clock, as fr_arch_rdtsc reads it */
+    adrp x9, fr_cpu_fast_offset
+    ldr x9, [x9, #:lo12:fr_cpu_fast_offset]
+    ldr w9, [x10, x9]
+    ldr w14, [x11, #FR_THREAD_OFF_CPU]
+    cmp w14, w9
+    b.ne \slow_busy                 /* migrated: NewCPUId first */
+    ldr x14, [x11, #FR_THREAD_OFF_LAST_TSC]
+    sub x14, x13, x14
+    lsr x9, x14, #32
+    cbnz x9, \slow_busy             /* the delta does not fit: TSCWrap first */
+    lsl w9, w17, #4                 /* delta << 32 | id << 4 | kind << 1 */
+    orr x9, x9, x14, lsl #32
+    .if \kindbits
+    orr x9, x9, #\kindbits
+    .endif
+    str x9, [x12, #-8]
+    stlr x12, [x11]                 /* pos, after the record's bytes */
+    str x13, [x11, #FR_THREAD_OFF_LAST_TSC]
+    ldr x9, [x11, #FR_THREAD_OFF_RECORDS]
+    add x9, x9, #1
+    str x9, [x11, #FR_THREAD_OFF_RECORDS]
+5:  add x9, x11, #FR_THREAD_OFF_BUSY
+    stlr wzr, [x9]                  /* busy = 0, after the state (guard_leave) */
+.endm
+
+/* Clears busy for a record RECORD_FAST leaves to C (x11 = &fr_tls). */
+.macro CLEAR_BUSY
+    add x9, x11, #FR_THREAD_OFF_BUSY
+    stlr wzr, [x9]
+.endm
+
+/* The exits' saved scratch, with its unwind information. */
+.macro SAVE_FAST
+    stp x9, x10, [sp, #-FAST_SAVE]!
+    .cfi_def_cfa_offset FAST_SAVE
+    stp x11, x12, [sp, #16]
+    stp x13, x14, [sp, #32]
+.endm
+.macro RESTORE_FAST
+    ldp x11, x12, [sp, #16]
+    ldp x13, x14, [sp, #32]
+    ldp x9, x10, [sp], #FAST_SAVE
+    .cfi_def_cfa_offset 0
+.endm
+
 /* ------------------------------------------------------------------ entry (kind 0) */
 FUNCTION fr_tramp_entry
-    LOAD_HANDLER x9, H_FUNCTION
+    IF_NOT_RECORDER .Lentry_other
+    SHADOW_PUSH_FAST SLOT_AT_ENTRY, .Lentry_full
+    RECORD_FAST 0, .Lentry_record_busy, .Lentry_record_c
+    ret
+.Lentry_record_busy:
+    CLEAR_BUSY
+.Lentry_record_c:                   /* the record through C, the shadow stack done */
+    .cfi_remember_state
+    OPEN_FRAME
+    SAVE_ARGS
+    mov w0, w17
+    mov w1, #0                      /* ENTRY */
+    bl fr_record_function
+    b 1f
+    .cfi_restore_state
+.Lentry_other:                      /* another handler, or none */
     cbz x9, 9f
+.Lentry_full:
     OPEN_FRAME
     SAVE_ARGS
     SHADOW_PUSH
@@ -202,10 +371,31 @@ FUNCTION fr_tramp_entry
 9:  ret
 END fr_tramp_entry
 
-/* ------------------------------------------------------------------ tail exit (kind 2)
- * Everything is saved before any register is used: the tail branch's target may be in
- * any caller-saved register. */
-FUNCTION fr_tramp_tail
+/* ------------------------------------------------------------------ exit (kind 1), tail exit (kind 2)
+ * The exit sled sits before the function's `ret`, the tail sled before a tail branch, and
+ * clang 14 marks aarch64 tail sleds as plain exits (see the top): both save every
+ * register before using it. */
+.macro EXIT_TRAMPOLINE name, kind
+FUNCTION \name
+    SAVE_FAST
+    IF_NOT_RECORDER 2f
+    SHADOW_POP_FAST SLOT_AT_EXIT, 2f
+    RECORD_FAST (\kind << 1), 3f, 4f
+    RESTORE_FAST
+    ret
+    .cfi_def_cfa_offset FAST_SAVE
+3:  CLEAR_BUSY
+    .cfi_remember_state
+4:  RESTORE_FAST                    /* the record through C, the shadow stack done */
+    OPEN_FRAME
+    SAVE_ARGS
+    SAVE_TEMPS
+    mov w0, w17
+    mov w1, #\kind
+    bl fr_record_function
+    b 1f
+    .cfi_restore_state
+2:  RESTORE_FAST                    /* another handler, none, or the full path */
     OPEN_FRAME
     SAVE_ARGS
     SAVE_TEMPS
@@ -215,13 +405,17 @@ FUNCTION fr_tramp_tail
     LOAD_HANDLER x9, H_FUNCTION
     cbz x9, 1f
     mov w0, w17
-    mov w1, #2                      /* TAIL */
+    mov w1, #\kind
     blr x9
 1:  RESTORE_TEMPS
     RESTORE_ARGS
     CLOSE_FRAME
     ret
-END fr_tramp_tail
+END \name
+.endm
+
+EXIT_TRAMPOLINE fr_tramp_exit, 1
+EXIT_TRAMPOLINE fr_tramp_tail, 2
 
 /* ------------------------------------------------------------------ log-args entry (kind 3)
  * handler_arg1(id, LOG_ARGS_ENTRY, first argument); without one, the plain handler gets
@@ -246,27 +440,6 @@ FUNCTION fr_tramp_arg1
     CLOSE_FRAME
     ret
 END fr_tramp_arg1
-
-/* ------------------------------------------------------------------ exit (kind 1)
- * Before the function's `ret`, or before a tail branch (see the top): everything is saved
- * before any register is used. */
-FUNCTION fr_tramp_exit
-    OPEN_FRAME
-    SAVE_ARGS
-    SAVE_TEMPS
-    LOAD_HANDLER x9, H_FUNCTION
-    cbz x9, 1f
-    SHADOW_POP
-    LOAD_HANDLER x9, H_FUNCTION
-    cbz x9, 1f
-    mov w0, w17
-    mov w1, #1                      /* EXIT */
-    blr x9
-1:  RESTORE_TEMPS
-    RESTORE_ARGS
-    CLOSE_FRAME
-    ret
-END fr_tramp_exit
 
 /* ------------------------------------------------------------------ far entries
  * What the islands jump to (sled_aarch64.c): the island pushed x16 to reach us; put it

@@ -67,5 +67,13 @@ static inline uint32_t fr_arch_load_tp_u32(long offset)
     return v;
 }
 
+/* The thread pointer, %fs's base: the TCB's first word points to itself. */
+static inline uintptr_t fr_arch_thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
+
 #endif /* __ASSEMBLER__ */
 #endif

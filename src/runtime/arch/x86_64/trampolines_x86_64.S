@@ -215,7 +215,7 @@
     rdtsc
     shlq $32, %rdx
     orq %rdx, %rax                  /* the clock */
-    movq fr_cpu_rseq_offset(%rip), %rdx
+    movq fr_cpu_fast_offset(%rip), %rdx
     movl %fs:(%rdx), %edx
     cmpl %edx, %fs:FR_THREAD_OFF_CPU(%r11)
     jne \slow_busy                  /* migrated: NewCPUId first */
