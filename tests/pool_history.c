@@ -118,6 +118,7 @@ int main(int argc, char **argv)
     uint64_t made = __atomic_load_n(&next_seq, __ATOMIC_RELAXED);
 
     char err[256];
+    int status = 0;
     fr_reader *r = fr_reader_open(path, err, sizeof err);
     if (!r)
         return fail(err);
@@ -147,8 +148,11 @@ int main(int argc, char **argv)
         last[h] = s;
     }
     if (rs != FR_READ_EOF)
-        return fail(fr_reader_error(r));
+        return fail(fr_reader_error(r));   /* (the trace left in its directory, to look at) */
     fr_reader_close(r);
+    /* Read: the trace (16 MiB and more) goes, or every run leaves it in /tmp. */
+    if (unlink(path) || rmdir(dir))
+        status = fail("removing the trace and its directory");
     /* M: the newest record not kept */
     int64_t m = (int64_t)made - 1;
     while (m >= 0 && (kept[m / 8] & (1u << (m % 8))))
@@ -163,7 +167,6 @@ int main(int argc, char **argv)
            argv[1], threads, (unsigned long)made, (unsigned long)nkept, share,
            (unsigned long)capacity, (unsigned long)st.records_dropped, (long)m,
            (unsigned long)older_kept);
-    int status = 0;
     if (st.records_written != nkept || st.records_written + st.records_dropped != made)
         status = fail("written + dropped != made, or written != records in the file");
     if (bad_order)
