@@ -74,6 +74,12 @@ set_tests_properties(convert_perfetto PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME convert_origin
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_origin.py $<TARGET_FILE:flightrec_cli>
           ${CMAKE_CURRENT_BINARY_DIR}/convert_origin)
+# Calls that share clock ticks (a coarse clock: aarch64's, qemu's): the Chrome JSON's
+# complete events nest in a viewer as the calls ran, times moved by nanoseconds only.
+add_test(NAME convert_chrome_same_tick
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/convert_chrome_same_tick.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/convert_chrome_same_tick)
+
 # A damaged basic-mode file whose times leave the 64-bit nanosecond range: every command
 # finishes; under UBSan, no signed overflow (chrome's duration overflowed).
 add_test(NAME convert_wild_times
