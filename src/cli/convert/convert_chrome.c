@@ -2,7 +2,9 @@
  * convert_chrome.c - Chrome trace_event JSON (opens in Perfetto UI and chrome://tracing).
  *
  *  - each completed call is one complete event ("ph":"X") on its thread (pid/tid), written
- *    when the call ends, so memory holds only the open frames;
+ *    when the call ends, so memory holds only the open frames; where calls share clock
+ *    ticks their times are set 1 ns apart so that viewers nest them as they ran
+ *    (chrome_nesting.h);
  *  - timestamps are microseconds with three decimals, computed from ticks in integers
  *    (one rounding, down, to the nanosecond); a duration is end - start of those
  *    nanosecond values, so ts + dur is exactly the end's ts;
@@ -22,6 +24,7 @@
  */
 #include <stdlib.h>
 #include "call_tracker.h"
+#include "chrome_nesting.h"
 #include "u64_map.h"
 #include "commands.h"
 #include "convert.h"
@@ -48,6 +51,7 @@ struct cv_chrome {
     int32_t process_named_pid;
     struct open_span *spans;
     size_t n_spans;
+    cv_nesting nesting;        /* per input: the times of calls that share ticks */
     uint64_t calls, events, undecodable, custom, typed_other;
     char **locs;               /* per function id: "\"file\":...,\"line\":N" or "" */
     size_t n_locs;
@@ -248,14 +252,21 @@ static void list_functions(struct cv_chrome *c)
             list_function(c, (uint32_t)id, c->locs[id]);
 }
 
+static void on_enter(int32_t tid, uint64_t tsc, const uint32_t *stack, uint32_t depth, void *ctx)
+{
+    struct cv_chrome *c = ctx;
+    cv_nesting_enter(&c->nesting, tid, depth, stack[depth], event_ns(c, tsc));
+}
+
 static void on_call(const fr_call *call, void *ctx)
 {
     struct cv_chrome *c = ctx;
     struct thread_slot *t = c->last_thread;
     if (!t || t->tid != call->tid)
         t = c->last_thread = thread_get(c, call->tid);
-    int64_t start = event_ns(c, call->enter_tsc);
-    int64_t end = event_ns(c, call->exit_tsc);
+    int64_t start, end;
+    cv_nesting_call(&c->nesting, call, event_ns(c, call->enter_tsc), event_ns(c, call->exit_tsc),
+                    &start, &end);
     location_args(c, call->function_id);   /* said once, in otherData.functions */
     begin_event(c);
     CV_LIT(&c->o, "{\"ph\":\"X\",");
@@ -504,7 +515,8 @@ int cv_chrome_add(cv_chrome *cc, cv_job *job)
         c->ticks_per_second = job->ticks_per_second;
     uint64_t undecodable = c->undecodable;
     cv_names_init(&c->names, job->symbols, json_name, NULL);
-    fr_call_tracker *tracker = fr_call_tracker_new(on_call, NULL, c);
+    cv_nesting_init(&c->nesting);
+    fr_call_tracker *tracker = fr_call_tracker_new(on_call, on_enter, c);
     if (!tracker)
         oom();
     fr_record rec;
@@ -569,6 +581,7 @@ int cv_chrome_add(cv_chrome *cc, cv_job *job)
         fprintf(stderr, "flightrec convert: %s: %llu structured events could not be decoded\n",
                 job->in_path, (unsigned long long)(c->undecodable - undecodable));
     fr_call_tracker_free(tracker);
+    cv_nesting_free(&c->nesting);
     list_functions(c);
     cv_names_free(&c->names);
     return st == FR_READ_ERROR ? FR_EXIT_BAD_INPUT : FR_EXIT_OK;
