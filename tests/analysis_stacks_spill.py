@@ -12,7 +12,7 @@ and merged:
     memory that grew with the distinct stacks would fail this;
   - a temporary directory that cannot be written, or files limited by ulimit -f, give a
     message naming the directory and exit status 1, never a crash nor a partial success.
-usage: analysis_stacks_spill.py FLIGHTREC GENERATOR WORKDIR [--no-rss]
+usage: analysis_stacks_spill.py FLIGHTREC GENERATOR WORKDIR [--no-rss=WHY]
 """
 import os
 import resource
@@ -24,7 +24,10 @@ from frtest import check, finish
 
 flightrec, generator, work = sys.argv[1:4]
 gnu_time = "/usr/bin/time"   # (a child of Python would count Python's pages as its own)
-measure_rss = "--no-rss" not in sys.argv[4:] and os.access(gnu_time, os.X_OK)
+no_rss = frtest.no_rss_reason(sys.argv[4:])
+measure_rss = no_rss is None
+if not measure_rss:
+    print("peak RSS not checked: %s (every output is still compared)" % no_rss)
 frtest.workdir(work, fresh=True)
 trace = os.path.join(work, "many.xray")
 subprocess.run([generator, trace, os.path.join(work, "many-map.yaml"), "1200000", "3", "3"],

@@ -5,12 +5,14 @@
 # counts per thread), the crashing function's entry is the crashing thread's last record,
 # `flightrec info` names the signal, and the exit status is the program's.
 # usage: crash_signals.sh FLIGHTREC LLVM_XRAY CRASH_PROG CRASH_PROG_CXX WORKDIR
+# The faults are each CPU's own: an undefined instruction is SIGILL on both, and an
+# integer division by zero traps (SIGFPE) on x86-64 only: on aarch64 it gives 0, and the
+# fpe case is left out, saying so.
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"
 fr=$1 xray=$2 prog=$3 cxx=$4 work=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 # check_trace NAME FILE SIGNAL SIGNAME CAUSE MAIN_RECORDS WORKER_RECORDS
 check_trace() {
@@ -40,6 +42,10 @@ for spec in "segv 11 SIGSEGV 139" "bus 7 SIGBUS 135" "ill 4 SIGILL 132" "fpe 8 S
             "abort 6 SIGABRT 134" "trap 5 SIGTRAP 133"; do
   set -- $spec
   mode=$1 sig=$2 name=$3 want=$4
+  if [ "$mode" = fpe ] && [ "$(elf_cpu "$prog")" = aarch64 ]; then
+    echo "note: fpe not checked: an integer division by zero does not trap on aarch64 (no SIGFPE)"
+    continue
+  fi
   timeout 30 "$fr" record -o "$mode.fr" -- "$prog" "$mode" >out.txt 2>err.txt; rc=$?
   [ "$rc" = "$want" ] || fail "$mode: exit $rc, want $want ($(head -c 400 err.txt))"
   grep -q "flightrec: $name ($sig): trace written to $work/$mode.fr" err.txt ||

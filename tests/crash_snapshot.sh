@@ -5,11 +5,13 @@
 # counts exactly the records it holds (overall and per thread, also for 20 snapshots of
 # a pool recycled under them); the final trace still holds the records made after the
 # last snapshot; fr_snapshot() names %n.
+# Under an emulator (the aarch64 build under qemu-user) record's default snapshot signal
+# is left out, saying why: SIGRTMAX-1 has no host signal there (kill: EINVAL); the rest
+# runs with snapshot_signal=SIGUSR2.
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"
 fr=$1 xray=$2 prog=$3 stress=$4 work=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 # Usage errors first: no pid, a bad signal, a process without snapshot_signal.
 "$fr" snapshot >/dev/null 2>&1; [ $? = 2 ] || fail "snapshot without a pid: want exit 2"
@@ -33,23 +35,27 @@ kill $sl; wait $sl 2>/dev/null
 
 # Under `flightrec record` a snapshot needs no option set by hand (issue 24): record gives
 # the program a snapshot signal, and `flightrec snapshot PID` reads it from its environment.
-env -u FLIGHTREC_OPTIONS "$fr" record -o auto.fr -- "$prog" >out.txt 2>err.txt &
-rec=$!
-for i in $(seq 100); do [ -s pid.txt ] && break; sleep 0.1; done
-pid=$(cat pid.txt) || { fail "the program did not start under record"; exit 1; }
-"$fr" snapshot "$pid" 2>snap.err || fail "snapshot of a program started by record: $(cat snap.err)"
-for i in $(seq 100); do [ -e "auto.fr.$pid.1" ] && break; sleep 0.05; done
-[ -s "auto.fr.$pid.1" ] || fail "snapshot under record: no file auto.fr.$pid.1 ($(ls))"
-touch stop
-wait $rec; rc=$?
-[ $rc = 0 ] || fail "record (snapshot signal by default): exit $rc ($(head -c 300 err.txt))"
-[ -s auto.fr ] || fail "record (snapshot signal by default): no final trace"
+if emulated "$prog"; then
+  echo "note: record's default snapshot signal not checked: SIGRTMAX-1 has no host signal under qemu-user ($(elf_cpu "$prog") program)"
+else
+  env -u FLIGHTREC_OPTIONS "$fr" record -o auto.fr -- "$prog" >out.txt 2>err.txt &
+  rec=$!
+  for i in $(seq 300); do [ -s pid.txt ] && break; sleep 0.1; done
+  pid=$(cat pid.txt) || { fail "the program did not start under record"; exit 1; }
+  "$fr" snapshot "$pid" 2>snap.err || fail "snapshot of a program started by record: $(cat snap.err)"
+  for i in $(seq 100); do [ -e "auto.fr.$pid.1" ] && break; sleep 0.05; done
+  [ -s "auto.fr.$pid.1" ] || fail "snapshot under record: no file auto.fr.$pid.1 ($(ls))"
+  touch stop
+  wait $rec; rc=$?
+  [ $rc = 0 ] || fail "record (snapshot signal by default): exit $rc ($(head -c 300 err.txt))"
+  [ -s auto.fr ] || fail "record (snapshot signal by default): no final trace"
+fi
 rm -f stop pid.txt api-*.fr
 
 export FLIGHTREC_OPTIONS="snapshot_signal=SIGUSR2 buffers=8 buffer_size=16K"
 "$fr" record -o final.fr -- "$prog" >out.txt 2>err.txt &
 rec=$!
-for i in $(seq 100); do [ -s pid.txt ] && break; sleep 0.1; done
+for i in $(seq 300); do [ -s pid.txt ] && break; sleep 0.1; done
 pid=$(cat pid.txt) || { fail "the program did not start"; exit 1; }
 for n in $(seq 10); do
   "$fr" snapshot "$pid" 2>snap.err || fail "flightrec snapshot $pid: $(cat snap.err)"

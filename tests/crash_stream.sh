@@ -17,12 +17,13 @@
 #     snapshot then exit): each file whole;
 #  6. ENOSPC on a small tmpfs (root only, else Skipped at the end): a message, the
 #     program's own exit status, a file valid up to its last whole block.
+# Under an emulator (the aarch64 build under qemu-user) the fork case (5.) is left out,
+# saying why: qemu-user's fork of a threaded process trips an assertion inside qemu.
 set -uo pipefail
+. "$(dirname "$0")/frtest.sh"
 fr=$1 xray=$2 prog=$3 work=$4 cycle=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 unset FLIGHTREC_OPTIONS
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 # A sanitizer's report in a run's stderr is a failure too (the test runs under TSan).
 sanitizer_clean() { ! grep -q 'Sanitizer' "$1" || fail "$2: $(grep -m1 -A12 Sanitizer "$1")"; }
 field() { sed -n "s/^$1: //p" "$2"; }   # field KEY FILE
@@ -197,18 +198,22 @@ behind=$(field "  stream writer behind" info.txt); behind=${behind:-0}
 #    Each process pauses 4 ms every 1024 records (as in 1.): a 512 KiB pool holds 250 ms
 #    of records, room for a writer kept off the CPU by a loaded machine (with 256 KiB and
 #    1 ms pauses, 16 ms, the parent dropped 2,048 records once under a load of 10).
-TSAN_OPTIONS="${TSAN_OPTIONS:-} die_after_fork=0" FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=64 buffer_size=8k output=$work/fork.fr" \
-  timeout 60 "$prog" 1 200000 4000 1024 "" fork >out.txt 2>err.txt || fail "fork: exit $? ($(head -c 300 err.txt))"
-sanitizer_clean err.txt fork
-child=$(ls fork.fr.* 2>/dev/null | head -1)
-if [ -z "$child" ]; then
-  fail "fork: no file of the child's: $(ls)"
+if emulated "$prog"; then
+  echo "note: fork case not run: under qemu-user ($(elf_cpu "$prog") program) a fork of a threaded process trips an assertion inside qemu (cpu_exec: cpu == current_cpu)"
 else
-  check_file "$child" "fork, child"
-  [ "$written" = "$(sed -n 's/^child made //p' out.txt)" ] || fail "fork: child wrote $written"
+  TSAN_OPTIONS="${TSAN_OPTIONS:-} die_after_fork=0" FLIGHTREC_OPTIONS="start=1 stream=1 policy=discard buffers=64 buffer_size=8k output=$work/fork.fr" \
+    timeout 60 "$prog" 1 200000 4000 1024 "" fork >out.txt 2>err.txt || fail "fork: exit $? ($(head -c 300 err.txt))"
+  sanitizer_clean err.txt fork
+  child=$(ls fork.fr.* 2>/dev/null | head -1)
+  if [ -z "$child" ]; then
+    fail "fork: no file of the child's: $(ls)"
+  else
+    check_file "$child" "fork, child"
+    [ "$written" = "$(sed -n 's/^child made //p' out.txt)" ] || fail "fork: child wrote $written"
+  fi
+  check_file fork.fr "fork, parent"
+  [ "$written" = "$(made_of out.txt)" ] || fail "fork: parent wrote $written, made $(made_of out.txt)"
 fi
-check_file fork.fr "fork, parent"
-[ "$written" = "$(made_of out.txt)" ] || fail "fork: parent wrote $written, made $(made_of out.txt)"
 
 # 5b. sessions: s1 finalize + flush + flush, s2 finalize + reset, s3 snapshot + exit.
 mkdir cycle

@@ -31,6 +31,13 @@ file whatever the working directory ctest runs the test in.
   known_ns(spec, tsc)       a tick of those records in ns since the trace's start
   folded(text)        folded stacks ("a;b;c 12" lines) as {stack: weight}, a stack's
                       lines added up
+  elf_cpu(path)       the CPU a program is built for, from its ELF header: "x86_64",
+                      "aarch64", or e_machine's number
+  emulated(path)      whether that CPU is not this machine's: the program runs under an
+                      emulator (qemu-user: the cross build's tests), 5 to 50 times slower;
+                      a test then does less of what repeats, saying so
+  no_rss_reason(args) why a test's peak-RSS bounds are not checked (its argument
+                      --no-rss=WHY, or --no-rss; /usr/bin/time missing), else None
 """
 import collections
 import glob
@@ -111,6 +118,28 @@ def workdir(path, fresh=False):
         shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def elf_cpu(path):
+    with open(path, "rb") as f:
+        machine = struct.unpack("<H", f.read(20)[18:20])[0]
+    return {62: "x86_64", 183: "aarch64"}.get(machine, str(machine))
+
+
+def emulated(path):
+    return elf_cpu(path) != os.uname().machine
+
+
+def no_rss_reason(args):
+    """--no-rss=WHY among ARGS (a sanitizer build, an emulator: memory that is not the
+    command's would be counted), or GNU time missing: why peak RSS is not checked. None
+    when it is: the rest of such a test runs either way."""
+    for a in args:
+        if a == "--no-rss" or a.startswith("--no-rss="):
+            return a.partition("=")[2] or "--no-rss"
+    if not os.access("/usr/bin/time", os.X_OK):
+        return "/usr/bin/time (GNU time) not found"
+    return None
 
 
 def round_div(num, den):

@@ -9,6 +9,12 @@
 #                                runs ./BIN plainly, then under FR record -o t.fr, without
 #                                and with --libcalls: each must exit 0 and print OUT; after
 #                                each record, CHECK WHAT checks t.fr (WHAT names the run)
+#   elf_cpu FILE                 the CPU a program is built for, from its ELF header:
+#                                x86_64, aarch64, or e_machine's number
+#   emulated FILE                true when FILE is built for another CPU than this
+#                                machine's: it runs under an emulator (qemu-user, the
+#                                cross build's tests), and a test leaves out, saying so,
+#                                what the emulator cannot do
 #   finish OK_TEXT               the end of a test: prints OK_TEXT if nothing failed, and
 #                                exits with the status (0, or 1 after a failed check)
 #   wait_in_open PID             waits (at most 10 s) until PID, a reader started in the
@@ -45,6 +51,11 @@ record_both() {
     "$check" "$bin record $args"
   done
 }
+elf_cpu() {
+  local m; m=$(od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' ')
+  case "$m" in 62) echo x86_64 ;; 183) echo aarch64 ;; *) echo "${m:-unknown}" ;; esac
+}
+emulated() { [ "$(elf_cpu "$1")" != "$(uname -m)" ]; }
 finish() {
   [ $status = 0 ] && echo "$*"
   exit $status

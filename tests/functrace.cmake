@@ -256,10 +256,18 @@ if(FUNCTRACE_GCC)
     set_tests_properties(functrace_libcalls PROPERTIES LABELS no_asan)
     # A fork child's trace begins with the calls open at the fork: its exits match and its
     # calls nest under them, gcc and clang builds, with and without --libcalls.
+    # A cross build passes its target's compilers (aarch64: no compiler-rt XRay runtime
+    # to link, flightrec record preloads ours).
+    set(fork_open_cc ${CMAKE_C_COMPILER})
+    set(fork_open_gcc gcc)
+    if(CMAKE_CROSSCOMPILING)
+      set(fork_open_cc "${CMAKE_C_COMPILER} --target=${CMAKE_C_COMPILER_TARGET} ${CMAKE_EXE_LINKER_FLAGS} -fnoxray-link-deps")
+      set(fork_open_gcc ${CMAKE_C_COMPILER_TARGET}-gcc)
+    endif()
     add_test(NAME functrace_fork_open
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_fork_open.sh $<TARGET_FILE:flightrec_cli>
               ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_fork_open_work
-              ${CMAKE_C_COMPILER})
+              ${fork_open_cc} ${fork_open_gcc})
     set_tests_properties(functrace_fork_open PROPERTIES LABELS no_asan)
     # longjmp in a program linked statically with libflightrec.a: libc's longjmp found
     # without dlsym (it aborted), the frames left closed, gcc and clang builds.

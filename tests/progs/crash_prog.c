@@ -1,7 +1,8 @@
 /*
  * crash_prog.c - a traced program that dies the way it is told (tests/crash_signals.sh).
  * usage: crash_prog MODE [init]
- *   MODE: segv bus ill fpe abort trap term int hup exit | own_segv (installs its own
+ *   MODE: segv bus ill fpe abort trap term int hup exit (ill: an undefined instruction;
+ *   fpe: an integer division by zero, which traps on x86-64 only) | own_segv (installs its own
  *   SIGSEGV handler, which must still run) | own_term (its own SIGTERM handler, which
  *   _exits with status 7) | overflow (unbounded recursion: the stack overflows, the dump
  *   runs on the alternate signal stack) | wait (sleeps until killed)
@@ -95,7 +96,11 @@ __attribute__((noinline)) void crash_here(const char *mode)
         volatile char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
         p[4096] = 1;
     } else if (!strcmp(mode, "ill")) {
-        __builtin_trap();
+#if defined(__aarch64__)
+        __asm__ volatile(".inst 0x00000000");   /* udf #0 (__builtin_trap is brk: SIGTRAP) */
+#else
+        __builtin_trap();                       /* ud2 */
+#endif
     } else if (!strcmp(mode, "fpe")) {
         crash_sink = divide(7, zero);
     } else if (!strcmp(mode, "abort")) {

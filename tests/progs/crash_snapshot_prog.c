@@ -1,8 +1,10 @@
 /*
  * crash_snapshot_prog.c - a traced program that keeps recording while snapshots are
  * taken (tests/crash_snapshot.sh). Two threads call traced functions until the file
- * "stop" appears in the working directory; the pid goes to "pid.txt". At the end,
- * fr_snapshot("api-%n.fr") takes one more snapshot through the API.
+ * "stop" appears in the working directory; the pid goes to "pid.txt" once main has made
+ * READY_CALLS calls, so that the first snapshot, taken as soon as the pid is there, has
+ * records to hold however slowly the program runs (a loaded machine, an emulator). At
+ * the end, fr_snapshot("api-%n.fr") takes one more snapshot through the API.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -34,18 +36,26 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+#define READY_CALLS 200
+
+static int write_pid(void)
 {
     FILE *f = fopen("pid.txt.tmp", "w");
     if (!f)
-        return 2;
+        return -1;
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
-    rename("pid.txt.tmp", "pid.txt");
+    return rename("pid.txt.tmp", "pid.txt");
+}
+
+int main(void)
+{
     pthread_t th;
     pthread_create(&th, NULL, worker, NULL);
     for (int i = 0;; i++) {
         tick(i);
+        if (i == READY_CALLS && write_pid() != 0)
+            return 2;
         if (i % 200 == 0) {
             pace();
             if (access("stop", F_OK) == 0)
