@@ -35,8 +35,8 @@ def viewer_checks(doc, what):
     per_thread = collections.defaultdict(list)
     open_async = collections.defaultdict(list)
     for e in doc["traceEvents"]:
-        if e["ph"] == "X":
-            per_thread[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e["name"]))
+        if e["ph"] == "X":   # (in integer ns: as floats, ts + dur may pass the next ts)
+            per_thread[(e["pid"], e["tid"])].append((round(e["ts"] * 1000), -round(e["dur"] * 1000), e["name"]))
         elif e["ph"] in "BE":
             check(False, "%s: a thread-scoped %s event (unmatched B/E hang viewers): %s" % (what, e["ph"], e))
         elif e["ph"] == "b":
@@ -56,7 +56,7 @@ def viewer_checks(doc, what):
             end = ts - neg
             while stack and stack[-1] <= ts:
                 stack.pop()
-            check(not stack or end <= stack[-1] + 1e-9,
+            check(not stack or end <= stack[-1],
                   "%s: thread %s: %s [%s, %s] overlaps its caller's end %s" % (what, key, name, ts, end,
                                                                            stack and stack[-1]))
             stack.append(end)

@@ -110,9 +110,14 @@ if cby["before_fork"] and cby["after_wait"] and cby["child_work"]:
     check(fork_at <= first and last <= wait_at,
           "chrome: children's calls within the parent's fork..wait: %d <= %d, %d <= %d"
           % (fork_at, first, last, wait_at))
-    # the same clock as the perfetto merge: the same nanoseconds (ts has 3 decimals)
-    check(sorted(s for _, s, _ in cby["child_work"]) == sorted(s for _, s, _ in by_name["child_work"]),
-          "chrome and perfetto place the children's calls at the same CLOCK_MONOTONIC ns")
+    # the same clock as the perfetto merge: the same nanoseconds (ts has 3 decimals), but
+    # where calls share a clock tick (a coarse clock: aarch64's, qemu's) chrome sets them
+    # 1 ns apart so that viewers nest them as they ran (docs/CLI.md): a few ns later
+    cs = sorted(s for _, s, _ in cby["child_work"])
+    ps = sorted(s for _, s, _ in by_name["child_work"])
+    check(len(cs) == len(ps) and all(0 <= c - p <= 10 for c, p in zip(cs, ps)),
+          "chrome and perfetto place the children's calls at the same CLOCK_MONOTONIC ns (chrome "
+          "up to 10 ns later where ticks are shared): %s" % [(c, p) for c, p in zip(cs, ps) if not 0 <= c - p <= 10][:5])
 
 # the analyses over the same 4 files: one program's threads side by side
 p = subprocess.run([flightrec, "account", *files, "-f", "json"], capture_output=True, text=True)
