@@ -7,26 +7,16 @@
 # hands aarch64 programs to qemu: scripts/aarch64-binfmt.sh gives ctest such a place
 # (a binfmt_misc entry in a namespace of its own), and scripts/test-aarch64.sh then
 # configures with FLIGHTREC_CROSS_EXEC=ON. Without it, scripts say Skipped with that
-# reason. With it:
-#   - the scripts in FR_CROSS_STAGE run: the CI stage's set, chosen for what the port
-#     changes (clock, sleds, trampolines, record and its preload, crash dumps, backing
-#     files and recovery, streaming, events, concurrency) within the stage's time bound;
-#   - every other script says Skipped, left out for time, unless FLIGHTREC_CROSS_ALL=ON
-#     (scripts/test-aarch64.sh --all), which runs them all;
+# reason. With it every script runs (scripts/test-aarch64.sh, the CI stage, runs them all,
+# each under a timeout), except:
 #   - tests that cannot run under qemu-aarch64 user-mode emulation, or not against an
-#     aarch64 build, are Skipped with their reason (fr_cross_cannot below), in every mode.
+#     aarch64 build, are Skipped with their reason (fr_cross_cannot below);
+#   - a test of which only a part cannot run here runs the rest and says so in its output
+#     (the part is chosen by the test, from the program's CPU or the emulator: e.g.
+#     crash_signals' fault kinds, crash_stream's fork case, the peak-RSS bounds of
+#     analysis_stacks_*).
 option(FLIGHTREC_CROSS_EXEC "the tests run where execve() runs aarch64 programs (scripts/aarch64-binfmt.sh): scripts too" OFF)
-option(FLIGHTREC_CROSS_ALL "with FLIGHTREC_CROSS_EXEC: every script, not only the CI stage's set" OFF)
 set(FR_CROSS_SCRIPT_REASON "runs its programs from a script, and this host cannot execve an aarch64 program (no binfmt_misc entry for qemu-aarch64, and scripts/aarch64-binfmt.sh could not make one: Linux 6.7 or later with user namespaces needed)")
-set(FR_CROSS_TIME_REASON "left out of the CI stage for time (scripts/test-aarch64.sh --all runs it under qemu-aarch64)")
-
-set(FR_CROSS_STAGE
-  functrace_fast_path_pool core_llvm_xray events_recorder               # concurrency
-  functrace_record_shared functrace_record_static functrace_static_plain
-  functrace_xray_fdr functrace_xray_stream record_exec cli_doctor_static
-  crash_faults crash_nested crash_xfsz crash_fifo_gone crash_backing     # dumps, backing
-  events_many_sites events_span_scope_c events_span_scope_cxx
-  hostile_startup hostile_bad_options reader_recorded convert_real_recording)
 
 # Tests that cannot run here, with the reason.
 set(FR_CROSS_CANNOT_NAMES "")
@@ -46,45 +36,44 @@ fr_cross_cannot("builds its programs with the host's compiler (x86-64 code) and 
   functrace_few_sleds functrace_binary_check functrace_filters install_package
   install_record_norelink xraycompat_link_by_hand functrace_libcalls functrace_static_longjmp
   functrace_static_throw)
+fr_cross_cannot("runs README.md's commands, which build and run flightrec natively with the host's compiler: it uses nothing of this aarch64 build (the native suite runs it)"
+  readme_commands)
 fr_cross_cannot("its refusal case installs a seccomp filter, which qemu-user does not implement (EINVAL)"
   functrace_record_sched)
-fr_cross_cannot("the faults it raises are x86-64's: __builtin_trap is SIGILL there but SIGTRAP (brk) on aarch64, and an integer division by zero does not trap on aarch64"
-  crash_signals)
-fr_cross_cannot("record's default snapshot signal, SIGRTMAX-1, has no host signal under qemu-user (kill fails with EINVAL)"
-  crash_snapshot)
-fr_cross_cannot("its fork case trips an assertion inside qemu-user (cpu_exec: cpu == current_cpu, a fork of a threaded process), the other cases pass under qemu"
-  crash_stream)
-fr_cross_cannot("measures the command's peak RSS, which under qemu-user includes the emulator's own"
-  analysis_stacks_bounded)
-fr_cross_cannot("checks the build's test list (cmake/FlightrecClangOnly.cmake), the same on every CPU, with a shell loop whose separators the cross build's add_test wrapper cannot pass on"
-  clang_only_list)
 
 function(fr_cross_skip name reason)
   fr_skip_test(${name} "${reason}")
   set_tests_properties(${name} PROPERTIES LABELS cross_skipped)
 endfunction()
 
-# Overrides add_test for the fragments included after this file; the original stays
-# reachable as _add_test.
+# Overrides add_test for the fragments included after this file, and for those of cmake/
+# included later from the top directory (clang_only_list): the lists above are global
+# properties so that they reach it there too. The original stays reachable as _add_test.
+# Each argument is passed on as it came, its semicolons kept (a shell command's `;` would
+# otherwise split it into several arguments).
+set_property(GLOBAL PROPERTY FR_CROSS_CANNOT_NAMES "${FR_CROSS_CANNOT_NAMES}")
+set_property(GLOBAL PROPERTY FR_CROSS_CANNOT_REASONS "${FR_CROSS_CANNOT_REASONS}")
+set_property(GLOBAL PROPERTY FR_CROSS_SCRIPT_REASON "${FR_CROSS_SCRIPT_REASON}")
 function(add_test)
   cmake_parse_arguments(T "" "NAME" "COMMAND" ${ARGN})
   list(GET T_COMMAND 0 program)
-  list(FIND FR_CROSS_CANNOT_NAMES "${T_NAME}" cannot)
-  list(FIND FR_CROSS_STAGE "${T_NAME}" staged)
+  get_property(names GLOBAL PROPERTY FR_CROSS_CANNOT_NAMES)
+  get_property(reasons GLOBAL PROPERTY FR_CROSS_CANNOT_REASONS)
+  get_property(script_reason GLOBAL PROPERTY FR_CROSS_SCRIPT_REASON)
+  list(FIND names "${T_NAME}" cannot)
+  set(args "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 0 ${last})
+    string(REPLACE ";" "\\;" a "${ARGV${i}}")
+    list(APPEND args "${a}")
+  endforeach()
   if(NOT cannot EQUAL -1)
-    list(GET FR_CROSS_CANNOT_REASONS ${cannot} reason)
+    list(GET reasons ${cannot} reason)
     fr_cross_skip(${T_NAME} "${reason}")
-  elseif(T_NAME AND TARGET "${program}")
-    _add_test(${ARGN})
-  elseif(T_NAME AND program MATCHES "^(sh|bash)$|\\.(sh|py)$|python")
-    if(NOT FLIGHTREC_CROSS_EXEC)
-      fr_cross_skip(${T_NAME} "${FR_CROSS_SCRIPT_REASON}")
-    elseif(staged EQUAL -1 AND NOT FLIGHTREC_CROSS_ALL)
-      fr_cross_skip(${T_NAME} "${FR_CROSS_TIME_REASON}")
-    else()
-      _add_test(${ARGN})
-    endif()
+  elseif(T_NAME AND NOT TARGET "${program}" AND program MATCHES "^(sh|bash)$|\\.(sh|py)$|python"
+         AND NOT FLIGHTREC_CROSS_EXEC)
+    fr_cross_skip(${T_NAME} "${script_reason}")
   else()
-    _add_test(${ARGN})
+    _add_test(${args})
   endif()
 endfunction()
