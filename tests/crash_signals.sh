@@ -148,10 +148,19 @@ FLIGHTREC_OPTIONS="signal_flush=1 output=$work/own_term.fr" timeout 30 "$prog" o
 grep -q "own SIGTERM handler ran" err.txt || fail "own_term: the program's own handler did not run"
 check_trace own_term own_term.fr 15 SIGTERM "termination signal" 101 201
 
+# wait_ready FILE WHAT: until the program has said "ready" in FILE (inside crash_here, its
+# handlers installed), at most 60 s: a slow start (a loaded machine, qemu-user) is no
+# failure, but a signal sent before it would be lost with the trace.
+wait_ready() {
+  local i
+  for i in $(seq 600); do grep -qs ready "$1" && return 0; sleep 0.1; done
+  fail "$2: the program did not say ready in 60 s"
+}
+
 # Sent by another process while the program waits inside crash_here.
 FLIGHTREC_OPTIONS="start=1 signal_flush=1 output=$work/killed.fr" "$prog" wait >wait.out 2>wait.err &
 pid=$!
-for i in $(seq 100); do grep -q ready wait.out && break; sleep 0.1; done
+wait_ready wait.out "kill -TERM"
 kill -TERM $pid; wait $pid; rc=$?
 [ "$rc" = 143 ] || fail "kill -TERM: exit $rc, want 143 ($(head -c 300 wait.err))"
 check_trace "kill -TERM" killed.fr 15 SIGTERM "termination signal" 102 201
@@ -161,10 +170,12 @@ grep -q "code 0," <("$fr" info killed.fr) || fail "kill -TERM: si_code SI_USER (
 # stops it): passed on to the program, which writes its trace; record waits for it, renames
 # the trace and exits with the program's status. No program is left running.
 for sig in TERM HUP; do
-  rm -f fwd.fr fwd.fr.*
+  # (fwd.out removed: the run before's "ready" in it would let the signal go before the
+  # shell's background child has even truncated it, with no program yet to write a trace)
+  rm -f fwd.fr fwd.fr.* fwd.out
   "$fr" record --no-backing -o fwd.fr -- "$prog" wait >fwd.out 2>fwd.err &
   rpid=$!
-  for i in $(seq 100); do grep -q ready fwd.out && break; sleep 0.1; done
+  wait_ready fwd.out "record got SIG$sig"
   cpid=$(pgrep -P $rpid)
   kill -$sig $rpid; wait $rpid; rc=$?
   n=$(kill -l $sig)
