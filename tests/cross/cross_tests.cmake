@@ -12,9 +12,11 @@
 #   - tests that cannot run under qemu-aarch64 user-mode emulation, or not against an
 #     aarch64 build, are Skipped with their reason (fr_cross_cannot below);
 #   - a test of which only a part cannot run here runs the rest and says so in its output
-#     (the part is chosen by the test, from the program's CPU or the emulator: e.g.
-#     crash_signals' fault kinds, crash_stream's fork case, the peak-RSS bounds of
-#     analysis_stacks_*).
+#     (the test sees from the program's ELF header that it runs emulated: frtest.sh and
+#     frtest.py's emulated; e.g. crash_signals' SIGFPE case, crash_stream's fork case;
+#     analysis_stacks_* are given --no-rss=WHY by tests/analysis.cmake), and tests that
+#     repeat a check many times repeat it less there (reader_cut, reader_robust,
+#     decodeperf_check, pool_history: docs/AARCH64.md).
 option(FLIGHTREC_CROSS_EXEC "the tests run where execve() runs aarch64 programs (scripts/aarch64-binfmt.sh): scripts too" OFF)
 set(FR_CROSS_SCRIPT_REASON "runs its programs from a script, and this host cannot execve an aarch64 program (no binfmt_misc entry for qemu-aarch64, and scripts/aarch64-binfmt.sh could not make one: Linux 6.7 or later with user namespaces needed)")
 
