@@ -27,4 +27,16 @@ if(CMAKE_CROSSCOMPILING AND FLIGHTREC_ARCH STREQUAL "aarch64" AND CMAKE_C_COMPIL
             $<TARGET_FILE:flightrec_cli> $<TARGET_FILE:aarch64_calls_plain>
             ${CMAKE_CURRENT_BINARY_DIR}/aarch64_record.d)
   set_tests_properties(aarch64_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # `record --libcalls` with the aarch64 command and stubs (functrace_libcalls.sh, whose
+  # host run is functrace_libcalls): its programs built with the cross gcc/g++ and clang
+  # --target, lazy and -z now, run under the emulator through execve (the namespace of
+  # scripts/aarch64-binfmt.sh; elsewhere Skipped).
+  _add_test(NAME aarch64_libcalls
+    COMMAND env GCC=${FR_CROSS_TRIPLE}-gcc GXX=${FR_CROSS_TRIPLE}-g++
+            "CLANG_FLAGS=--target=${FR_CROSS_TRIPLE} -fuse-ld=/usr/bin/${FR_CROSS_TRIPLE}-ld"
+            XRAY_LINK=-fnoxray-link-deps
+            bash ${CMAKE_CURRENT_SOURCE_DIR}/functrace_libcalls.sh $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/aarch64_libcalls_work
+            ${CMAKE_C_COMPILER} ${CMAKE_CXX_COMPILER})
+  set_tests_properties(aarch64_libcalls PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()

@@ -57,8 +57,8 @@ static void test_separators_and_values(void **state)
     assert_string_equal(o.patch, "all");   /* a refused pattern selects as the default */
     assert_int_equal(fr_options_parse(&o, "patch=none", NULL), 0);
     assert_int_equal(fr_options_parse(&o, "patch=foo*", NULL), 0);
-    /* libcalls=1: taken where the port has library-call stubs (x86-64), refused elsewhere
-     * (aarch64: never accepted to do nothing); libcalls=0 is taken everywhere */
+    /* libcalls=1: taken where the port has library-call stubs (x86-64, aarch64), refused
+     * elsewhere (never accepted to do nothing); libcalls=0 is taken everywhere */
     assert_false(o.libcalls);
 #ifdef FR_ARCH_JUMP_SLOT_RELOC
     assert_int_equal(fr_options_parse(&o, "libcalls=1", NULL), 0);

@@ -11,6 +11,8 @@
  *                           uint32_t fr_arch_load_tp_u32(long)   load at thread pointer
  *                                                                + offset (rseq cpu id)
  *                           uintptr_t fr_arch_thread_pointer(void)  the thread pointer
+ *                           FR_ARCH_CALLER_SP()          the caller's stack pointer at the
+ *                                                        call (the CFA), as a uint64_t
  *                         and the constants, usable from assembly:
  *                           FR_ARCH_SLED_SIZE            bytes a sled write touches
  *                           FR_ARCH_RETURN_SLOT_BELOW_CFA  a frame's return-address slot
@@ -38,9 +40,11 @@
  *   libcall_<cpu>.S       libcalls (functrace/libcalls.h): fr_libcall_stubs (FR_LIBCALL_SLOTS
  *                         stubs of FR_LIBCALL_STUB_SIZE bytes, stub i passing i), the
  *                         common entry calling fr_libcall_enter with the argument
- *                         registers saved, and fr_libcall_return calling fr_libcall_exit
- *                         with the return registers saved; port_defs.h gives
- *                         FR_ARCH_JUMP_SLOT_RELOC, the PLT's GOT relocation type
+ *                         registers saved, and fr_libcall_exit, with the return
+ *                         registers saved, when the function returns (x86-64: through
+ *                         fr_libcall_return, its replaced return address; aarch64: to a
+ *                         frame of the stub's, fr_libcall_return only a mark); port_defs.h
+ *                         gives FR_ARCH_JUMP_SLOT_RELOC, the PLT's GOT relocation type
  *
  * functrace/sled_patch.c asserts that the handler offsets match the C struct.
  */

@@ -44,8 +44,8 @@ static const char *value_hint(const char *key, size_t keylen)
         {"events", "PROVIDER[:LEVEL[:KEYWORDS]] separated by ';' or ',', LEVEL 1 (critical) "
                    "to 5 (verbose) or * (every level)"},
 #ifndef FR_ARCH_JUMP_SLOT_RELOC
-        {"libcalls", "library calls are recorded on x86-64 only: this CPU's port has no "
-                     "library-call stubs (src/runtime/arch/port.h)"},
+        {"libcalls", "this CPU's port has no library-call stubs (src/runtime/arch/port.h): "
+                     "library calls cannot be recorded here"},
 #endif
     };
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)

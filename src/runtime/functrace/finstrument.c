@@ -5,6 +5,7 @@
 #include "functrace/instr_map.h"
 #include "functrace/object_file.h"
 #include "functrace/shadow_stack.h"
+#include "arch/port.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     if (id) {
         /* The caller's stack pointer at this call: frames below it at a catch or a
          * longjmp target were unwound (shadow_stack.h). */
-        fr_shadow_finstrument_enter(id, (uint64_t)(uintptr_t)__builtin_dwarf_cfa());
+        fr_shadow_finstrument_enter(id, FR_ARCH_CALLER_SP());
         fr_record_function(id, FR_FN_ENTER);
     }
 }

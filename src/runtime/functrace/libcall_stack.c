@@ -14,7 +14,8 @@
 #ifdef FR_ARCH_JUMP_SLOT_RELOC   /* the port has library-call stubs (else libcall_unsupported.c) */
 
 struct libcall_frame {
-    uintptr_t *slot;     /* where the call's return address lives on the stack */
+    uintptr_t *slot;     /* where the call's return address lives on the stack (aarch64:
+                            the stub's copy of it, libcall_aarch64.S) */
     uintptr_t  ret;      /* the real return address */
     uint32_t   id;
     uint32_t   restored; /* the real address is back in *slot (an exception unwinds) */

@@ -1,5 +1,5 @@
 /* libcall_unsupported.c - libcalls.h on a CPU whose port has no library-call stubs (its
- * port_defs.h defines no FR_ARCH_JUMP_SLOT_RELOC, as aarch64's): the option parser
+ * port_defs.h defines no FR_ARCH_JUMP_SLOT_RELOC; x86-64 and aarch64 have them): the option parser
  * refuses libcalls=1 there (core/options.c), so nothing is ever hooked, and unwinding
  * closes the shadow stack's frames alone. On a port with stubs this file is empty. */
 #include "functrace/libcalls.h"

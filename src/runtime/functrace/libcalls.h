@@ -10,7 +10,10 @@
  * caller's return address on a per-thread stack of its own and replaces it with
  * fr_libcall_return; then the stub jumps to the function with every argument register
  * as it was. When the function returns, fr_libcall_return calls fr_libcall_exit, which
- * records the exit and gives back the real return address.
+ * records the exit and gives back the real return address. (aarch64, whose return
+ * address is in x30: the "return slot" is a word of the stub's own frame, 8 below the
+ * caller's stack pointer, and the stub calls the function and then fr_libcall_exit
+ * itself when that word holds the mark fr_libcall_return; libcall_aarch64.S.)
  *
  * Targets: an entry already bound is taken as the loader left it; an entry still lazy
  * (it holds the PLT's resolver path) is resolved as the loader would: dlvsym with the
@@ -40,7 +43,23 @@
 #define FR_LIBCALL_DEPTH 128
 #define FR_LIBCALL_FIRST_ID 0x0F800000u /* ids: this + the name's index */
 
-#ifndef __ASSEMBLER__
+#ifdef __ASSEMBLER__
+/* The stubs of arch/<cpu>/libcall_<cpu>.S: FR_LIBCALL_SLOTS of FR_LIBCALL_STUB_SIZE (16)
+ * bytes from fr_libcall_stubs, stub i the port's macro LIBCALL_STUB with i. */
+.macro FR_LIBCALL_STUB_TABLE
+    .text
+    .p2align 4
+    .globl fr_libcall_stubs
+    .hidden fr_libcall_stubs
+fr_libcall_stubs:
+    .set stub_index, 0
+    .rept FR_LIBCALL_SLOTS
+    .p2align 4
+    LIBCALL_STUB stub_index
+    .set stub_index, stub_index + 1
+    .endr
+.endm
+#else
 #include <stdint.h>
 #include "core/recorder.h"
 #include "core/visibility.h"

@@ -134,7 +134,7 @@ int fr_unwind_personality(int version, int actions, uint64_t exception_class, vo
  * caller's stack pointer (this function's CFA) was unwound. */
 void *__cxa_begin_catch(void *exception)
 {
-    uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa();
+    uint64_t cfa = FR_ARCH_CALLER_SP();
     fr_frames_unwound_below(cfa, 0, 0);
     if (fr_spans_open())   /* dead frames may be overwritten already: no stop events */
         fr_spans_unwound_below((uintptr_t)cfa, false);

@@ -26,6 +26,9 @@
 #define FR_ARCH_ISLAND_STEP  (1 << 20)
 #define FR_ARCH_ISLAND_STEPS 120
 #define FR_ARCH_ISLAND_SLOT  32
+/* libcalls: the relocation type of a PLT entry's GOT slot (R_AARCH64_JUMP_SLOT); the
+ * stubs are libcall_aarch64.S. */
+#define FR_ARCH_JUMP_SLOT_RELOC 1026
 
 /* struct fr_sled_handlers' offsets, as the trampolines read them */
 #include "arch/handler_offsets.h"
@@ -57,6 +60,17 @@ static inline uint64_t fr_arch_counter_hz(void)
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(v));
     return v & 0xFFFFFFFFu;   /* the upper half is RES0 */
 }
+
+/* The stack pointer of the function that called the one this is used in, at that call
+ * (the CFA): where the shadow stack's and the unwind hooks' frames are measured from.
+ * clang's __builtin_dwarf_cfa gives the frame pointer on aarch64 (16 bytes or more below
+ * the CFA: a catch then closed the catching frame itself); its __builtin_sponentry is
+ * the stack pointer at entry. gcc's __builtin_dwarf_cfa is the CFA. */
+#ifdef __clang__
+#define FR_ARCH_CALLER_SP() ((uint64_t)(uintptr_t)__builtin_sponentry())
+#else
+#define FR_ARCH_CALLER_SP() ((uint64_t)(uintptr_t)__builtin_dwarf_cfa())
+#endif
 
 /* Reads the 32-bit word at tpidr_el0 + offset: glibc's __rseq_offset is relative to the
  * thread pointer. */

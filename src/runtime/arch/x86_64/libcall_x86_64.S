@@ -25,18 +25,11 @@
 #include "functrace/libcalls.h"
 #include "save_args_x86_64.h"
 
-    .text
-    .p2align 4
-    .globl fr_libcall_stubs
-    .hidden fr_libcall_stubs
-fr_libcall_stubs:
-    .set stub_index, 0
-    .rept FR_LIBCALL_SLOTS
-    .p2align 4
-    movl $stub_index, %r11d
+.macro LIBCALL_STUB index
+    movl $\index, %r11d
     jmp fr_libcall_entry_common
-    .set stub_index, stub_index + 1
-    .endr
+.endm
+    FR_LIBCALL_STUB_TABLE
 
     .p2align 4
     .type fr_libcall_entry_common, @function

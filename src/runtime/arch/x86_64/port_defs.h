@@ -58,6 +58,10 @@ static inline uint64_t fr_arch_counter_hz(void)
     return 0;
 }
 
+/* The stack pointer of the function that called the one this is used in, at that call
+ * (the CFA: the return address lies right below it). */
+#define FR_ARCH_CALLER_SP() ((uint64_t)(uintptr_t)__builtin_dwarf_cfa())
+
 /* Reads the 32-bit word at %fs:offset: the calling thread's rseq area lives at a fixed
  * offset from the thread pointer (glibc's __rseq_offset). */
 static inline uint32_t fr_arch_load_tp_u32(long offset)
