@@ -22,12 +22,7 @@ prog=$src/tests/progs/functrace_fork_open.c
 # calls NAME TRACE: the calls account gives NAME (0 if absent).
 calls() { "$fr" account "$2" 2>/dev/null | awk -v f="$1" '$NF == f { n = $1 } END { print n + 0 }'; }
 
-# --libcalls records library calls on x86-64 only (src/runtime/arch/port.h).
 libcalls_runs=("" --libcalls)
-if [ "$(elf_cpu clang_prog)" != x86_64 ]; then
-  echo "note: --libcalls not checked: library calls are recorded on x86-64 only, these programs are $(elf_cpu clang_prog)"
-  libcalls_runs=("")
-fi
 for b in gcc_prog clang_prog; do
   for libcalls in "${libcalls_runs[@]}"; do
     run="$b${libcalls:+ $libcalls}"

@@ -36,8 +36,10 @@ fr_cross_cannot("a stress test of the buffer protocol (millions of records from 
 fr_cross_cannot("builds its programs with the host's compiler (x86-64 code) and links or preloads this build's aarch64 libflightrec"
   events_gcc events_cxx_macros functrace_gcc functrace_cxx_names_gcc functrace_cxx_calls_gcc
   functrace_few_sleds functrace_binary_check functrace_filters install_package
-  install_record_norelink xraycompat_link_by_hand functrace_libcalls functrace_static_longjmp
+  install_record_norelink xraycompat_link_by_hand functrace_static_longjmp
   functrace_static_throw)
+fr_cross_cannot("builds its programs with the compilers of the host: this build runs the same script with the cross compilers as aarch64_libcalls (tests/aarch64.cmake)"
+  functrace_libcalls)
 fr_cross_cannot("runs README.md's commands, which build and run flightrec natively with the host's compiler: it uses nothing of this aarch64 build (the native suite runs it)"
   readme_commands)
 fr_cross_cannot("its refusal case installs a seccomp filter, which qemu-user does not implement (EINVAL)"
