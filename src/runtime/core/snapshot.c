@@ -128,7 +128,7 @@ static void read_figures(uint32_t slot, struct fr_meta_figures *f)
     memset(f, 0, sizeof *f);
     struct fr_thread *t = fr_pool_pin(slot);
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
-        f->dropped[c] = t ? LOAD_R(&t->dropped[c]) : LOAD_R(&d->dropped[c]);
+        f->dropped[c] = t ? fr_thread_dropped(t, c) : LOAD_R(&d->dropped[c]);
     f->bytes = t ? LOAD_R(&t->dropped_bytes) : LOAD_R(&d->bytes_dropped);
     f->below = t ? LOAD_R(&t->below_threshold) : LOAD_R(&d->calls_below_threshold);
     if (t)

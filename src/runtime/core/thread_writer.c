@@ -159,9 +159,13 @@ static void reset_thread_state(struct fr_thread *t, uint32_t session)
 {
     uint32_t busy = t->busy, key_set = t->key_set, exited = t->exited;
     uint32_t call_depth = t->call_depth, depth_session = t->depth_session;
+    uint32_t nested_session = t->nested_session;
+    uint64_t nested_drops = t->nested_drops;
     memset(t, 0, sizeof *t);
     t->call_depth = call_depth;
     t->depth_session = depth_session;
+    t->nested_session = nested_session;
+    t->nested_drops = nested_drops;
     t->busy = busy;
     t->key_set = key_set;
     t->exited = exited;
@@ -214,7 +218,7 @@ static int register_thread(struct fr_thread *t)
 static void publish_counters(struct fr_thread *t, struct fr_thread_desc *d)
 {
     for (int c = 0; c < FR_DROP_NCAUSES; c++)
-        __atomic_store_n(&d->dropped[c], t->dropped[c], __ATOMIC_RELAXED);
+        __atomic_store_n(&d->dropped[c], fr_thread_dropped(t, c), __ATOMIC_RELAXED);
     __atomic_store_n(&d->bytes_dropped, t->dropped_bytes, __ATOMIC_RELAXED);
     __atomic_store_n(&d->calls_below_threshold, t->below_threshold, __ATOMIC_RELAXED);
 }
@@ -477,10 +481,21 @@ static inline uint8_t *reserve(struct fr_thread *t, uint64_t tsc, uint32_t cpu, 
 }
 
 /* Returns the session being recorded (fr_recording), or 0: do not record. */
+/* A record dropped by a signal handler that interrupted one of this thread's: counted
+ * in the session recording now (see nested_session). */
+static __attribute__((noinline)) void count_nested(struct fr_thread *t)
+{
+    uint32_t rec = (uint32_t)__atomic_load_n(&fr_recording, __ATOMIC_RELAXED);
+    uint64_t n = t->nested_session == rec ? t->nested_drops + 1 : 1;
+    /* (relaxed stores: a snapshot reads them from another thread, fr_thread_dropped) */
+    __atomic_store_n(&t->nested_drops, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->nested_session, rec, __ATOMIC_RELAXED);
+}
+
 static inline uint32_t guard_enter(struct fr_thread *t)
 {
     if (UNLIKELY(t->busy)) {
-        t->dropped[FR_DROP_NESTED]++;
+        count_nested(t);
         return 0;
     }
     __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);

@@ -55,12 +55,30 @@ struct fr_thread {
      * kept across reset_thread_state, which runs after the first record counted it */
     uint32_t call_depth;
     uint32_t depth_session;
+    /* Records a signal handler dropped because it interrupted one of this thread's
+     * (FR_DROP_NESTED), in session nested_session: kept apart from dropped[] and across
+     * reset_thread_state, since a handler may count one while the interrupted record is
+     * about to reset the state of an earlier session (its first record of a session),
+     * which would wipe the count. */
+    uint32_t nested_session;
+    uint64_t nested_drops;
     /* the open event run (FR_TE_EVENT_RUN): its header, the end of its last entry (the run
      * is open while that is pos), that entry's clock reading. NULL when none. */
     uint8_t *run_hdr;
     uint8_t *run_end;
     uint64_t run_tsc;
 } __attribute__((aligned(FR_CACHE_LINE)));
+
+/* A thread's records dropped for `cause` in its session (read by another thread too:
+ * relaxed loads; FR_DROP_NESTED from nested_drops, see there). */
+static inline uint64_t fr_thread_dropped(const struct fr_thread *t, int cause)
+{
+    if (cause != FR_DROP_NESTED)
+        return __atomic_load_n(&t->dropped[cause], __ATOMIC_RELAXED);
+    return __atomic_load_n(&t->nested_session, __ATOMIC_RELAXED) ==
+                   __atomic_load_n(&t->session, __ATOMIC_RELAXED)
+               ? __atomic_load_n(&t->nested_drops, __ATOMIC_RELAXED) : 0;
+}
 
 extern __thread struct fr_thread fr_tls __attribute__((tls_model("initial-exec"))) FR_HIDDEN;
 
