@@ -5,7 +5,7 @@
  * (fr_expand_output, async-signal-safe, into buffers of every size), snapshot_signal='s
  * names and the events= selection's syntax. Must never crash, read or write out of
  * bounds, or leave an option outside its documented range: the buffer size a multiple
- * of 8 from 1 KiB to 1 GiB, 1 to 65536 buffers, every path terminated.
+ * of 8 from 1 KiB to 1 GiB, 1 to FR_MAX_BUFFERS (4,194,304) buffers, every path terminated.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* messages on (they are built in a fixed buffer) for half of the inputs */
     fr_options_parse(&o, text, size && (data[0] & 1) ? "FLIGHTREC_OPTIONS" : NULL);
     check(o.buffer_size % 8 == 0 && o.buffer_size >= 1024 && o.buffer_size <= (1u << 30));
-    check(o.buffers >= 1 && o.buffers <= 65536);
+    check(o.buffers >= 1 && o.buffers <= FR_MAX_BUFFERS);
     check(o.policy == FR_POLICY_OVERWRITE || o.policy == FR_POLICY_DISCARD);
     check_terminated(o.output, sizeof o.output);
     check_terminated(o.patch, sizeof o.patch);

@@ -23,6 +23,7 @@ printf 'start=1 output=/tmp/t-%%p.fr buffer_size=65536 buffers=64 policy=discard
 printf 'crash_dump=1,signal_flush=1,snapshot_signal=SIGRTMIN+3,snapshot_output=s.%%p.%%n' >corpus/2 && \
 printf 'events=Prov:5:0xff;Other::0x1,stream=1 backing=/dev/shm/b%%p clock=tsc file_mode=0640' >corpus/3 && \
 printf 'patch=glob:id:3-9 threshold_us=5 user_events=on no_file_flush=1 %%%%p=%%' >corpus/4 && \
+printf 'buffers=77527 buffer_size=1024' >corpus/5 && \
 $<TARGET_FILE:fuzz_options> -max_total_time=20 -max_len=4096 -timeout=10 -close_fd_mask=2 -print_final_stats=1 corpus")
   set_tests_properties(fuzz_options PROPERTIES TIMEOUT 120 LABELS fuzz)
 endif()

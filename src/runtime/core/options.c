@@ -22,7 +22,6 @@
 #define DEFAULT_BUFFERS     4096u
 #define MIN_BUFFER_SIZE     1024u
 #define MAX_BUFFER_SIZE     (1ull << 30)
-#define MAX_BUFFERS         (1u << 22)
 
 void fr_options_defaults(struct fr_options *o)
 {
@@ -195,7 +194,7 @@ static int apply(struct fr_options *o, const char *k, size_t kl, const char *v, 
         return 0;
     }
     if (is_key(k, kl, "buffers") || is_key(k, kl, "buffer_max")) {
-        if (parse_u64(v, vl, 0, &u) || u < 1 || u > MAX_BUFFERS)
+        if (parse_u64(v, vl, 0, &u) || u < 1 || u > FR_MAX_BUFFERS)
             return -1;
         o->buffers = (uint32_t)u;
         return 0;

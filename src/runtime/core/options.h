@@ -13,6 +13,7 @@
 
 #define FR_OPTIONS_PATH_MAX 4096
 #define FR_MAX_DEPTH_LIMIT  65535   /* max_depth= at most */
+#define FR_MAX_BUFFERS      (1u << 22)   /* buffers= at most (the backing format's too) */
 
 /* One bit per key, in fr_options.given: which keys a string set (an alias sets its key's
  * bit: buffer_max -> FR_OPT_BUFFERS, func_duration_threshold_us -> FR_OPT_THRESHOLD_US). */
