@@ -480,7 +480,6 @@ static inline uint8_t *reserve(struct fr_thread *t, uint64_t tsc, uint32_t cpu, 
     return reserve_slow(t, tsc, cpu, need, max_delta, rec);
 }
 
-/* Returns the session being recorded (fr_recording), or 0: do not record. */
 /* A record dropped by a signal handler that interrupted one of this thread's: counted
  * in the session recording now (see nested_session). */
 static __attribute__((noinline)) void count_nested(struct fr_thread *t)
@@ -492,6 +491,7 @@ static __attribute__((noinline)) void count_nested(struct fr_thread *t)
     __atomic_store_n(&t->nested_session, rec, __ATOMIC_RELAXED);
 }
 
+/* Returns the session being recorded (fr_recording), or 0: do not record. */
 static inline uint32_t guard_enter(struct fr_thread *t)
 {
     if (UNLIKELY(t->busy)) {
