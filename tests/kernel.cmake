@@ -7,6 +7,12 @@
 # variable (by default ../shared/kernel/bzImage beside the source tree when it exists),
 # else tests/kernel/build_kernel.sh builds it from Debian's linux-source, once, into the
 # build tree.
+# Not in the VM: the kernel tests' perf.data reader sets apart exactly the samples perf
+# record writes twice (tests/kernel/perfdata.py split_rereads), on a real perf.data cut
+# and made ones (Python alone: runs in any build).
+add_test(NAME kernel_perfdata_rereads
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/kernel/perfdata_rereads.py
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/perf)
 if(CMAKE_CROSSCOMPILING)   # tests/cross/cross_tests.cmake
   fr_cross_skip(kernel_vm "the kernel tests boot an x86-64 guest kernel and ue_prog reads x86-64 registers; the native build runs them")
   return()
