@@ -39,6 +39,21 @@ static const char *const cases[][2] = {
     {"A::operator[](unsigned long) &", "A::operator[]"},
     {"S::operator<=>(S const&) const", "S::operator<=>"},
     {"A::operator,(A)", "A::operator,"},
+    /* an operator template's arguments follow its token with no space unless the token
+     * ends in '<' (gcc's std::vector iterators compare with these) */
+    {"bool __gnu_cxx::operator!=<ns::Box<long> const*, std::vector<ns::Box<long>, "
+     "std::allocator<ns::Box<long> > > >(__gnu_cxx::__normal_iterator<ns::Box<long> const*, "
+     "std::vector<ns::Box<long>, std::allocator<ns::Box<long> > > > const&)",
+     "__gnu_cxx::operator!="},
+    {"bool operator<=<int>(A<int> const&, A<int> const&)", "operator<="},
+    {"bool operator><int>(A<int> const&, A<int> const&)", "operator>"},
+    {"void operator>><int>(A<int> const&)", "operator>>"},
+    {"void operator<< <int>(A<int> const&)", "operator<<"},
+    {"void operator<=><int>(A<int> const&, A<int> const&)", "operator<=>"},
+    {"void operator-><int>(A<int> const&)", "operator->"},
+    {"void operator=<int>(A<int> const&)", "operator="},
+    {"bool operator==<int>(A<int> const&, A<int> const&)", "operator=="},
+    {"operator\"\" _km(unsigned long long)", "operator\"\" _km"},
     {"f(int) &&", "f"},
     {"g() volatile noexcept", "g"},
     {"x<(1>2)>::y()", "x::y"},

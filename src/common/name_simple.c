@@ -6,7 +6,8 @@
  * nest: "std::function<void (int)>"), a '(' group (a parameter list, also a lambda's
  * "{lambda(int)#1}") and the qualifiers that follow a parameter list (" const", " &&").
  * Kept: "(anonymous namespace)" and the token after "operator", whose '<', '>' and "()"
- * are the operator's own, not brackets.
+ * are the operator's own, not brackets (the longest operator token: what follows it may be
+ * the template's '<').
  */
 #include "name_simple.h"
 
@@ -22,6 +23,22 @@ static bool ident_char(char c)
 static bool starts(const char *p, const char *word)
 {
     return !strncmp(p, word, strlen(word));
+}
+
+/* The length of the operator token at p, the longest that matches: the demangler writes
+ * an operator template's arguments right after it ("operator!=<int>", "operator><int>"),
+ * with a space only after a token that ends in '<' ("operator< <int>"). */
+static size_t operator_token(const char *p)
+{
+    static const char *const tokens[] = {
+        "<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--",
+        "+=",  "-=",  "*=",  "/=",  "%=", "^=", "&=", "|=", "->", "<",  ">",  "=",  "!",  "+",
+        "-",   "*",   "/",   "%",   "^",  "&",  "|",  "~",  ",",
+    };
+    for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++)
+        if (starts(p, tokens[i]))
+            return strlen(tokens[i]);
+    return 0;
 }
 
 /* p at '<' or '(': past its matching close, or NULL if there is none. Angle brackets
@@ -106,9 +123,16 @@ size_t fr_name_simplify(char *name)
             } else if (*p == ' ') {  /* operator new[], a conversion: up to its parameters */
                 while (*p && *p != '(' && *p != '<')
                     *out++ = *p++;
-            } else {                 /* operator<<, operator->*, operator<=>, operator, */
-                while (*p && strchr("<>=!+-*/%^&|~,", *p))
+            } else if (p[0] == '"' && p[1] == '"') {   /* operator"" _km: a literal suffix */
+                *out++ = *p++;
+                *out++ = *p++;
+                while (*p == ' ' || ident_char(*p))
                     *out++ = *p++;
+            } else {                 /* operator<<, operator->*, operator<=>, operator, */
+                size_t n = operator_token(p);
+                memmove(out, p, n);
+                out += n;
+                p += n;
             }
             continue;
         }
