@@ -24,8 +24,8 @@
  *                      /dev/stdout) is written in place; a FIFO with no reader fails, no hang.
  *   file_mode=OCTAL    permission bits of the trace file (default 0600, at most 0777; umask
  *                      still applies)
- *   buffer_size=BYTES  size of one buffer (K/M/G suffixes; default 64K, at least 1K)
- *   buffers=N          number of buffers in the pool (default 64)
+ *   buffer_size=BYTES  size of one buffer (K/M/G suffixes; default 4K, at least 1K)
+ *   buffers=N          number of buffers in the pool (default 4096)
  *   policy=overwrite|discard   when a thread's buffers are full: keep newest (default) /
  *                      keep oldest
  *   threshold_us=N     calls shorter than N microseconds leave no records (default 0;

@@ -69,6 +69,11 @@ add_test(NAME core_relative_output COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_rela
 set_tests_properties(core_relative_output PROPERTIES ENVIRONMENT
   "ASAN_OPTIONS=handle_segv=0:handle_abort=0;UBSAN_OPTIONS=handle_segv=0:handle_abort=0")
 
+# The pool's defaults in include/flightrec.h and record --help are the runtime's.
+add_test(NAME core_documented_defaults COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/core_documented_defaults.sh
+         $<TARGET_FILE:chdir_prog> $<TARGET_FILE:flightrec_cli> ${CMAKE_SOURCE_DIR}/include/flightrec.h
+         ${CMAKE_CURRENT_BINARY_DIR}/core_documented_defaults.d)
+
 # The pool keeps the newest history of the whole process at any thread count (issue 21):
 # pool_history checks accounting, per-thread order, the suffix property and the share of
 # the pool kept. The default pool here; a small pool under the sanitizers' runs.

@@ -57,5 +57,7 @@ linked=$(ls trace-[0-9]*.fr 2>/dev/null | head -1)
 [ -n "$linked" ] && [ "$(calls "$linked" square)" = 1000 ] || fail "FLIGHTREC_OPTIONS run: no trace-PID.fr with 1000 calls of square"
 grep -q '^333833500$' "$work/out.txt" || fail "myprog's output 333833500 not seen"
 grep -q 'fr_demo: tracing on' "$work/out.txt" || fail "the demo's last line: $(grep fr_demo "$work/out.txt")"
+lost=$("$fr" info demo.fr | sed -n 's/^records dropped: //p')
+[ "$lost" = 0 ] || fail "demo.fr: ${lost:-no count of} records dropped; README.md says its buffers hold the whole run"
 for f in trace.pftrace trace.json flame.svg calls.csv square.jsonl; do [ -s "$f" ] || fail "$f not written"; done
 finish "ok: README.md's $(grep -c '^>>> README block' "$work/err.txt") command blocks ran as written; traces hold every call"
