@@ -43,8 +43,14 @@ else
   for i in $(seq 300); do [ -s pid.txt ] && break; sleep 0.1; done
   pid=$(cat pid.txt) || { fail "the program did not start under record"; exit 1; }
   "$fr" snapshot "$pid" 2>snap.err || fail "snapshot of a program started by record: $(cat snap.err)"
+  # a real-time signal is named as record names it (it was "signal 63 (SIG?)")
+  grep -q "sent signal [0-9]* (SIGRTMAX-1) to process $pid" snap.err || fail "snapshot under record: $(cat snap.err)"
   for i in $(seq 100); do [ -e "auto.fr.$pid.1" ] && break; sleep 0.05; done
   [ -s "auto.fr.$pid.1" ] || fail "snapshot under record: no file auto.fr.$pid.1 ($(ls))"
+  "$fr" info "auto.fr.$pid.1" >info.txt 2>&1
+  grep -q "^written on: snapshot 1, signal [0-9]* (SIGRTMAX-1)," info.txt || fail "snapshot under record: info: $(grep written info.txt)"
+  "$fr" info --json "auto.fr.$pid.1" >info.txt 2>&1
+  grep -q '"signal_name": "SIGRTMAX-1"' info.txt || fail "snapshot under record: info --json: $(grep written_on info.txt)"
   touch stop
   wait $rec; rc=$?
   [ $rc = 0 ] || fail "record (snapshot signal by default): exit $rc ($(head -c 300 err.txt))"

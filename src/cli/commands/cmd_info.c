@@ -4,7 +4,6 @@
  * counts and time spans, record counts per kind, and the duration.
  * Output is "key: value" lines (threads one per line), stable for scripts and tests.
  */
-#define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "cli_common.h"
 #include "text_escape.h"
+#include "signal_name.h"
 #include "cli_options.h"
 #include "cli_start.h"
 
@@ -93,13 +93,14 @@ static const char *dump_cause_name(uint32_t cause)
 
 static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
 {
-    const char *abbrev = m->dump_signal > 0 ? sigabbrev_np(m->dump_signal) : NULL;
+    char name[FR_SIGNAL_NAME_MAX];
+    fr_signal_name(m->dump_signal, name);
     if (json) {
         fprintf(out, ",\n \"written_on\": {\"cause\": \"%s\", \"snapshot\": %u, \"signal\": %d, "
-                     "\"signal_name\": \"%s%s\", \"code\": %d, \"address\": %" PRIu64
+                     "\"signal_name\": \"%s\", \"code\": %d, \"address\": %" PRIu64
                      ", \"tid\": %d, \"not_captured\": %" PRIu64 "}",
-                dump_cause_name(m->dump_cause), m->dump_seq, m->dump_signal, abbrev ? "SIG" : "",
-                abbrev ? abbrev : "", m->dump_code, m->dump_address, m->dump_tid,
+                dump_cause_name(m->dump_cause), m->dump_seq, m->dump_signal,
+                strcmp(name, "SIG?") ? name : "", m->dump_code, m->dump_address, m->dump_tid,
                 m->dump_inconsistent);
         return;
     }
@@ -107,8 +108,7 @@ static void print_dump_cause(FILE *out, const fr_trace_meta *m, bool json)
     if (m->dump_cause == FR_DUMP_SNAPSHOT)
         fprintf(out, " %u", m->dump_seq);
     if (m->dump_signal)
-        fprintf(out, ", signal %d (SIG%s), code %d", m->dump_signal, abbrev ? abbrev : "?",
-                m->dump_code);
+        fprintf(out, ", signal %d (%s), code %d", m->dump_signal, name, m->dump_code);
     if (m->dump_cause == FR_DUMP_FATAL_SIGNAL)
         fprintf(out, ", address 0x%" PRIx64, m->dump_address);
     if (m->dump_cause != FR_DUMP_RECOVERED)

@@ -21,6 +21,7 @@
 #include "cli_common.h"
 #include "core/options.h"
 #include "cli_options.h"
+#include "signal_name.h"
 
 /* FLIGHTREC_OPTIONS from /proc/PID/environ, parsed by the runtime's own parser. */
 static int signal_from_environment(long pid, int *sig)
@@ -155,6 +156,7 @@ int cmd_snapshot(int argc, char **argv)
     const char *cmd = "snapshot";
     struct snapshot_opts o = {0};
     const char *pid_text;
+    char name[FR_SIGNAL_NAME_MAX];
     int rc = fr_cli_parse_one(&fr_cmd_snapshot, argc, argv, &o, "process", "no process id given",
                               &pid_text);
     if (rc)
@@ -173,17 +175,16 @@ int cmd_snapshot(int argc, char **argv)
         return FR_EXIT_BAD_INPUT;
     }
     if (caught == 0) {
-        fprintf(stderr, "flightrec snapshot: process %ld does not catch signal %d (SIG%s): no "
+        fprintf(stderr, "flightrec snapshot: process %ld does not catch signal %d (%s): no "
                         "recorder with that snapshot_signal runs in it; nothing sent (the "
-                        "signal would kill it)\n", pid, sig,
-                sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+                        "signal would kill it)\n", pid, sig, fr_signal_name(sig, name));
         return FR_EXIT_BAD_INPUT;
     }
     if (kill((pid_t)pid, sig) != 0) {
         fprintf(stderr, "flightrec snapshot: cannot signal process %ld: %s\n", pid, strerror(errno));
         return FR_EXIT_BAD_INPUT;
     }
-    fprintf(stderr, "flightrec snapshot: sent signal %d (SIG%s) to process %ld\n", sig,
-            sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", pid);
+    fprintf(stderr, "flightrec snapshot: sent signal %d (%s) to process %ld\n", sig,
+            fr_signal_name(sig, name), pid);
     return FR_EXIT_OK;
 }
