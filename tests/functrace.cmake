@@ -234,6 +234,12 @@ if(FUNCTRACE_GCC)
             ${CMAKE_CURRENT_SOURCE_DIR}/progs/functrace_cxx_names.cpp
             ${CMAKE_CURRENT_BINARY_DIR}/functrace_cxx_gcc_work gcc)
   set_tests_properties(functrace_cxx_names_gcc PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
+  # A streamed trace (stream=1) names gcc-instrumented functions (their names are in its
+  # final metadata block) in every command; the XRay build too when clang is here.
+  add_test(NAME functrace_stream_names
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_stream_names.sh $<TARGET_FILE:flightrec_cli>
+            ${CMAKE_CURRENT_BINARY_DIR}/functrace_stream_names_work)
+  set_tests_properties(functrace_stream_names PROPERTIES LABELS no_asan SKIP_RETURN_CODE 77)
   add_test(NAME functrace_cxx_calls_gcc
     COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/functrace_cxx_calls.py
             $<TARGET_FILE:flightrec_cli> ${LLVM_XRAY} --gcc

@@ -9,6 +9,8 @@
 #include "cli_common.h"
 #include "text_escape.h"
 #include "temp_space.h"
+#include "later_meta.h"
+#include "regular_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -487,6 +489,23 @@ static uint64_t earliest_tsc(fr_reader *r, uint64_t first)
     }
 }
 
+/* Feeds t->meta the metadata blocks after offset from (later_meta.h). */
+static void feed_later_metadata(fr_cli_trace *t, uint64_t from)
+{
+    if (t->spool) {
+        fr_trace_meta_feed_later_blocks(&t->meta, t->spool, -1, t->spool_size, from);
+        return;
+    }
+    char err[512];
+    int fd = fr_open_regular(t->path, FR_OPEN_NOFOLLOW, err, sizeof err);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size > 0)
+        fr_trace_meta_feed_later_blocks(&t->meta, NULL, fd, (uint64_t)st.st_size, from);
+    close(fd);
+}
+
 /* Reads the leading metadata blocks; returns the offset where they end. Notes the
  * first thread block's TSC. */
 static uint64_t prescan_metadata(fr_cli_trace *t, bool find_origin)
@@ -514,6 +533,11 @@ static uint64_t prescan_metadata(fr_cli_trace *t, bool find_origin)
             t->start_tsc = earliest_tsc(r, rec.tsc);
     }
     fr_reader_close(r);
+    /* A file without a summary up front is streamed (or a snapshot of a streamed
+     * session): what became known after its start, gcc-instrumented functions' names
+     * among it, is in metadata blocks further on. */
+    if (t->meta.has_clock && !t->meta.has_summary)
+        feed_later_metadata(t, end);
     fr_trace_meta_finish(&t->meta);
     return end;
 }
