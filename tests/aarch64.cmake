@@ -39,4 +39,13 @@ if(CMAKE_CROSSCOMPILING AND FLIGHTREC_ARCH STREQUAL "aarch64" AND CMAKE_C_COMPIL
             ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/aarch64_libcalls_work
             ${CMAKE_C_COMPILER} ${CMAKE_CXX_COMPILER})
   set_tests_properties(aarch64_libcalls PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  # --libcalls in a program linked with the aarch64 libflightrec.a (the host run is
+  # functrace_libcalls_static_runtime_gcc): none of the runtime's own calls recorded.
+  _add_test(NAME aarch64_libcalls_static_runtime
+    COMMAND env NM=${FR_CROSS_TRIPLE}-nm
+            bash ${CMAKE_CURRENT_SOURCE_DIR}/functrace_libcalls_static_runtime.sh
+            $<TARGET_FILE:flightrec_cli> ${CMAKE_SOURCE_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/aarch64_libcalls_static_runtime_work
+            ${FR_CROSS_TRIPLE}-gcc $<TARGET_FILE:flightrec_static> gcc)
+  set_tests_properties(aarch64_libcalls_static_runtime PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()

@@ -260,6 +260,21 @@ if(FUNCTRACE_GCC)
               ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/functrace_libcalls_work
               ${CMAKE_C_COMPILER} ${CMAKE_CXX_COMPILER})
     set_tests_properties(functrace_libcalls PROPERTIES LABELS no_asan)
+    # --libcalls with libflightrec.a linked in: the runtime's own libc calls go through
+    # the program's PLT and must not be recorded (they were, and a fork then hung).
+    foreach(kind gcc clang)
+      if(kind STREQUAL "gcc")
+        set(static_rt_cc gcc)
+      else()
+        set(static_rt_cc ${CMAKE_C_COMPILER})
+      endif()
+      add_test(NAME functrace_libcalls_static_runtime_${kind}
+        COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/functrace_libcalls_static_runtime.sh
+                $<TARGET_FILE:flightrec_cli> ${CMAKE_SOURCE_DIR}
+                ${CMAKE_CURRENT_BINARY_DIR}/functrace_libcalls_static_runtime_${kind}_work
+                ${static_rt_cc} $<TARGET_FILE:flightrec_static> ${kind})
+      set_tests_properties(functrace_libcalls_static_runtime_${kind} PROPERTIES LABELS no_asan)
+    endforeach()
     # A fork child's trace begins with the calls open at the fork: its exits match and its
     # calls nest under them, gcc and clang builds, with and without --libcalls.
     # A cross build passes its target's compilers (aarch64: no compiler-rt XRay runtime

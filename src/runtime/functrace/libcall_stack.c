@@ -52,11 +52,28 @@ static int find(const struct libcall_stack *s, uintptr_t *slot)
     return -1;
 }
 
+/* The runtime's own code when it is linked statically into the program: the build
+ * renames the code sections of libflightrec.a's objects to flightrec_text
+ * (cmake/runtime_text_section.cmake), whose bounds the linker then defines. There the
+ * runtime calls libc through the program's PLT, through the very entries the hooks
+ * redirect, and a call of its own must never be recorded: it would be a call the
+ * program did not make, a record made inside a record (counted as dropped), or, in a
+ * fork child before its pool is its own, a write into the parent's pool. In the shared
+ * library the symbols are absent (0): its calls go through its own PLT, never hooked. */
+extern const char __start_flightrec_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_flightrec_text[] __attribute__((weak, visibility("hidden")));
+
+static int called_by_runtime(uintptr_t ret)
+{
+    return ret - (uintptr_t)__start_flightrec_text <
+           (uintptr_t)__stop_flightrec_text - (uintptr_t)__start_flightrec_text;
+}
+
 uintptr_t fr_libcall_enter(uint32_t slot, uintptr_t *ret_slot)
 {
     const struct fr_libcall_slot *ls = &fr_libcall_slots[slot];
     uintptr_t target = ls->target;
-    if (!__atomic_load_n(&fr_recording, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&fr_recording, __ATOMIC_RELAXED) || called_by_runtime(*ret_slot))
         return target;
     struct libcall_stack *s = &stack;
     /* A call at the very return slot of an open frame: that frame and those above it are

@@ -1,0 +1,34 @@
+# runtime_text_section.cmake - run after libflightrec.a is archived:
+#   cmake -DOBJCOPY=... -DREADELF=... -DARCHIVE=libflightrec.a -P runtime_text_section.cmake
+# Renames the code sections of every object in the archive to flightrec_text, so that in
+# a program linked with it the runtime's code lies between the linker's
+# __start_flightrec_text and __stop_flightrec_text. The library-call hooks use those
+# bounds to tell the runtime's own libc calls (through the program's PLT, when the
+# runtime is linked in statically) from the program's (functrace/libcall_stack.c).
+# The shared library is built from the same objects before this, and keeps .text.
+foreach(v OBJCOPY READELF ARCHIVE)
+  if(NOT ${v})
+    message(FATAL_ERROR "runtime_text_section.cmake: ${v} not given")
+  endif()
+endforeach()
+# the code sections compilers emit without -ffunction-sections (gcc's hot/cold and
+# start-up partitions included)
+set(renames)
+foreach(s .text .text.unlikely .text.hot .text.startup .text.exit)
+  list(APPEND renames --rename-section "${s}=flightrec_text")
+endforeach()
+execute_process(COMMAND ${OBJCOPY} ${renames} ${ARCHIVE} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "runtime_text_section.cmake: ${OBJCOPY} failed on ${ARCHIVE}: ${err}")
+endif()
+# any other code section would escape the bounds: say which, rather than build a library
+# whose own calls get recorded
+execute_process(COMMAND ${READELF} -SW ${ARCHIVE} OUTPUT_VARIABLE sections RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "runtime_text_section.cmake: ${READELF} -SW ${ARCHIVE} failed")
+endif()
+string(REGEX MATCHALL "[ \t]\\.text[^ \t\n]*" left "${sections}")
+if(left)
+  list(REMOVE_DUPLICATES left)
+  message(FATAL_ERROR "runtime_text_section.cmake: code sections not renamed in ${ARCHIVE}: ${left}")
+endif()
