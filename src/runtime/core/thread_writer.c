@@ -155,20 +155,22 @@ static int switch_buffer(struct fr_thread *t, uint64_t tsc, uint32_t cpu, size_t
  * for them), and threads inside their exit work (stop and reset wait for them). */
 static uint32_t registering, exiting;
 
+#define KEPT(f) (offsetof(struct fr_thread, f) >= offsetof(struct fr_thread, key_set))
+_Static_assert(offsetof(struct fr_thread, session) == offsetof(struct fr_thread, busy) + 4 &&
+               !KEPT(run_tsc) && KEPT(exited) && KEPT(call_depth) && KEPT(depth_session) &&
+               KEPT(nested_session) && KEPT(nested_drops),
+               "reset_thread_state clears around busy and up to key_set");
+#undef KEPT
+
+/* Forgets the state of an earlier session, in place. The thread is inside its first
+ * record of this session (busy set), and a signal handler may land anywhere in here: it
+ * reads busy, which must stay 1 throughout (a handler that saw 0 registered the thread
+ * into the state being wiped: docs/BUFFERS.md point 4), and counts its drop in nested_*.
+ * So busy and the fields from key_set on are never written. */
 static void reset_thread_state(struct fr_thread *t, uint32_t session)
 {
-    uint32_t busy = t->busy, key_set = t->key_set, exited = t->exited;
-    uint32_t call_depth = t->call_depth, depth_session = t->depth_session;
-    uint32_t nested_session = t->nested_session;
-    uint64_t nested_drops = t->nested_drops;
-    memset(t, 0, sizeof *t);
-    t->call_depth = call_depth;
-    t->depth_session = depth_session;
-    t->nested_session = nested_session;
-    t->nested_drops = nested_drops;
-    t->busy = busy;
-    t->key_set = key_set;
-    t->exited = exited;
+    memset(t, 0, offsetof(struct fr_thread, busy));
+    memset(&t->session, 0, offsetof(struct fr_thread, key_set) - offsetof(struct fr_thread, session));
     t->hold.idx = -1;
     t->slot = -1;
     t->session = session;

@@ -44,29 +44,29 @@ struct fr_thread {
     struct fr_hold hold;     /* the current buffer (index, generation) */
     uint32_t exhausted;      /* discard policy: no buffer left, drop everything */
     uint32_t had_buffer;     /* the thread had its first (small) buffer this session */
-    uint32_t exited;         /* thread-exit destructor ran: record nothing more */
-    uint32_t key_set;        /* pthread_setspecific done (exit destructor armed) */
     uint32_t retry_countdown;/* records to drop before asking for a buffer/slot again */
     int32_t  tid;
     uint64_t dropped[FR_DROP_NCAUSES];
     uint64_t dropped_bytes;
     uint64_t below_threshold;
-    /* max_depth: open calls of this thread (recorded or not) in session depth_session;
-     * kept across reset_thread_state, which runs after the first record counted it */
-    uint32_t call_depth;
-    uint32_t depth_session;
-    /* Records a signal handler dropped because it interrupted one of this thread's
-     * (FR_DROP_NESTED), in session nested_session: kept apart from dropped[] and across
-     * reset_thread_state, since a handler may count one while the interrupted record is
-     * about to reset the state of an earlier session (its first record of a session),
-     * which would wipe the count. */
-    uint32_t nested_session;
-    uint64_t nested_drops;
     /* the open event run (FR_TE_EVENT_RUN): its header, the end of its last entry (the run
      * is open while that is pos), that entry's clock reading. NULL when none. */
     uint8_t *run_hdr;
     uint8_t *run_end;
     uint64_t run_tsc;
+    /* Kept across reset_thread_state, from key_set to the end (and busy, above). */
+    uint32_t key_set;        /* pthread_setspecific done (exit destructor armed) */
+    uint32_t exited;         /* thread-exit destructor ran: record nothing more */
+    /* max_depth: open calls of this thread (recorded or not) in session depth_session;
+     * kept, as reset_thread_state runs after the first record counted it */
+    uint32_t call_depth;
+    uint32_t depth_session;
+    /* Records a signal handler dropped because it interrupted one of this thread's
+     * (FR_DROP_NESTED), in session nested_session: kept apart from dropped[], since a
+     * handler may count one while the interrupted record resets the state of an earlier
+     * session (its first record of a session). */
+    uint32_t nested_session;
+    uint64_t nested_drops;
 } __attribute__((aligned(FR_CACHE_LINE)));
 
 /* A thread's records dropped for `cause` in its session (read by another thread too:
