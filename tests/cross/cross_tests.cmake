@@ -40,6 +40,8 @@ fr_cross_cannot("builds its programs with the host's compiler (x86-64 code) and 
   functrace_static_throw)
 fr_cross_cannot("builds its programs with the compilers of the host: this build runs the same script with the cross compilers as aarch64_libcalls (tests/aarch64.cmake)"
   functrace_libcalls)
+fr_cross_cannot("builds its programs with the compilers of the host: this build runs the same script with the cross gcc as aarch64_libcalls_static_runtime (tests/aarch64.cmake)"
+  functrace_libcalls_static_runtime_gcc functrace_libcalls_static_runtime_clang)
 fr_cross_cannot("runs README.md's commands, which build and run flightrec natively with the host's compiler: it uses nothing of this aarch64 build (the native suite runs it)"
   readme_commands)
 fr_cross_cannot("its refusal case installs a seccomp filter, which qemu-user does not implement (EINVAL)"
