@@ -113,6 +113,16 @@ for pat in nosuch 999; do
 done
 "$fr" record -o match.fr --filter fib -- "$prog" >/dev/null 2>match.err
 grep -q "matches no" match.err && fail "--filter fib: said it matched nothing"
+# An --exclude that leaves nothing to trace says that, not that it matched nothing (it
+# matched every function): "exclude=*: matches no instrumented function" before.
+exclude_all() {   # exclude_all WHAT RECORD-OPTIONS...
+  local what=$1; shift
+  "$fr" record -o exall.fr "$@" -- "$prog" >/dev/null 2>exall.err || true
+  grep -q "exclude=[^ ]*: leaves no instrumented function to trace" exall.err && ! grep -q "matches no" exall.err ||
+    fail "record $what: $(cat exall.err)"
+}
+exclude_all "--exclude '*'" --exclude '*'
+exclude_all "--filter fib --exclude fib" --filter fib --exclude fib
 # A directory whose name has spaces, a comma and a quote (the output path travels in
 # FLIGHTREC_OPTIONS, where spaces and commas separate options): run from it with a
 # relative -o, and into it with -o DIR/t.fr. Before, the first ran untraced ("start=1: not

@@ -121,9 +121,12 @@ static void after_init(const struct fr_options *opts)
     fr_patch_status st = none_yet ? FR_PATCH_SUCCESS : fr_sled_patch_filtered();
     if (st == FR_PATCH_SUCCESS) {
         __atomic_store_n(&patched_at_init, 1, __ATOMIC_RELEASE);
+        /* With an exclusion, the functions may all have matched (exclude=*): what is
+         * said is that none is left, not that the pattern matched none. */
         if (!none_yet && fr_func_filter_narrows() && fr_sled_filter_hits() == 0)
-            say("flightrec: %s: matches no instrumented function (ids are 1-%u); nothing will "
-                "be traced\n", words, (unsigned)fr_instr_max_function_id());
+            say("flightrec: %s: %s (ids are 1-%u); nothing will be traced\n", words,
+                exc ? "leaves no instrumented function to trace" : "matches no instrumented function",
+                (unsigned)fr_instr_max_function_id());
     } else {
         say("flightrec: %s: patching failed (mprotect refused?)\n", inc || exc ? words : "patch=all");
     }
