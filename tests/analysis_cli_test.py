@@ -297,6 +297,10 @@ def check_formats_and_options():
     fr("account", trace, "--sort", "bogus", expect=2)
     fr("account", trace, "--format", "xml", expect=2)
     fr("stack", trace, "--format", "xml", expect=2)
+    # --value weighs folded stacks; text and json show every figure: there it did nothing
+    for f in ("text", "json"):
+        p = fr("stack", trace, "-f", f, "--value", "total", expect=2)
+        check("--value" in p.stderr and f in p.stderr, f"stack -f {f} --value: {p.stderr!r}")
     with open(trace, "rb") as f:
         data = f.read()
     for cut in (10, 40, 100, len(data) - 3):

@@ -186,6 +186,17 @@ for args in ([], [trace], [trace, "--format", "png"], [trace, "-f", "folded", "-
              [trace, "-f"], [trace, "--bogus"]):
     p = subprocess.run([flightrec, "convert", *args], capture_output=True, text=True)
     check(p.returncode == 2, "usage %s: exit 2, got %d" % (args, p.returncode))
+# An option of one format given with another does nothing there: refused, naming it (as
+# --thread-root, --max-stacks and --max-depth were); these three were taken and ignored.
+for opt, fmts in ((["--ids"], ("chrome", "perfetto", "folded", "svg")),
+                  (["--weight", "calls"], ("chrome", "perfetto", "yaml")),
+                  (["--title", "T"], ("chrome", "perfetto", "folded", "yaml"))):
+    for fmt in fmts:
+        out = os.path.join(work, "unused." + fmt)
+        p = subprocess.run([flightrec, "convert", trace, "-f", fmt, *opt, "-o", out],
+                           capture_output=True, text=True)
+        check(p.returncode == 2 and opt[0] in p.stderr and fmt in p.stderr,
+              "%s with -f %s: want exit 2 naming both, got %d %r" % (opt[0], fmt, p.returncode, p.stderr))
 p = subprocess.run([flightrec, "convert", "--help"], capture_output=True, text=True)
 check(p.returncode == 0 and "--format" in p.stdout, "--help")
 

@@ -225,9 +225,16 @@ static int check_options(struct convert_opts *o, size_t n_inputs, int (*(*conver
     if (n_inputs > 1 && *convert == cv_convert_yaml)
         return usage_error("several input files are merged by --format perfetto, chrome, folded "
                            "or svg, not '%s' (convert each file on its own)", format);
-    if (!strcmp(o->weight, "time")) job->weight = CV_WEIGHT_TIME;
+    if (!o->weight || !strcmp(o->weight, "time")) job->weight = CV_WEIGHT_TIME;
     else if (!strcmp(o->weight, "calls")) job->weight = CV_WEIGHT_CALLS;
     else return usage_error("unknown --weight '%s' (time or calls)", o->weight);
+    /* An option of one format would do nothing in another: said, as above. */
+    if (o->weight && !stacks_format(*convert))
+        return usage_error("--weight applies to the folded and svg formats, not '%s'", format);
+    if (job->title && *convert != cv_convert_svg)
+        return usage_error("--title applies to the svg format, not '%s'", format);
+    if (job->ids_only && *convert != cv_convert_yaml)
+        return usage_error("--ids applies to the yaml format, not '%s'", format);
     return 0;
 }
 
@@ -235,7 +242,7 @@ static int check_options(struct convert_opts *o, size_t n_inputs, int (*(*conver
 
 int cmd_convert(int argc, char **argv)
 {
-    struct convert_opts o = {.job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH}, .weight = "time"};
+    struct convert_opts o = {.job = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH}};
     fr_cli_operands files;
     int rc = fr_cli_parse(&fr_cmd_convert, argc, argv, &o, &files);
     if (rc)

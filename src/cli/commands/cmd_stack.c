@@ -551,7 +551,7 @@ static fr_stack_spill *spilled(fr_acli *c, fr_stack_spill *spill)
 
 int cmd_stack(int argc, char **argv)
 {
-    struct stack_opts o = {.key = FR_STACK_BY_TOTAL, .top = TOP_DEFAULT, .format = "text", .value = "self",
+    struct stack_opts o = {.key = FR_STACK_BY_TOTAL, .top = TOP_DEFAULT, .format = "text",
                            .acli = {.max_depth = FR_ACLI_DEFAULT_MAX_DEPTH},
                            .color = FR_COLOR_AUTO};
     fr_cli_operands files;
@@ -560,6 +560,11 @@ int cmd_stack(int argc, char **argv)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
     if (files.n < 1)
         return fr_cli_usage_error("stack", "no trace FILE given");
+    /* text and json show every figure of a stack: --value would do nothing there */
+    if (o.value && strcmp(o.format, "folded"))
+        return fr_cli_usage_error("stack", "--value applies to the folded format, not '%s'", o.format);
+    if (!o.value)
+        o.value = "self";
     g_lines = o.lines;
     bool default_top = o.top == TOP_DEFAULT;
     if (default_top)
