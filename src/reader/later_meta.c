@@ -3,33 +3,21 @@
  */
 #include "later_meta.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "fdr_records.h"
+#include "pread_all.h"
 
 /* A metadata block larger than this is not read ahead (the final block of a program of
  * 100,000 functions is about 5 MB). */
 #define LATER_META_MAX (256u << 20)
 
-/* len bytes at offset off of the file into buf; 0, or -1 if they cannot all be read. */
+/* len bytes at offset off of the file (its bytes in memory, or fd) into buf: 0 or -1. */
 static int read_at(const uint8_t *file, int fd, void *buf, size_t len, uint64_t off)
 {
-    if (file) {
-        memcpy(buf, file + off, len);
-        return 0;
-    }
-    for (uint8_t *p = buf; len;) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        off += (uint64_t)n;
-        len -= (size_t)n;
-    }
+    if (!file)
+        return fr_pread_all(fd, buf, len, off);
+    memcpy(buf, file + off, len);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "perf_order.h"
 #include "reader_error.h"
+#include "pread_all.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -363,16 +364,7 @@ static section section_at(const uint8_t *b)
 
 static int read_at(fr_perf *p, uint64_t off, void *buf, size_t n)
 {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t got = pread(p->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        done += (size_t)got;
-    }
-    return 0;
+    return fr_pread_all(p->fd, buf, n, off);
 }
 
 static int open_file_mode(fr_perf *p, const uint8_t *hdr, uint64_t file_size, char *err,

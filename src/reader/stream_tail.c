@@ -13,6 +13,7 @@
 #include "fr_format.h"
 #include "fr_reader.h"
 #include "stream_tail.h"
+#include "pread_all.h"
 
 typedef struct { int32_t tid; uint64_t tsc; } block_key;
 typedef struct { int32_t tid; uint64_t records, lost; } thread_counts;
@@ -26,20 +27,6 @@ struct fr_stream_tail {
     thread_counts *threads;
     size_t nthreads, cap_threads;
 };
-
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
 
 static bool grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -157,7 +144,7 @@ static int read_records(fr_stream_tail *t, int fd, char *err, size_t errcap)
 fr_stream_tail *fr_stream_tail_scan(int fd, uint64_t size, char *err, size_t errcap)
 {
     struct fr_xray_file_header h;
-    if (size < sizeof h || pread_all(fd, &h, sizeof h, 0) < 0 ||
+    if (size < sizeof h || fr_pread_all(fd, &h, sizeof h, 0) < 0 ||
         h.version != FR_XRAY_VERSION_FDR || h.type != FR_XRAY_TYPE_FDR) {
         snprintf(err, errcap, "not an XRay FDR version 5 trace");
         return NULL;
@@ -170,7 +157,7 @@ fr_stream_tail *fr_stream_tail_scan(int fd, uint64_t size, char *err, size_t err
     uint64_t off = sizeof h;
     for (;;) {
         uint8_t md[FR_XRAY_METADATA_SIZE];
-        if (size - off < sizeof md || pread_all(fd, md, sizeof md, off) < 0 ||
+        if (size - off < sizeof md || fr_pread_all(fd, md, sizeof md, off) < 0 ||
             md[0] != FR_MD_BYTE0(FR_MD_BUFFER_EXTENTS))
             break;
         uint64_t n = fr_md_get_buffer_extents(md).size;
