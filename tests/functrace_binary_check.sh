@@ -44,6 +44,16 @@ for b in traced traced.stripped; do
   done
   [ -s err.txt ] && fail "account --binary $b: says '$(cat err.txt)'"
 done
+# info --binary counts the functions called in the trace that have a name (its help
+# promised that; the option only checked the binary before): 3 of 3 here.
+for b in traced traced.stripped; do
+  expect_rc 0 "info --binary $b" "$fr" info --binary "$b" t.fr
+  grep -q "^functions named: 3 of 3 called$" out.txt || fail "info --binary $b: '$(grep '^functions' out.txt)'"
+  expect_rc 0 "info --json --binary $b" "$fr" info --json --binary "$b" t.fr
+  grep -q '"functions_called": 3, "functions_named": 3' out.txt || fail "info --json --binary $b: $(grep -o '"functions_[a-z]*": [0-9]*' out.txt | tr '\n' ' ')"
+done
+expect_rc 0 "info without --binary" "$fr" info t.fr
+grep -q "^functions named" out.txt && fail "info without --binary counts names: '$(grep '^functions named' out.txt)'"
 other=$(readelf -n rebuilt | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 for b in rebuilt rebuilt.stripped; do
   expect_rc 1 "account --binary $b" "$fr" account --binary "$b" t.fr

@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "text_escape.h"
 #include "signal_name.h"
+#include "u64_map.h"
 #include "cli_options.h"
 #include "cli_start.h"
 
@@ -152,6 +153,10 @@ struct info_counts {
     /* the threads sorted by (pid, tid), with the writer's counts (collect_threads) */
     thread_info *list;
     size_t       n, without_records;
+    /* --binary: the functions called (ids of function records), and how many have a name */
+    bool         count_named;
+    fr_u64_map   called;
+    uint64_t     named;
 };
 
 static void count_records(fr_cli_trace *t, struct info_counts *ic)
@@ -186,6 +191,9 @@ static void count_records(fr_cli_trace *t, struct info_counts *ic)
             continue;
         }
         ti->records++;
+        if (ic->count_named && (r.kind == FR_REC_ENTER || r.kind == FR_REC_ENTER_ARG ||
+                                r.kind == FR_REC_EXIT || r.kind == FR_REC_TAIL_EXIT))
+            fr_u64_map_put(&ic->called, r.function_id, 0);
         if (!ti->timed || r.tsc < ti->first_tsc)
             ti->first_tsc = r.tsc;
         if (!ti->timed || r.tsc > ti->last_tsc)
@@ -228,6 +236,18 @@ static void collect_threads(struct info_counts *ic, const fr_trace_meta *m)
     ic->without_records = without_records;
     ic->functions = ic->count[FR_REC_ENTER] + ic->count[FR_REC_EXIT] +
                     ic->count[FR_REC_TAIL_EXIT] + ic->count[FR_REC_ENTER_ARG];
+}
+
+/* How many of the functions called have a name (from --binary, else the trace's own). */
+static void count_named(fr_cli_trace *t, struct info_counts *ic)
+{
+    for (uint32_t i = 0; ic->called.vals && i < (1u << ic->called.bits); i++) {
+        if (ic->called.vals[i] == FR_U64_MAP_NONE)
+            continue;
+        char unnamed[16];
+        snprintf(unnamed, sizeof unnamed, "#%u", (uint32_t)ic->called.keys[i]);
+        ic->named += strcmp(fr_cli_name(t, (uint32_t)ic->called.keys[i]), unnamed) != 0;
+    }
 }
 
 /* ---------------------------------------------------------------- report */
@@ -294,7 +314,11 @@ static void print_json(FILE *out, const fr_cli_trace *t, const struct info_count
             }
             fputc('}', out);
         }
-        fprintf(out, "],\n \"functions_in_table\": %zu, \"lost_record_markers\": %" PRIu64
+        fputs("]", out);
+        if (ic->count_named)
+            fprintf(out, ",\n \"functions_called\": %u, \"functions_named\": %" PRIu64,
+                    ic->called.count, ic->named);
+        fprintf(out, ",\n \"functions_in_table\": %zu, \"lost_record_markers\": %" PRIu64
                      ", \"blocks\": %" PRIu64 ",\n \"records\": {\"total\": %" PRIu64
                      ", \"enter\": %" PRIu64 ", \"enter_arg\": %" PRIu64 ", \"exit\": %" PRIu64
                      ", \"tail_exit\": %" PRIu64 ", \"custom_events\": %" PRIu64
@@ -387,6 +411,8 @@ static void print_text(FILE *out, const fr_cli_trace *t, const struct info_count
                 fr_text_escape(&e, m->objects[i].path), id[0] ? ", build-id " : "", id);
     }
     fprintf(out, "functions in trace table: %zu\n", m->n_functions);
+    if (ic->count_named)
+        fprintf(out, "functions named: %" PRIu64 " of %u called\n", ic->named, ic->called.count);
     fprintf(out, "lost-record markers: %" PRIu64 "\n", ic->lost);
 
     fprintf(out, "blocks: %" PRIu64 "\n", count[FR_REC_BLOCK]);
@@ -449,7 +475,7 @@ static const fr_cli_opt info_options[] = {
                       "text (default: \"key: value\" lines) or json"),
     FR_CLI_OPT_JSON(struct info_opts, format),
     FR_CLI_OPT_OUTPUT(struct info_opts, output, " FILE", "write to FILE instead of standard output"),
-    FR_CLI_OPT_BINARY(struct info_opts, binary, "take symbols from BIN (only used to count named functions)"),
+    FR_CLI_OPT_BINARY(struct info_opts, binary, "take names from BIN, and count the functions called that have one"),
     FR_CLI_OPT_HELP("this text"),
     {0},
 };
@@ -482,12 +508,17 @@ int cmd_info(int argc, char **argv)
     if (rc)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
     t.return_meta = true; /* counted below as metadata */
-    struct info_counts ic = {0};
+    struct info_counts ic = {.count_named = o.binary != NULL};
+    if (ic.count_named)
+        fr_u64_map_init(&ic.called);
     count_records(&t, &ic);
     if (t.failed) {
+        fr_u64_map_free(&ic.called);
         free(ic.threads.slots);
         return fr_cli_close(&t);
     }
+    if (ic.count_named)
+        count_named(&t, &ic);
     fr_trace_meta_finish(&t.meta);
     collect_threads(&ic, &t.meta);
     FILE *out = fr_cli_open_output(cmd, o.output);
@@ -502,6 +533,7 @@ int cmd_info(int argc, char **argv)
     }
     free(ic.list);
     free(ic.threads.slots);
+    fr_u64_map_free(&ic.called);
     int crc = fr_cli_close(&t);
     return rc ? rc : crc;
 }
