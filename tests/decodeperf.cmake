@@ -24,3 +24,8 @@ set_tests_properties(decodeperf_real PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME decodeperf_convert
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_convert.py $<TARGET_FILE:flightrec_cli>
           $<TARGET_FILE:convert_traces> ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_convert)
+# A sample perf record wrote twice (its ring-buffer read race) printed once, with a note;
+# every other repeat kept: perf's own reread.data and the kernel tests' made cases.
+add_test(NAME decodeperf_rereads
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/decodeperf_rereads.py $<TARGET_FILE:flightrec_cli>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/perf ${CMAKE_CURRENT_BINARY_DIR}/decodeperf_rereads)

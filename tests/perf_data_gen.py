@@ -277,6 +277,37 @@ def vector_samples():
                    t + 61 * 1000000000 + 5, cpu=0, pid=7, tid=8)]
 
 
+# ------------------------------------------------------------------ perf's re-read copies
+def reread_cases(alpha):
+    """Made sequences of samples and FINISHED_ROUND records around perf record's re-read
+    copies (docs/KERNEL_TESTS.md "What perf does": the last sample of a CPU's pass over
+    its ring buffer written again, byte for byte, as the first of that CPU's next pass).
+    alpha(seq, cpu=0, time=None) makes the sample of seq on cpu (time 1000 ns per seq
+    unless given). Returns (what, records, copies, several): copies are the (cpu, seq)
+    of the copies; several is True where perf's copy is of more than one sample at a
+    pass's edge. The cases without copies are repeats perf cannot write: they stay."""
+    P = FINISHED_ROUND
+    a = alpha
+    return [
+        ("one copy", [a(0), a(1), P, a(1), a(2), P], [(0, 1)], False),
+        ("two copies", [a(0), a(1), a(2), P, a(1), a(2), a(3), P], [(0, 1), (0, 2)], True),
+        ("a copy of the whole pass", [a(1), P, a(1), a(2), P], [(0, 1)], False),
+        ("the copy is the whole next pass", [a(1), a(2), P, a(2), P, a(3), P], [(0, 2)], False),
+        ("other CPUs around", [a(0), a(1), a(10, cpu=1), P, a(11, cpu=1), a(1), a(2), P],
+         [(0, 1)], False),
+        ("both CPUs", [a(0), a(10, cpu=1), a(1), P, a(10, cpu=1), a(1), P], [(0, 1), (1, 10)], False),
+        ("copies in successive passes", [a(0), P, a(0), a(1), P, a(1), P], [(0, 0), (0, 1)], False),
+        ("within one pass", [a(0), a(1), a(1), P, a(2), P], [], False),
+        ("two passes apart", [a(0), a(1), P, a(10, cpu=1), P, a(1), P], [], False),
+        ("another CPU", [a(1, cpu=0), P, a(1, cpu=1), P], [], False),
+        ("another time", [a(1), P, a(1, time=1001), P], [], False),
+        ("not the last of its pass", [a(1), a(2), P, a(1), a(3), P], [], False),
+        ("not the first of its pass", [a(1), a(2), P, a(3), a(2), P], [], False),
+        ("the edges not in order", [a(1), a(2), P, a(2), a(1), P], [(0, 2)], False),
+        ("no pass between", [a(1), a(1)], [], False),
+    ]
+
+
 def corpus_events(dat):
     data = open(dat, 'rb').read()
     pos, events = 0, []

@@ -63,27 +63,8 @@ def main():
               f"reread.data: the copy (time {c['time']}, read {c['read']}) is not the previous pass's")
 
     with tempfile.TemporaryDirectory() as work:
-        case("one copy", [alpha(0), alpha(1), PASS, alpha(1), alpha(2), PASS], [(0, 1)], work)
-        case("two copies", [alpha(0), alpha(1), alpha(2), PASS, alpha(1), alpha(2), alpha(3), PASS],
-             [(0, 1), (0, 2)], work)
-        case("a copy of the whole pass", [alpha(1), PASS, alpha(1), alpha(2), PASS], [(0, 1)], work)
-        case("the copy is the whole next pass", [alpha(1), alpha(2), PASS, alpha(2), PASS, alpha(3), PASS],
-             [(0, 2)], work)
-        case("other CPUs around", [alpha(0), alpha(1), alpha(10, cpu=1), PASS, alpha(11, cpu=1),
-                                   alpha(1), alpha(2), PASS], [(0, 1)], work)
-        case("both CPUs", [alpha(0), alpha(10, cpu=1), alpha(1), PASS, alpha(10, cpu=1), alpha(1), PASS],
-             [(0, 1), (1, 10)], work)
-        case("copies in successive passes", [alpha(0), PASS, alpha(0), alpha(1), PASS, alpha(1), PASS],
-             [(0, 0), (0, 1)], work)
-        # perf cannot write these: they stay, for the caller's checks to fail on
-        case("within one pass", [alpha(0), alpha(1), alpha(1), PASS, alpha(2), PASS], [], work)
-        case("two passes apart", [alpha(0), alpha(1), PASS, alpha(10, cpu=1), PASS, alpha(1), PASS], [], work)
-        case("another CPU", [alpha(1, cpu=0), PASS, alpha(1, cpu=1), PASS], [], work)
-        case("another time", [alpha(1), PASS, alpha(1, time=1001), PASS], [], work)
-        case("not the last of its pass", [alpha(1), alpha(2), PASS, alpha(1), alpha(3), PASS], [], work)
-        case("not the first of its pass", [alpha(1), alpha(2), PASS, alpha(3), alpha(2), PASS], [], work)
-        case("the edges not in order", [alpha(1), alpha(2), PASS, alpha(2), alpha(1), PASS], [(0, 2)], work)
-        case("no pass between", [alpha(1), alpha(1)], [], work)
+        for what, records, copies, _several in gen.reread_cases(alpha):
+            case(what, records, copies, work)
     finish("ok: perf's re-read copies set apart (one real, 7 made cases), 8 other repeats kept")
 
 
