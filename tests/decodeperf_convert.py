@@ -140,6 +140,27 @@ for tids, want in (('11', {11}), ('13', {13}), ('11,13', {11, 13})):
 r = run(flightrec, 'convert', trace, perf_mono, '--format', 'chrome', '--tid', '99', '-o', os.path.join(work, 'tid.json'))
 check(r.returncode != 0 and '99' in r.stderr, f'--tid of a thread in neither file: exit {r.returncode}: {r.stderr}')
 
+# A sample perf record wrote twice (its ring-buffer read race: the last of a pass again
+# as the first of the CPU's next pass) is placed once, in both formats, with a note.
+perf_copy = os.path.join(work, 'copy.data')
+gen.write(perf_copy, formats, [samples[0], gen.FINISHED_ROUND] + samples + [gen.FINISHED_ROUND],
+          'file', (1711586712640913120, mono, 1), extra=False)
+copy_note = (f"flightrec convert: note: {perf_copy}: 1 copy left out: perf record wrote a sample "
+             f"twice, the last sample of a CPU's pass over its ring buffer again as the first of "
+             f"that CPU's next pass, byte for byte (its ring-buffer read race)")
+for fmt in ('chrome', 'perfetto'):
+    out = os.path.join(work, f'copy.{fmt}')
+    r = run(flightrec, 'convert', trace, perf_copy, '--format', fmt, '-o', out)
+    if not check(r.returncode == 0 and copy_note in r.stderr.splitlines(),
+                 f'{fmt} of a perf.data with a copy: exit {r.returncode}, stderr {r.stderr}'):
+        continue
+    if fmt == 'chrome':
+        n = len([e for e in json.load(open(out))['traceEvents'] if e.get('name') == 'Hello' and
+                 abs(e.get('ts', -1) - (mono + at[0]) / 1000) < 0.0005])
+    else:
+        n = len([i for i in Decoded(out).instants if i[1] == 'Hello' and i[2] == mono + at[0]])
+    check(n == 1, f'{fmt}: the sample perf wrote twice placed {n} times')
+
 # ------------------------------------------------------------------ refusals
 r = run(flightrec, 'convert', trace, perf_own, '--format', 'chrome', '-o', os.path.join(work, 'x.json'))
 check(r.returncode == 1 and '-k monotonic' in r.stderr, f'own clock: exit {r.returncode}: {r.stderr}')

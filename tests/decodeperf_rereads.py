@@ -62,7 +62,7 @@ for args in ((), ('--object',)):
     seqs = [seq for _cpu, seq, _time in events]
     check(rc == 0 and seqs == list(range(8996, 9005)),
           f'reread.data {args}: exit {rc}, seqs {seqs}, expected 8996..9004 once each: {err}')
-    check(err == [note('reread.data', 1)], f'reread.data {args}: stderr {err}')
+    check(err == [note(real, 1)], f'reread.data {args}: stderr {err}')
 
 # ------------------------------------------------------------------ made cases
 
@@ -95,7 +95,7 @@ for what, records, copies, several in gen.reread_cases(alpha):
         got = sorted((cpu, seq) for cpu, seq, _time in events)
         check(rc == 0 and got == sorted(want),
               f'{what} ({mode} mode): exit {rc}, printed {got}, expected {sorted(want)}: {err}')
-        name = 'stdin' if mode == 'pipe' else path
+        name = '-' if mode == 'pipe' else path
         check(err == ([note(name, len(copies))] if copies else []),
               f'{what} ({mode} mode): stderr {err}, expected the note of {len(copies)} copies')
 

@@ -8,6 +8,7 @@
 #include "perf_data.h"
 
 #include "perf_order.h"
+#include "perf_reread.h"
 #include "reader_error.h"
 #include "pread_all.h"
 
@@ -93,9 +94,13 @@ struct fr_perf {
     char     deferred[400]; /* an error found at open that is reported after the data */
     const char *warning;
     char     warning_text[300];
+    char     note_text[300];
     /* samples in time order (perf_order.h): the input's end or error is given once the
      * samples read before it have gone out */
     fr_perf_order *order;
+    /* perf record's re-read copies, left out before the samples are ordered (in file
+     * order, where a CPU's passes are told apart) */
+    fr_perf_reread *rereads;
     bool     input_done;
     int      input_rc;      /* 0: the end; -1: input_err */
     char     input_err[600];
@@ -485,10 +490,12 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
     fr_perf *p = calloc(1, sizeof *p);
     uint8_t *buf = malloc(BUF_SIZE);
     fr_perf_order *order = fr_perf_order_new();
-    if (!p || !buf || !order) {
+    fr_perf_reread *rereads = fr_perf_reread_new();
+    if (!p || !buf || !order || !rereads) {
         free(p);
         free(buf);
         fr_perf_order_free(order);
+        fr_perf_reread_free(rereads);
         close(fd);
         fr_errf(err, errlen, "out of memory");
         return NULL;
@@ -496,6 +503,7 @@ fr_perf *fr_perf_open(int fd, char *err, size_t errlen)
     p->fd = fd;
     p->buf = buf;
     p->order = order;
+    p->rereads = rereads;
     p->clock.clockid = -1;
     p->id_pos = -1;
     p->data_end = UINT64_MAX;
@@ -566,10 +574,28 @@ void fr_perf_close(fr_perf *p)
     free(p->ids);
     free(p->buf);
     fr_perf_order_free(p->order);
+    fr_perf_reread_free(p->rereads);
     free(p);
 }
 
 fr_perf_clock fr_perf_clock_of(const fr_perf *p) { return p->clock; }
+
+const char *fr_perf_note(fr_perf *p)
+{
+    uint64_t n = fr_perf_reread_copies(p->rereads);
+    if (!n)
+        return NULL;
+    char samples[40];
+    if (n == 1)
+        snprintf(samples, sizeof samples, "a sample");
+    else
+        snprintf(samples, sizeof samples, "%llu samples", (unsigned long long)n);
+    snprintf(p->note_text, sizeof p->note_text,
+             "%llu cop%s left out: perf record wrote %s twice, the last sample of a CPU's pass "
+             "over its ring buffer again as the first of that CPU's next pass, byte for byte "
+             "(its ring-buffer read race)", (unsigned long long)n, n == 1 ? "y" : "ies", samples);
+    return p->note_text;
+}
 bool fr_perf_pipe_mode(const fr_perf *p) { return p->pipe_mode; }
 const char *fr_perf_warning(fr_perf *p)
 {
@@ -710,6 +736,8 @@ static int next_in_file(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
         switch (type) {
         case REC_SAMPLE: {
             int rc = parse_sample(p, rec, size, at, s, err, errlen);
+            if (rc == 1 && s->has_cpu && fr_perf_reread_is_copy(p->rereads, s->cpu, rec, size))
+                break;
             if (rc)
                 return rc;
             break;
@@ -747,6 +775,7 @@ static int next_in_file(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen)
                 clock_data(p, rec + 16, size - 16u);
             break;
         case REC_FINISHED_ROUND:
+            fr_perf_reread_round(p->rereads);
             return 2;
         case REC_COMPRESSED:
         case REC_COMPRESSED2:

@@ -7,10 +7,12 @@
  *
  * It returns the samples of tracepoints one at a time, each with its tracepoint's format
  * (tracefs_format.h), its time, CPU, pid and tid, in time order (perf writes each CPU's
- * ring buffer in turn; the samples are sorted round by round, perf_order.h). Memory is
- * bounded whatever the file's length: the samples of two rounds (at most 64 MiB), plus
- * the attributes, the sample ids and the formats of the events the file holds, each
- * capped.
+ * ring buffer in turn; the samples are sorted round by round, perf_order.h), each once:
+ * a sample perf record wrote twice through its ring-buffer read race is left out and
+ * counted (perf_reread.h). Memory is
+ * bounded whatever the file's length: the samples of two rounds (at most 64 MiB), each
+ * CPU's last sample (at most 16 MiB in all), plus the attributes, the sample ids and the
+ * formats of the events the file holds, each capped.
  *
  * Little-endian files only (what x86-64 and arm64 hosts write); a big-endian one is
  * refused by name. Every error names the byte offset where the file stops making sense;
@@ -51,6 +53,9 @@ int fr_perf_next(fr_perf *p, fr_perf_sample *s, char *err, size_t errlen);
  * never completed (perf record did not end; read to its end, without its features);
  * samples printed out of time order (a round larger than the sorting cap). */
 const char *fr_perf_warning(fr_perf *p);
+/* A note to show once the reading is done (NULL if none): how many samples were left
+ * out as perf record's re-read copies (perf_reread.h), and why. */
+const char *fr_perf_note(fr_perf *p);
 
 /* The clock of the samples' times. clockid: the attributes' (perf record -k), -1 when
  * perf's own clock (the kernel's local clock; seconds since boot on every system we

@@ -125,12 +125,18 @@ def perf_events(path, tracepoint, flightrec, work):
     return samples
 
 
-def check_decode_perf(path, fr, samples, what):
+def check_decode_perf(path, fr, every, what):
     """flightrec decode-perf reads the same perf.data file to the same events, with each
-    sample's time, cpu, pid and tid first in its meta."""
+    sample's time, cpu, pid and tid first in its meta, less perf's re-read copies of one
+    sample (split_rereads(most=1)), which it counts in a note."""
+    samples, copies = perfdata.split_rereads(every, most=1)
     r = frtest.run(fr, "decode-perf", "--object", path)
     if not check(r.returncode == 0, f"{what}: decode-perf exit {r.returncode}: {r.stderr.strip()[:300]}"):
         return
+    notes = [l for l in r.stderr.splitlines() if ": note: " in l]
+    check(len(notes) == (1 if copies else 0) and all(f": {len(copies)} cop" in l for l in notes),
+          f"{what}: decode-perf's notes {notes}, expected one of {len(copies)} copies" if copies else
+          f"{what}: decode-perf's notes {notes}, expected none")
     got = sorted(list(json.loads(r.stdout).values())[0], key=lambda e: e["meta"]["time"])
     want = sorted(samples, key=lambda s: s["time"])
     check(len(got) == len(want), f"{what}: decode-perf printed {len(got)} events, expected {len(want)}")
@@ -335,7 +341,6 @@ def t_perf_record(d, fr, tj):
         report_repeated_alpha(ev)
     check_values(events, 50, pid, "perf record")
     check_spans(events, 20, "perf record")
-    # decode-perf prints what the file holds, perf's copies too
     check_decode_perf(f"{d}/perf.data", fr, every, "perf record")
     finish("ok: perf record captured all 5,000 events, 50 of every field type and 20 rounds "
            "of spans, each value decoded back (here and by flightrec decode-perf)" + note)

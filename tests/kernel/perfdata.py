@@ -100,7 +100,7 @@ def parse_sample(data, p, end, st):
     return s
 
 
-def split_rereads(samples):
+def split_rereads(samples, most=None):
     """(kept, copies): the samples (of samples(), in file order) without the copies that
     perf record's ring-buffer read race writes, and those copies.
 
@@ -119,7 +119,11 @@ def split_rereads(samples):
     byte the last k samples of the same CPU's pass just before it (its read number one
     less, no sample of that CPU between). Any other repeat (within one pass, across
     passes further apart, a different time or cpu, not at the passes' edges) is kept,
-    for the caller's checks to count as an error."""
+    for the caller's checks to count as an error.
+
+    most: the copies of at most that many samples at one pass's edge (most=1: what
+    flightrec decode-perf leaves out, the CPU's last sample of a pass written again as its
+    first of the next)."""
     by_cpu = {}
     for i, s in enumerate(samples):
         by_cpu.setdefault(s["cpu"], []).append(i)
@@ -136,7 +140,7 @@ def split_rereads(samples):
                 h = j                   # idx[j:h]: the later pass's
                 while h < len(idx) and samples[idx[h]]["read"] == first["read"]:
                     h += 1
-                for n in range(1, min(j - t, h - j) + 1):
+                for n in range(1, min(j - t, h - j, most or j) + 1):
                     if all(samples[idx[j - n + m]]["record"] == samples[idx[j + m]]["record"]
                            for m in range(n)):
                         k = n

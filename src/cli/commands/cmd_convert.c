@@ -80,6 +80,8 @@ static int merge(cv_job *job, bool chrome, const char *const *inputs, size_t n,
             }
             int arc = chrome ? cv_chrome_add_perf(c, in) : cv_perfetto_add_perf(p, in);
             job->tid_records += cv_perf_given(in);
+            if (cv_perf_note(in))
+                fprintf(stderr, "flightrec convert: note: %s: %s\n", inputs[i], cv_perf_note(in));
             cv_perf_close(in);
             if (!rc)
                 rc = arc;

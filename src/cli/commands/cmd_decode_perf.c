@@ -10,6 +10,8 @@
  *
  * EventHeader user_events are decoded by the EventHeader decoder (eventheader_decode.h),
  * other tracepoints from the format descriptions the file holds (tracefs_format.h).
+ * perf record's re-read copies are left out by the reader (perf_reread.h) and counted in a
+ * note.
  * The file is read one record at a time (perf_data.h); output is built in memory and
  * written in large pieces.
  */
@@ -254,7 +256,10 @@ const fr_cli_command fr_cmd_decode_perf = {
             "formats the file stores, and a \"meta\" object per event (time, cpu, pid, tid,\n"
             "then the EventHeader level, keyword, opcode...). The time is UTC with\n"
             "nanoseconds when the file has perf's clock data (perf record -k CLOCK), else\n"
-            "seconds on perf's clock (since boot).\n",
+            "seconds on perf's clock (since boot). A sample perf record wrote twice (its\n"
+            "ring-buffer read race: a CPU's last sample of one pass again as its first of\n"
+            "the next, byte for byte) is printed once, and a note on standard error says\n"
+            "how many copies were left out.\n",
     .options = fr_decode_json_options,
     .column = 22,
     .tail = "",
@@ -301,6 +306,9 @@ int cmd_decode_perf(int argc, char **argv)
                                 (unsigned long long)count);
     else if (fr_perf_warning(perf))
         fprintf(stderr, "flightrec %s: warning: %s: %s\n", COMMAND, path, fr_perf_warning(perf));
+    /* the copies left out before an error are missing from what was printed too */
+    if (fr_perf_note(perf))
+        fprintf(stderr, "flightrec %s: note: %s: %s\n", COMMAND, path, fr_perf_note(perf));
     fr_perf_close(perf);
     int wrc = fr_cli_close_output(COMMAND, output, out);
     return rc ? rc : wrc;

@@ -127,6 +127,9 @@ int  cv_perf_next(cv_perf_input *in, cv_perf_event *e);
 /* Samples given so far (of the threads selected): for --tid's "no such thread" check. */
 uint64_t cv_perf_given(const cv_perf_input *in);
 const char *cv_perf_path(const cv_perf_input *in);
+/* The reader's note once the input was read (fr_perf_note: perf's re-read copies left
+ * out), NULL if none. */
+const char *cv_perf_note(cv_perf_input *in);
 void cv_perf_close(cv_perf_input *in);
 int  cv_chrome_add_perf(cv_chrome *c, cv_perf_input *in);
 int  cv_perfetto_add_perf(cv_perfetto *p, cv_perf_input *in);

@@ -101,6 +101,8 @@ const char *cv_perf_path(const cv_perf_input *in) { return in->path; }
 
 uint64_t cv_perf_given(const cv_perf_input *in) { return in->given; }
 
+const char *cv_perf_note(cv_perf_input *in) { return fr_perf_note(in->perf); }
+
 int cv_perf_next(cv_perf_input *in, cv_perf_event *e)
 {
     fr_perf_sample s;
