@@ -13,6 +13,8 @@ copies it left out, and keeps every other repeat.
   input: the events printed are the samples less the copies, the note counts the copies
   and is absent when there are none. Cases where perf copied more than one sample at a
   pass's edge are not decode-perf's (it looks for one sample: docs/CLI.md).
+- The bounds of what the reader remembers: a copy on CPU 8192, or on a CPU whose sample
+  came after 16 MiB of others' last samples, is printed; CPU 0's is still left out.
 """
 import json
 import os
@@ -98,6 +100,22 @@ for what, records, copies, several in gen.reread_cases(alpha):
         name = '-' if mode == 'pipe' else path
         check(err == ([note(name, len(copies))] if copies else []),
               f'{what} ({mode} mode): stderr {err}, expected the note of {len(copies)} copies')
+
+# ------------------------------------------------------------------ bounds
+# What the reader remembers is bounded (perf_reread.h: CPUs below 8192, 16 MiB of last
+# samples): a copy past either bound is printed; one within them is still left out.
+big = b'x' * 65000          # a sample of 65,064 bytes (a record's size is a u16)
+cpus = 300                  # 256 such samples fill 16 MiB
+records = [gen.sample(SEQ, struct.pack('<I', c) + big, 1000 * c, cpu=c) for c in range(cpus)]
+records += [gen.FINISHED_ROUND, records[0], records[cpus - 1], alpha(cpus + 9, cpu=8192), gen.FINISHED_ROUND,
+            alpha(cpus + 9, cpu=8192), gen.FINISHED_ROUND]
+gen.write('bounds.data', [SEQ], records, 'file', extra=False)
+rc, events, err = decode('bounds.data')
+got = sorted((cpu, seq) for cpu, seq, _time in events)
+want = sorted([(c, c) for c in range(cpus)] + [(cpus - 1, cpus - 1), (8192, cpus + 9), (8192, cpus + 9)])
+check(rc == 0 and got == want, f'bounds: exit {rc}, {len(got)} events, expected {len(want)} '
+      f'(CPU 0\'s copy left out, CPU {cpus - 1}\'s and CPU 8192\'s printed): {err}')
+check(err == [note('bounds.data', 1)], f'bounds: stderr {err}')
 
 frtest.finish(f'decode-perf: perf\'s copy in reread.data printed once with its note; '
               f'{cases} made cases in file and pipe mode as the kernel tests\' reader sets them apart')

@@ -15,7 +15,8 @@ so EventHeader samples with known values can only come from here.
 As a script: perf_data_gen.py vectors DIR   writes DIR/vectors.data (file mode) and
 DIR/vectors.pipe.data (pipe mode) from the VECTORS below;
 perf_data_gen.py corpus DAT OUT  wraps every record of an EventHeader interceptor corpus
-(.dat) as a user_events sample; perf_data_gen.py bench OUT N  N samples of vector B.
+(.dat) as a user_events sample; perf_data_gen.py bench OUT N  N samples of vector B;
+perf_data_gen.py rereads DIR  the samples of reread_cases in one file (and in pipe mode).
 """
 import struct
 import sys
@@ -337,6 +338,13 @@ def main():
                 formats.append(by_name[name])
             samples.append(sample(by_name[name], ev, 1000 + i, cpu=i % 4, pid=1, tid=1 + i % 3))
         write(out, formats, samples, sys.argv[4] if len(sys.argv) > 4 else 'file', CLOCK)
+    elif what == 'rereads':     # the fuzzer's seeds of perf's copies (reread_cases)
+        d = sys.argv[2]
+        def alpha(seq, cpu=0, time=None):
+            return sample(FMT_A, VECTOR_A, 1000 * seq if time is None else time, cpu=cpu)
+        records = [r for case in reread_cases(alpha) for r in case[1]]
+        write(f'{d}/rereads.data', [FMT_A], records, 'file', CLOCK, extra=False)
+        write(f'{d}/rereads.pipe.data', [FMT_A], records, 'pipe', CLOCK, extra=False)
     elif what == 'bench':
         out, n = sys.argv[2], int(sys.argv[3])
         formats = [FMT_A, FMT_B, FMT_C, EVERY_KIND]
