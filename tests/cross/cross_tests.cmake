@@ -37,7 +37,7 @@ fr_cross_cannot("builds its programs with the host's compiler (x86-64 code) and 
   events_gcc events_cxx_macros functrace_gcc functrace_cxx_names_gcc functrace_cxx_calls_gcc
   functrace_few_sleds functrace_binary_check functrace_filters install_package
   install_record_norelink xraycompat_link_by_hand functrace_static_longjmp
-  functrace_static_throw)
+  functrace_static_throw functrace_stream_names)
 fr_cross_cannot("builds its programs with the compilers of the host: this build runs the same script with the cross compilers as aarch64_libcalls (tests/aarch64.cmake)"
   functrace_libcalls)
 fr_cross_cannot("builds its programs with the compilers of the host: this build runs the same script with the cross gcc as aarch64_libcalls_static_runtime (tests/aarch64.cmake)"
