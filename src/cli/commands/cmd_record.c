@@ -719,8 +719,10 @@ static int check_options(struct record_opts *o, struct record_run *r)
     }
     const char *output = r->output = opt[OUTPUT].value;
     if (!strcmp(output, "-")) {
+        /* /dev/stdout is written in place, after the program's own output on it */
         fprintf(stderr, "flightrec record: -o -: the trace goes to a file (standard output is "
-                        "the program's); name one, or /dev/stdout\n");
+                        "the program's); name one (/dev/stdout only for a PROGRAM that prints "
+                        "nothing there: its output and the trace would mix)\n");
         fprintf(stderr, "Try 'flightrec record --help'.\n");
         return FR_EXIT_USAGE;
     }
