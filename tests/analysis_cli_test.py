@@ -297,6 +297,15 @@ def check_formats_and_options():
     fr("account", trace, "--sort", "bogus", expect=2)
     fr("account", trace, "--format", "xml", expect=2)
     fr("stack", trace, "--format", "xml", expect=2)
+    # --color=always colours text only: with csv or json it did nothing (output
+    # byte-identical), so it is refused; auto and never are what those formats do anyway
+    for cmd, fmts in (("account", ("csv", "json")), ("stack", ("json", "folded")), ("dump", ("json",))):
+        for f in fmts:
+            p = fr(cmd, trace, "-f", f, "--color=always", expect=2)
+            check("--color=always" in p.stderr and f in p.stderr, f"{cmd} -f {f} --color=always: {p.stderr!r}")
+            fr(cmd, trace, "-f", f, "--color=never", expect=0)
+        p = fr(cmd, trace, "--color=always", expect=0)
+        check("\033[" in p.stdout, f"{cmd} --color=always (text): no colour in {p.stdout[:200]!r}")
     # --value weighs folded stacks; text and json show every figure: there it did nothing
     for f in ("text", "json"):
         p = fr("stack", trace, "-f", f, "--value", "total", expect=2)

@@ -167,6 +167,13 @@ bool fr_cli_use_color(int mode, FILE *out)
     return isatty(fileno(out)) && term && strcmp(term, "dumb") && !(no && *no);
 }
 
+int fr_cli_check_color_format(const char *command, int mode, const char *format)
+{
+    if (mode == FR_COLOR_ALWAYS && strcmp(format, "text"))
+        return fr_cli_usage_error(command, "--color=always applies to the text format, not '%s'", format);
+    return 0;
+}
+
 fr_cli_colors fr_cli_colors_for(bool on)
 {
     if (!on)

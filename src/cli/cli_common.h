@@ -184,6 +184,9 @@ int  fr_cli_parse_color(const char *command, const char *when, int *mode);
 /* Whether to colour what goes to out: always; never; auto = out is a terminal, TERM is
  * not "dumb" and NO_COLOR is unset (https://no-color.org). */
 bool fr_cli_use_color(int mode, FILE *out);
+/* 0, or the usage error (exit 2) for --color=always with a format other than text, the
+ * only one with colour: there the option would do nothing (auto and never are taken). */
+int  fr_cli_check_color_format(const char *command, int mode, const char *format);
 /* SGR sequences (empty strings when colour is off). */
 typedef struct fr_cli_colors {
     const char *bold, *green, *blue, *yellow, *magenta, *dim, *reset;

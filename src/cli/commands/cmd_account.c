@@ -284,6 +284,8 @@ int cmd_account(int argc, char **argv)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
     if (files.n < 1)
         return fr_cli_usage_error("account", "no trace FILE given");
+    if ((rc = fr_cli_check_color_format("account", o.color, o.format)))
+        return rc;
     g_key = o.key;
     g_reverse = o.reverse;
     g_lines = o.lines;

@@ -389,7 +389,8 @@ int cmd_dump(int argc, char **argv)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
     t.return_meta = o.meta;
     struct dump_filter f;
-    if ((rc = check_filter(&f, &o, &t)) != 0) {
+    if ((rc = fr_cli_check_color_format(cmd, o.color, o.format)) != 0 ||
+        (rc = check_filter(&f, &o, &t)) != 0) {
         fr_cli_close(&t);
         return rc;
     }

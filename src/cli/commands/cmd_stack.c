@@ -560,6 +560,8 @@ int cmd_stack(int argc, char **argv)
         return rc == FR_CLI_HELP_SHOWN ? FR_EXIT_OK : rc;
     if (files.n < 1)
         return fr_cli_usage_error("stack", "no trace FILE given");
+    if ((rc = fr_cli_check_color_format("stack", o.color, o.format)))
+        return rc;
     /* text and json show every figure of a stack: --value would do nothing there */
     if (o.value && strcmp(o.format, "folded"))
         return fr_cli_usage_error("stack", "--value applies to the folded format, not '%s'", o.format);
