@@ -56,6 +56,9 @@ check(sum(1 for x in meta if "type=0xf006(function)" in x) == 3, "--meta shows t
 
 for args, code in [(["info"], 2), (["info", trace, trace], 2), (["dump", trace, "--bogus"], 2),
                    (["dump", trace, "--from"], 2), (["dump", trace, "--from", "1parsec"], 2),
+                   # TIME is since the trace start: a negative one was taken as the start
+                   # itself (--from -1ms printed everything), as replay -t refuses it
+                   (["dump", trace, "--from", "-1ms"], 2), (["dump", trace, "--to", "-5"], 2),
                    (["dump", trace, "--tid", "x"], 2), (["info", "--help"], 0), (["dump", "-h"], 0),
                    (["info", os.path.join(work, "missing.xray")], 1),
                    (["dump", trace, "--binary", os.path.join(work, "missing-bin")], 1)]:

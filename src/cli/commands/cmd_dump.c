@@ -295,6 +295,10 @@ static int check_filter(struct dump_filter *f, const struct dump_opts *o, const 
     if (bad)
         return fr_cli_usage_error("dump", "expected a time like 1.5ms, 20us, 100ns or 2s, found '%s'",
                                   bad);
+    /* since the trace start: a negative TIME would silently mean the start itself */
+    if ((o->from_s && f->from < 0) || (o->to_s && f->to < 0))
+        return fr_cli_usage_error("dump", "--from and --to count from the trace start: not negative, found '%s'",
+                                  o->from_s && f->from < 0 ? o->from_s : o->to_s);
     return 0;
 }
 
