@@ -5,7 +5,8 @@
 # __start_flightrec_text and __stop_flightrec_text. The library-call hooks use those
 # bounds to tell the runtime's own libc calls (through the program's PLT, when the
 # runtime is linked in statically) from the program's (functrace/libcall_stack.c).
-# The shared library is built from the same objects before this, and keeps .text.
+# Only the archive's copies of the objects are renamed: the shared library, linked from
+# the same object files, keeps .text.
 foreach(v OBJCOPY READELF ARCHIVE)
   if(NOT ${v})
     message(FATAL_ERROR "runtime_text_section.cmake: ${v} not given")

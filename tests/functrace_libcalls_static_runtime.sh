@@ -34,8 +34,7 @@ case $kind in
 esac
 "$cc" -O1 "${instr[@]}" -pthread "$prog" -o static_rt "$lib" -ldl \
     -Wl,--undefined=fr_functrace_anchor -Wl,--undefined=fr_xray_anchor || exit 1
-[ "$kind" = clang ] && xray_link=(-fnoxray-link-deps) || xray_link=()
-"$cc" -O1 "${instr[@]}" "${xray_link[@]}" -pthread "$prog" -o preloaded || exit 1
+"$cc" -O1 "${instr[@]}" -pthread "$prog" -o preloaded || exit 1
 "$nm" static_rt >static_rt.syms || exit 1
 grep -q ' fr_libcall_enter$' static_rt.syms || { echo "the static runtime is not in static_rt"; exit 1; }
 
